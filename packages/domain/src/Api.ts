@@ -1,0 +1,34 @@
+/**
+ * The whole PulseBridge HTTP contract: every group, the API-wide errors and the typed client.
+ */
+import { HttpApi, HttpApiClient, OpenApi } from "@effect/platform"
+import { ConnectionsGroup } from "./Connections.js"
+import { InternalServerError, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"
+import { JournalGroup } from "./Journal.js"
+import { OAuthGroup } from "./OAuth.js"
+import { ScoresGroup } from "./Scores.js"
+import { UsersGroup } from "./Users.js"
+
+export class Api extends HttpApi.make("pulsebridge")
+  .add(UsersGroup)
+  .add(ConnectionsGroup)
+  .add(JournalGroup)
+  .add(ScoresGroup)
+  .add(OAuthGroup)
+  .addError(Unauthorized)
+  .addError(PayloadTooLarge)
+  .addError(TooManyRequests)
+  .addError(InternalServerError)
+  .annotate(OpenApi.Title, "PulseBridge API")
+  .annotate(OpenApi.Version, "1.0.0")
+  .annotate(
+    OpenApi.Description,
+    "Wearable health data for your app's users: users, hosted provider connections (Fitbit, Garmin, WHOOP, " +
+      "Dexcom), daily activity, daily load, glucose, a nutrition journal and health scores.\n\n" +
+      "Errors are JSON `{ \"_tag\", \"message\" }`. Request bodies: JSON, at most 1 MiB (scan uploads: " +
+      "multipart, at most 10 MiB). Date ranges: `from`/`to` inclusive, at most 366 days."
+  )
+{}
+
+/** The derived, fully typed client of the API. */
+export const makeClient = (options?: Parameters<typeof HttpApiClient.make>[1]) => HttpApiClient.make(Api, options)

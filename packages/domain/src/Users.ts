@@ -1,0 +1,133 @@
+/**
+ * Users (endpoints 1-6): the app's end users, created idempotently by the app's own id.
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as Schema from "effect/Schema"
+import { ApiKeyAuth } from "./Auth.js"
+import { AppId, Timestamp, TimeZone, UserId } from "./Common.js"
+import { BadRequest, Forbidden, NotFound } from "./Errors.js"
+
+export const UserStatus = Schema.Literal("Active", "Inactive").annotations({
+  identifier: "UserStatus",
+  description: "`Active` for a live user; `Inactive` after DELETE (data kept, tokens stop working)"
+})
+
+export const MaxMetadataBytes = 16 * 1024
+
+export const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
+  Schema.filter((m) => JSON.stringify(m).length <= MaxMetadataBytes || `metadata may be at most 16 KiB as JSON`)
+).annotations({ identifier: "Metadata", description: "Arbitrary key-value data of the app, at most 16 KiB as JSON" })
+
+export const ExternalUserId = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "externalUserId must not be empty" }),
+  Schema.maxLength(255, { message: () => "externalUserId may be at most 255 characters" })
+).annotations({ description: "The app's own identifier for the user; unique within the app" })
+
+export const Locale = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, {
+    message: () => "locale must be a language tag such as en-US"
+  })
+).annotations({ description: "Language tag, e.g. en-US", examples: ["en-US"] })
+
+const userFields = {
+  id: UserId,
+  appId: AppId,
+  externalUserId: Schema.String,
+  status: UserStatus,
+  locale: Schema.String,
+  timezone: Schema.String,
+  metadata: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}
+
+export class User extends Schema.Class<User>("User")(userFields) {}
+
+export class UserWithToken extends Schema.Class<UserWithToken>("UserWithToken")({
+  ...userFields,
+  token: Schema.String.annotations({ description: "User token (`pb_ut_...`); shown only here and by rotate-token" })
+}) {}
+
+export class CreateUserPayload extends Schema.Class<CreateUserPayload>("CreateUserPayload")({
+  externalUserId: ExternalUserId,
+  locale: Schema.optional(Locale),
+  timezone: Schema.optional(TimeZone),
+  metadata: Schema.optional(Metadata)
+}) {}
+
+export class UpdateUserPayload extends Schema.Class<UpdateUserPayload>("UpdateUserPayload")({
+  locale: Schema.optional(Locale),
+  timezone: Schema.optional(TimeZone),
+  metadata: Schema.optional(Metadata.annotations({ description: "Replaces the existing metadata entirely" }))
+}) {}
+
+export class RotatedToken extends Schema.Class<RotatedToken>("RotatedToken")({
+  token: Schema.String
+}) {}
+
+const idPath = Schema.Struct({ id: UserId })
+
+export class UsersGroup extends HttpApiGroup.make("users")
+  .add(
+    HttpApiEndpoint.post("create", "/api/v1/users")
+      .setPayload(CreateUserPayload)
+      .addSuccess(UserWithToken.annotations({ description: "New user" }), { status: 201 })
+      .addSuccess(UserWithToken.annotations({ description: "Existing user; a fresh token was issued" }))
+      .annotate(OpenApi.Summary, "Create a user (idempotent by externalUserId)")
+      .annotate(
+        OpenApi.Description,
+        "201 with a new user, 200 when `externalUserId` already exists in the app (a fresh token is issued; " +
+          "an Inactive user is reactivated). Needs `users:write`. Body at most 1 MiB; metadata at most 16 KiB."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("find", "/api/v1/users")
+      .setUrlParams(Schema.Struct({ external_user_id: Schema.String }))
+      .addSuccess(User)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Look a user up by externalUserId")
+      .annotate(OpenApi.Description, "404 when no user of the app has that id. Needs `users:read`.")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/api/v1/users/:id")
+      .setPath(idPath)
+      .addSuccess(User)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get a user")
+      .annotate(OpenApi.Description, "Inactive (deleted) users are returned with status `Inactive`.")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/api/v1/users/:id")
+      .setPath(idPath)
+      .setPayload(UpdateUserPayload)
+      .addSuccess(User)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Update a user")
+      .annotate(OpenApi.Description, "Partial update; `metadata` replaces the stored metadata entirely.")
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/api/v1/users/:id")
+      .setPath(idPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Soft-delete a user")
+      .annotate(
+        OpenApi.Description,
+        "The user becomes `Inactive`: data is kept, its tokens stop working, sync stops. " +
+          "Creating the same externalUserId again reactivates it."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("rotateToken", "/api/v1/users/:id/rotate-token")
+      .setPath(idPath)
+      .addSuccess(RotatedToken)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Rotate the user's token")
+      .annotate(OpenApi.Description, "Revokes every earlier token of the user and returns one new token.")
+  )
+  .addError(BadRequest)
+  .addError(Forbidden)
+  .middleware(ApiKeyAuth)
+  .annotate(OpenApi.Title, "Users")
+  .annotate(OpenApi.Description, "User management with an API key")
+{}

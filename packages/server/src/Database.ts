@@ -1,0 +1,178 @@
+/**
+ * The database: PostgreSQL through `@effect/sql-pg`. With `DATABASE_URL` unset, an embedded
+ * PGlite persisted under `DATA_DIR/pg` is served on a loopback port by `@electric-sql/pglite-socket`,
+ * so the same client and the same SQL serve both. One process owns an embedded data dir at a time;
+ * the owner records its loopback port in `DATA_DIR/pg.lock` so that the CLI can work through it.
+ */
+import { NodeContext } from "@effect/platform-node"
+import type { SqlError } from "@effect/sql"
+import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as String from "effect/String"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { migrations } from "./migrations/index.js"
+import { ServerConfig } from "./ServerConfig.js"
+
+export class DatabaseError extends Data.TaggedError("DatabaseError")<{
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
+export interface EmbeddedEndpoint {
+  readonly host: string
+  readonly port: number
+}
+
+interface LockInfo {
+  readonly pid: number
+  readonly port: number
+}
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+const lockPath = (dataDir: string) => path.join(dataDir, "pg.lock")
+
+/** Who holds the embedded database of `dataDir`, if a live process does. */
+export const readLock = (dataDir: string): Option.Option<LockInfo> => {
+  try {
+    const info = JSON.parse(fs.readFileSync(lockPath(dataDir), "utf8")) as LockInfo
+    return typeof info.pid === "number" && info.pid !== process.pid && isAlive(info.pid)
+      ? Option.some(info)
+      : Option.none()
+  } catch {
+    return Option.none()
+  }
+}
+
+/** Takes the data dir's lock with an exclusive create; a lock of a dead process is replaced. */
+const acquireLock = (dataDir: string) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        fs.mkdirSync(dataDir, { recursive: true })
+        for (let attempt = 0; attempt < 3; attempt++) {
+          try {
+            const fd = fs.openSync(lockPath(dataDir), "wx", 0o600)
+            return fd
+          } catch (e) {
+            if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
+            const holder = readLock(dataDir)
+            if (Option.isSome(holder)) {
+              throw new Error(
+                `the embedded database in ${dataDir} is in use by process ${holder.value.pid}`
+              )
+            }
+            fs.rmSync(lockPath(dataDir), { force: true })
+          }
+        }
+        throw new Error(`could not take the lock of ${dataDir}`)
+      },
+      catch: (cause) => new DatabaseError({ message: (cause as Error).message, cause })
+    }),
+    (fd) =>
+      Effect.sync(() => {
+        fs.closeSync(fd)
+        fs.rmSync(lockPath(dataDir), { force: true })
+      })
+  )
+
+/**
+ * Opens PGlite (in memory when `dataDir` is undefined) and serves it on a loopback port.
+ * The socket server accepts many client connections and keeps each transaction on its own.
+ */
+export const startEmbedded = (dataDir: string | undefined) =>
+  Effect.gen(function*() {
+    const fd = dataDir === undefined ? undefined : yield* acquireLock(dataDir)
+    const db = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => PGlite.create(dataDir === undefined ? undefined : path.join(dataDir, "pg")),
+        catch: (cause) => new DatabaseError({ message: `cannot open the embedded database: ${cause}`, cause })
+      }),
+      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+    )
+    const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 64 })
+    yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => server.start(),
+        catch: (cause) => new DatabaseError({ message: `cannot serve the embedded database: ${cause}`, cause })
+      }),
+      () => Effect.promise(() => server.stop()).pipe(Effect.ignore)
+    )
+    const port = Number(server.getServerConn().split(":").pop())
+    if (fd !== undefined) {
+      fs.writeSync(fd, JSON.stringify({ pid: process.pid, port } satisfies LockInfo))
+      fs.fsyncSync(fd)
+    }
+    return { host: "127.0.0.1", port } satisfies EmbeddedEndpoint
+  })
+
+const clientOptions = {
+  transformResultNames: String.snakeToCamel,
+  transformQueryNames: String.camelToSnake,
+  connectTimeout: Duration.seconds(10)
+} as const
+
+export const pgClientFromUrl = (url: Redacted.Redacted) => PgClient.layer({ ...clientOptions, url })
+
+export const pgClientFromEndpoint = (endpoint: EmbeddedEndpoint) =>
+  PgClient.layer({
+    ...clientOptions,
+    host: endpoint.host,
+    port: endpoint.port,
+    database: "postgres",
+    username: "postgres",
+    maxConnections: 8
+  })
+
+/**
+ * The client for the configured database. `attach` lets a second process (the CLI) work
+ * through the embedded database of a running server instead of failing.
+ */
+export const pgClientLayer = (options: { readonly attach: boolean }) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const config = yield* ServerConfig
+    if (Option.isSome(config.databaseUrl)) {
+      return pgClientFromUrl(config.databaseUrl.value)
+    }
+    const holder = readLock(config.dataDir)
+    if (Option.isSome(holder)) {
+      if (!options.attach) {
+        return yield* new DatabaseError({
+          message: `the embedded database in ${config.dataDir} is in use by process ${holder.value.pid}; ` +
+            `stop that process or set another DATA_DIR`
+        })
+      }
+      return pgClientFromEndpoint({ host: "127.0.0.1", port: holder.value.port })
+    }
+    const endpoint = yield* startEmbedded(config.dataDir)
+    return pgClientFromEndpoint(endpoint)
+  }))
+
+export const MigratorLive = PgMigrator.layer({
+  loader: PgMigrator.fromRecord(migrations),
+  table: "pulsebridge_migrations"
+}).pipe(Layer.provide(NodeContext.layer))
+
+/** SQL client with migrations applied. */
+export const DatabaseLive = (options: { readonly attach: boolean }) =>
+  MigratorLive.pipe(Layer.provideMerge(pgClientLayer(options)))
+
+export const isUniqueViolation = (error: SqlError.SqlError): boolean =>
+  (error.cause as { code?: string } | undefined)?.code === "23505"
+
+export const redactedUrl = (url: string) => Redacted.make(url)

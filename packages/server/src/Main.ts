@@ -1,0 +1,59 @@
+/**
+ * The running server: configuration, database (migrated at start), services and the HTTPS
+ * listener, plus the first-start demo app and the start-up banner.
+ */
+import { HttpServer } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { Apps } from "./Apps.js"
+import { DatabaseLive } from "./Database.js"
+import { HttpAppLive, HttpServerLive, ServicesLive } from "./Server.js"
+import { ServerConfig } from "./ServerConfig.js"
+
+/** On a database without any app, creates the demo app and prints its API key once. */
+export const ensureDemoApp = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const apps = yield* Apps
+  const [row] = yield* sql<{ count: number }>`select count(*)::int as count from apps`.pipe(Effect.orDie)
+  if ((row?.count ?? 0) > 0) return Option.none()
+  const created = yield* apps.create("Demo app")
+  return Option.some(created)
+})
+
+const Banner = Layer.effectDiscard(Effect.gen(function*() {
+  const config = yield* ServerConfig
+  const server = yield* HttpServer.HttpServer
+  const port = server.address._tag === "TcpAddress" ? server.address.port : config.port
+  const scheme = config.trustProxy ? "http" : "https"
+  const base = Option.getOrElse(config.publicUrl, () => `${scheme}://localhost:${port}`).replace(/\/$/, "")
+  const demo = yield* ensureDemoApp
+  const lines = [
+    "",
+    `PulseBridge is running (${
+      Option.isSome(config.databaseUrl) ? "PostgreSQL" : `embedded database in ${config.dataDir}`
+    })`,
+    `  API:      ${base}/api/v1`,
+    `  Docs:     ${base}/docs`,
+    `  OpenAPI:  ${base}/openapi.json`
+  ]
+  if (Option.isSome(demo)) {
+    lines.push(
+      "",
+      `Created the demo app "${demo.value.app.name}" (id ${demo.value.app.id}).`,
+      "Its API key is shown only this once; keep it:",
+      `  ${demo.value.apiKey}`
+    )
+  }
+  yield* Console.log(lines.join("\n") + "\n")
+}))
+
+/** Everything `pulsebridge serve` runs, given a `ServerConfig`. */
+export const ServeLive = Banner.pipe(
+  Layer.provideMerge(HttpAppLive),
+  Layer.provideMerge(HttpServerLive),
+  Layer.provideMerge(ServicesLive),
+  Layer.provideMerge(DatabaseLive({ attach: false }))
+)

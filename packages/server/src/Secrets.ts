@@ -1,0 +1,21 @@
+/**
+ * Credential secrets: generation and hashing. Only the SHA-256 hash of an API key or user token
+ * is stored; lookups compare hashes, never raw tokens.
+ */
+import * as crypto from "node:crypto"
+
+export const ApiKeyPrefix = "pb_sk_"
+export const UserTokenPrefix = "pb_ut_"
+
+/** `prefix` + 32 random bytes, base64url. */
+export const generateSecret = (prefix: string): string => prefix + crypto.randomBytes(32).toString("base64url")
+
+export const hashSecret = (secret: string): string => crypto.createHash("sha256").update(secret).digest("hex")
+
+/** The part of an API key that may be shown again (in listings) to recognise it. */
+export const displayPrefix = (secret: string): string => secret.slice(0, ApiKeyPrefix.length + 6)
+
+/** A well-formed credential is the prefix plus 43 base64url characters. */
+export const isWellFormed = (secret: string, prefix: string): boolean =>
+  secret.length === prefix.length + 43 && secret.startsWith(prefix) &&
+  /^[A-Za-z0-9_-]+$/.test(secret.slice(prefix.length))

@@ -1,0 +1,54 @@
+/**
+ * All configuration of the server and CLI, read once from the environment with `Config`.
+ */
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+
+export type Role = "all" | "api" | "worker"
+
+export interface ServerConfigShape {
+  readonly port: number
+  readonly host: string
+  readonly publicUrl: Option.Option<string>
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  readonly dataDir: string
+  readonly tlsCertFile: Option.Option<string>
+  readonly tlsKeyFile: Option.Option<string>
+  readonly trustProxy: boolean
+  readonly secretKey: Option.Option<Redacted.Redacted>
+  readonly sandbox: boolean
+  readonly analyzer: string
+  readonly role: Role
+  readonly production: boolean
+}
+
+export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
+  port: Config.port("PORT").pipe(Config.withDefault(8443)),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  publicUrl: Config.option(Config.string("PUBLIC_URL")),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.pulsebridge")),
+  tlsCertFile: Config.option(Config.string("TLS_CERT_FILE")),
+  tlsKeyFile: Config.option(Config.string("TLS_KEY_FILE")),
+  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
+  secretKey: Config.option(Config.redacted("SECRET_KEY")),
+  sandbox: Config.boolean("SANDBOX").pipe(Config.withDefault(false)),
+  analyzer: Config.string("ANALYZER").pipe(Config.withDefault("offline")),
+  role: Config.literal("all", "api", "worker")("ROLE").pipe(Config.withDefault("all" as const)),
+  production: Config.string("NODE_ENV").pipe(
+    Config.map((env) => env === "production"),
+    Config.withDefault(false)
+  )
+})
+
+export class ServerConfig extends Context.Tag("@pulsebridge/server/ServerConfig")<ServerConfig, ServerConfigShape>() {
+  /** Reads the environment (or the active `ConfigProvider`). */
+  static readonly layer = Layer.effect(ServerConfig, serverConfig)
+
+  static readonly layerWith = (overrides: Partial<ServerConfigShape>) =>
+    Layer.effect(ServerConfig, Effect.map(serverConfig, (config) => ({ ...config, ...overrides })))
+}

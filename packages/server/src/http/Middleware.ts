@@ -1,0 +1,115 @@
+/**
+ * What every request passes through before and after the API: a request id and structured
+ * request logs; the body rules (JSON object, content type, 1 MiB) checked before any handler;
+ * the proxy rule of `TRUST_PROXY`; and the JSON error body for everything the API itself does
+ * not answer (unknown routes, body-parse failures, defects).
+ */
+import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as crypto from "node:crypto"
+
+export const MaxJsonBodyBytes = 1024 * 1024
+
+const errorResponse = (status: number, tag: string, message: string, extra?: Record<string, unknown>) =>
+  HttpServerResponse.unsafeJson({ _tag: tag, message, ...extra }, { status })
+
+export const httpsRequiredMessage =
+  "HTTPS is required: this server only accepts requests made over TLS. Use https:// instead of http://."
+
+/** Routes whose body is not JSON (multipart uploads). */
+const isMultipartRoute = (url: string) => /^\/api\/v1\/users\/[^/]+\/journal-entries\/scans\/?(\?|$)/.test(url)
+
+const isJsonContentType = (contentType: string) => {
+  const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
+  return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
+}
+
+const hasBody = (headers: Readonly<Record<string, string | undefined>>) => {
+  const length = headers["content-length"]
+  if (length !== undefined) return Number(length) > 0
+  return headers["transfer-encoding"] !== undefined
+}
+
+/** Reads and checks a JSON body before routing; the parsed text stays cached on the request. */
+const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") {
+      return Option.none<HttpServerResponse.HttpServerResponse>()
+    }
+    if (isMultipartRoute(request.url) || !hasBody(request.headers)) return Option.none()
+    const length = Number(request.headers["content-length"] ?? 0)
+    if (length > MaxJsonBodyBytes) {
+      return Option.some(errorResponse(413, "PayloadTooLarge", "The request body may be at most 1 MiB"))
+    }
+    const contentType = request.headers["content-type"]
+    if (contentType === undefined || !isJsonContentType(contentType)) {
+      return Option.some(errorResponse(400, "BadRequest", "Content-Type must be application/json"))
+    }
+    const text = yield* request.text.pipe(
+      HttpServerRequest.withMaxBodySize(Option.some(MaxJsonBodyBytes)),
+      Effect.either
+    )
+    if (text._tag === "Left") {
+      const tooLarge = String((text.left as { cause?: unknown }).cause).includes("maxBytes")
+      return Option.some(
+        tooLarge
+          ? errorResponse(413, "PayloadTooLarge", "The request body may be at most 1 MiB")
+          : errorResponse(400, "BadRequest", "The request body could not be read")
+      )
+    }
+    let body: unknown
+    try {
+      body = JSON.parse(text.right)
+    } catch (e) {
+      return Option.some(errorResponse(400, "BadRequest", `Malformed JSON body: ${(e as Error).message}`))
+    }
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      return Option.some(errorResponse(400, "BadRequest", "The request body must be a JSON object"))
+    }
+    return Option.none()
+  })
+
+/** Error responses produced below the API (router, platform) come without a body; give them one. */
+const emptyErrorBody = (status: number, requestId: string) =>
+  Effect.sync(() => {
+    if (status === 404) return errorResponse(404, "NotFound", "No such route")
+    if (status === 405) return errorResponse(405, "MethodNotAllowed", "Method not allowed on this route")
+    if (status === 413) return errorResponse(413, "PayloadTooLarge", "The request body is too large")
+    if (status === 400) return errorResponse(400, "BadRequest", "The request could not be parsed")
+    if (status < 500) return errorResponse(status, "BadRequest", "The request was not accepted")
+    return errorResponse(status, "InternalServerError", "Internal server error", { requestId })
+  })
+
+export interface MiddlewareOptions {
+  readonly trustProxy: boolean
+}
+
+export const makeAppMiddleware =
+  (options: MiddlewareOptions) =>
+  <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R | HttpServerRequest.HttpServerRequest> => {
+    const inner = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (options.trustProxy && request.headers["x-forwarded-proto"]?.split(",")[0]?.trim() !== "https") {
+        return errorResponse(400, "HttpsRequired", httpsRequiredMessage)
+      }
+      const rejected = yield* checkBody(request)
+      if (Option.isSome(rejected)) return rejected.value
+      return yield* app
+    })
+    const logged = HttpMiddleware.logger(inner)
+    return Effect.gen(function*() {
+      const requestId = crypto.randomUUID()
+      // Responses of the router and of the platform's error handling (unknown route, defects)
+      // are sent after this middleware returns; a pre-response handler reaches them all.
+      yield* HttpApp.appendPreResponseHandler((_request, response) =>
+        Effect.map(
+          response.status >= 400 && response.body._tag === "Empty"
+            ? emptyErrorBody(response.status, requestId)
+            : Effect.succeed(response),
+          (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId)
+        )
+      )
+      return yield* logged.pipe(Effect.annotateLogs("requestId", requestId))
+    }) as HttpApp.Default<never, R | HttpServerRequest.HttpServerRequest>
+  }

@@ -1,0 +1,42 @@
+/**
+ * Handlers of the users group (endpoints 1-6).
+ */
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Api, UserWithToken } from "@pulsebridge/domain"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Users } from "../Users.js"
+import { ApiKeyAuthLive, requirePermission } from "./Auth.js"
+
+const encodeExisting = HttpServerResponse.schemaJson(UserWithToken)
+
+export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
+  Effect.gen(function*() {
+    const users = yield* Users
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.gen(function*() {
+          const app = yield* requirePermission("users:write")
+          const { created, token, user } = yield* users.create(app.appId, payload)
+          const body = new UserWithToken({ ...user, token }, true)
+          // Both outcomes share one schema, so the 200 is answered here rather than by the encoder.
+          return created ? body : yield* Effect.orDie(encodeExisting(body, { status: 200 }))
+        }))
+      .handle("find", ({ urlParams }) =>
+        Effect.flatMap(requirePermission("users:read"), (app) =>
+          users.findByExternalId(app.appId, urlParams.external_user_id)))
+      .handle("get", ({ path }) =>
+        Effect.flatMap(requirePermission("users:read"), (app) =>
+          users.get(app.appId, path.id)))
+      .handle("update", ({ path, payload }) =>
+        Effect.flatMap(requirePermission("users:write"), (app) =>
+          users.update(app.appId, path.id, payload)))
+      .handle("delete", ({ path }) =>
+        Effect.flatMap(requirePermission("users:write"), (app) =>
+          users.softDelete(app.appId, path.id)))
+      .handle("rotateToken", ({ path }) =>
+        Effect.flatMap(requirePermission("users:write"), (app) =>
+          users.rotateToken(app.appId, path.id)).pipe(
+            Effect.map((token) => ({ token }))
+          ))
+  })).pipe(Layer.provide(ApiKeyAuthLive))

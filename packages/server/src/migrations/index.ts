@@ -1,0 +1,8 @@
+/**
+ * The migrations, in order. Keys are `NNNN_name`; each migration runs once, in a transaction.
+ */
+import m0001 from "./0001_foundation.js"
+
+export const migrations = {
+  "0001_foundation": m0001
+}

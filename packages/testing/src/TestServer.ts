@@ -1,0 +1,114 @@
+/**
+ * The end-to-end harness: the real server layer (handlers, middleware, TLS listener) on a free
+ * loopback port over a test database, and an `HttpClient` that trusts its certificate.
+ */
+import type { HttpClient } from "@effect/platform"
+import { HttpApiClient, HttpClientRequest, HttpServer } from "@effect/platform"
+import { HttpClient as Client } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Api, CreateUserPayload } from "@pulsebridge/domain"
+import { Apps } from "@pulsebridge/server/Apps"
+import { HttpAppLive, HttpServerLive, ServicesLive } from "@pulsebridge/server/Server"
+import type { ServerConfigShape } from "@pulsebridge/server/ServerConfig"
+import { ServerConfig } from "@pulsebridge/server/ServerConfig"
+import { Users } from "@pulsebridge/server/Users"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { TestDatabaseLive } from "./TestDatabase.js"
+
+export class TestServer extends Context.Tag("@pulsebridge/testing/TestServer")<TestServer, {
+  readonly baseUrl: string
+  readonly port: number
+  readonly dataDir: string
+  readonly ca: string
+}>() {}
+
+/** A temporary data dir, removed when the scope closes. */
+export const tempDir = (prefix: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), prefix))),
+    (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+  )
+
+export const testConfig = (dataDir: string, overrides: Partial<ServerConfigShape> = {}): ServerConfigShape => ({
+  port: 0,
+  host: "127.0.0.1",
+  publicUrl: Option.none(),
+  databaseUrl: Option.none(),
+  dataDir,
+  tlsCertFile: Option.none(),
+  tlsKeyFile: Option.none(),
+  trustProxy: false,
+  secretKey: Option.none(),
+  sandbox: false,
+  analyzer: "offline",
+  role: "all",
+  production: false,
+  ...overrides
+})
+
+/**
+ * The server and everything a test needs: `TestServer`, an `HttpClient` trusting the server's
+ * certificate, and the `Apps`/`Users` services over the same database.
+ */
+export const makeTestServer = (overrides: Partial<ServerConfigShape> = {}) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const dataDir = yield* tempDir("pulsebridge-test-")
+    const ConfigLive = Layer.succeed(ServerConfig, testConfig(dataDir, overrides))
+    const Services = ServicesLive.pipe(Layer.provideMerge(TestDatabaseLive))
+    const Http = HttpAppLive.pipe(
+      Layer.provide(Services),
+      Layer.provideMerge(HttpServerLive),
+      Layer.provideMerge(Services),
+      Layer.provide(ConfigLive)
+    )
+    const Info = Layer.effect(
+      TestServer,
+      Effect.gen(function*() {
+        const server = yield* HttpServer.HttpServer
+        const port = server.address._tag === "TcpAddress" ? server.address.port : 0
+        const scheme = overrides.trustProxy === true ? "http" : "https"
+        const ca = overrides.trustProxy === true ? "" : fs.readFileSync(path.join(dataDir, "tls", "cert.pem"), "utf8")
+        return { baseUrl: `${scheme}://127.0.0.1:${port}`, port, dataDir, ca }
+      })
+    )
+    const ClientLive = Layer.unwrapEffect(Effect.map(TestServer, (info) =>
+      NodeHttpClient.layerWithoutAgent.pipe(
+        Layer.provide(NodeHttpClient.makeAgentLayer(info.ca === "" ? {} : { ca: info.ca }))
+      )))
+    return ClientLive.pipe(
+      Layer.provideMerge(Info),
+      Layer.provideMerge(Http),
+      Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+    )
+  }))
+
+/** The typed client of the API with a credential sent as bearer token (or none). */
+export const apiClient = (credential?: string) =>
+  Effect.gen(function*() {
+    const { baseUrl } = yield* TestServer
+    return yield* HttpApiClient.make(Api, {
+      baseUrl,
+      transformClient: (client: HttpClient.HttpClient) =>
+        credential === undefined ? client : client.pipe(Client.mapRequest(HttpClientRequest.bearerToken(credential)))
+    })
+  })
+
+/** A new app with a full-permission API key. */
+export const createApp = (name = "test app") => Effect.flatMap(Apps, (apps) => apps.create(name))
+
+/** A new app and one user of it, with the user's token. */
+export const createUser = (externalUserId = "user-1") =>
+  Effect.gen(function*() {
+    const { apiKey, app } = yield* createApp()
+    const users = yield* Users
+    const created = yield* users.create(app.id, new CreateUserPayload({ externalUserId }))
+    return { app, apiKey, user: created.user, token: created.token }
+  })

@@ -1,0 +1,2 @@
+export * from "./TestDatabase.js"
+export * from "./TestServer.js"

@@ -1,0 +1,26 @@
+import * as path from "node:path"
+import type { ViteUserConfig } from "vitest/config"
+
+const alias = (name: string) => ({
+  [`@pulsebridge/${name}`]: path.join(__dirname, "packages", name, "src")
+})
+
+const config: ViteUserConfig = {
+  esbuild: { target: "es2022" },
+  test: {
+    include: ["test/**/*.test.ts"],
+    setupFiles: [path.join(__dirname, "setupTests.ts")],
+    fakeTimers: { toFake: undefined },
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    alias: {
+      ...alias("domain"),
+      ...alias("providers"),
+      ...alias("server"),
+      ...alias("cli"),
+      ...alias("testing")
+    }
+  }
+}
+
+export default config
