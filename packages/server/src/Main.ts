@@ -4,9 +4,12 @@
  */
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
+import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import { Apps } from "./Apps.js"
 import { DatabaseLive } from "./Database.js"
@@ -50,10 +53,24 @@ const Banner = Layer.effectDiscard(Effect.gen(function*() {
   yield* Console.log(lines.join("\n") + "\n")
 }))
 
+/**
+ * Structured logs: logfmt by default, JSON lines with `LOG_FORMAT=json`; level from `LOG_LEVEL`.
+ * Every request's lines carry its `requestId`.
+ */
+export const LoggingLive = Layer.unwrapEffect(Effect.gen(function*() {
+  const level = yield* Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+  const format = yield* Config.literal("logfmt", "json")("LOG_FORMAT").pipe(Config.withDefault("logfmt" as const))
+  return Layer.merge(
+    Logger.replace(Logger.defaultLogger, format === "json" ? Logger.jsonLogger : Logger.logfmtLogger),
+    Logger.minimumLogLevel(level)
+  )
+}))
+
 /** Everything `pulsebridge serve` runs, given a `ServerConfig`. */
 export const ServeLive = Banner.pipe(
   Layer.provideMerge(HttpAppLive),
   Layer.provideMerge(HttpServerLive),
   Layer.provideMerge(ServicesLive),
-  Layer.provideMerge(DatabaseLive({ attach: false }))
+  Layer.provideMerge(DatabaseLive({ attach: false })),
+  Layer.provide(LoggingLive)
 )

@@ -4,7 +4,8 @@
  * the proxy rule of `TRUST_PROXY`; and the JSON error body for everything the API itself does
  * not answer (unknown routes, body-parse failures, defects).
  */
-import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
@@ -31,6 +32,32 @@ const hasBody = (headers: Readonly<Record<string, string | undefined>>) => {
   return headers["transfer-encoding"] !== undefined
 }
 
+/** Bodies up to this size are read to the end before a 413, so that the client sees the answer. */
+const MaxDrainBytes = 16 * 1024 * 1024
+
+/**
+ * Discards the rest of a refused body. Without this a client still uploading meets a reset
+ * connection instead of the 413; bodies announced over 16 MiB are not worth reading.
+ */
+const drain = (request: HttpServerRequest.HttpServerRequest, announced: number) =>
+  Effect.async<void>((resume) => {
+    const source = request.source as import("node:http").IncomingMessage
+    if (announced > MaxDrainBytes || source.readableEnded || source.destroyed) return resume(Effect.void)
+    let seen = 0
+    const done = () => resume(Effect.void)
+    source.on("data", (chunk: Buffer) => {
+      seen += chunk.length
+      if (seen > MaxDrainBytes) {
+        source.destroy()
+        done()
+      }
+    })
+    source.once("end", done)
+    source.once("error", done)
+    source.once("close", done)
+    source.resume()
+  })
+
 /** Reads and checks a JSON body before routing; the parsed text stays cached on the request. */
 const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
@@ -40,14 +67,16 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
     if (isMultipartRoute(request.url) || !hasBody(request.headers)) return Option.none()
     const length = Number(request.headers["content-length"] ?? 0)
     if (length > MaxJsonBodyBytes) {
+      yield* drain(request, length)
       return Option.some(errorResponse(413, "PayloadTooLarge", "The request body may be at most 1 MiB"))
     }
     const contentType = request.headers["content-type"]
     if (contentType === undefined || !isJsonContentType(contentType)) {
       return Option.some(errorResponse(400, "BadRequest", "Content-Type must be application/json"))
     }
+    // A body without a length is read up to the drain limit, so an oversize one still gets its 413.
     const text = yield* request.text.pipe(
-      HttpServerRequest.withMaxBodySize(Option.some(MaxJsonBodyBytes)),
+      HttpServerRequest.withMaxBodySize(Option.some(length > 0 ? MaxJsonBodyBytes : MaxDrainBytes)),
       Effect.either
     )
     if (text._tag === "Left") {
@@ -57,6 +86,9 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
           ? errorResponse(413, "PayloadTooLarge", "The request body may be at most 1 MiB")
           : errorResponse(400, "BadRequest", "The request body could not be read")
       )
+    }
+    if (Buffer.byteLength(text.right) > MaxJsonBodyBytes) {
+      return Option.some(errorResponse(413, "PayloadTooLarge", "The request body may be at most 1 MiB"))
     }
     let body: unknown
     try {
@@ -81,6 +113,16 @@ const emptyErrorBody = (status: number, requestId: string) =>
     return errorResponse(status, "InternalServerError", "Internal server error", { requestId })
   })
 
+/** The status the platform answered a failed request with (it maps its own errors itself). */
+const failureStatus = (cause: Cause.Cause<unknown>): number => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure) && HttpServerError.isServerError(failure.value)) {
+    if (failure.value._tag === "RouteNotFound") return 404
+    if (failure.value._tag === "RequestError") return 400
+  }
+  return 500
+}
+
 export interface MiddlewareOptions {
   readonly trustProxy: boolean
 }
@@ -97,7 +139,25 @@ export const makeAppMiddleware =
       if (Option.isSome(rejected)) return rejected.value
       return yield* app
     })
-    const logged = HttpMiddleware.logger(inner)
+    // Logs the path without its query string: OAuth callbacks carry codes there.
+    const logged = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const started = Date.now()
+      const exit = yield* Effect.exit(inner)
+      const status = exit._tag === "Success" ? exit.value.status : failureStatus(exit.cause)
+      const annotations = {
+        "http.method": request.method,
+        "http.path": request.url.split("?")[0],
+        "http.status": status,
+        "http.durationMs": Date.now() - started
+      }
+      if (exit._tag === "Failure" && status >= 500) {
+        yield* Effect.logError("Request failed", exit.cause).pipe(Effect.annotateLogs(annotations))
+      } else {
+        yield* Effect.log("Sent HTTP response").pipe(Effect.annotateLogs(annotations))
+      }
+      return yield* exit
+    })
     return Effect.gen(function*() {
       const requestId = crypto.randomUUID()
       // Responses of the router and of the platform's error handling (unknown route, defects)
