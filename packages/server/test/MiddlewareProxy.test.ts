@@ -5,7 +5,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import * as Stream from "effect/Stream"
 import { makeAppMiddleware } from "../src/http/Middleware.js"
 
 const app = HttpRouter.empty.pipe(

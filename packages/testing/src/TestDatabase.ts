@@ -2,6 +2,7 @@
  * A database for tests: an in-memory PGlite served on a loopback port by default, or a fresh
  * database on the PostgreSQL of `DATABASE_URL` (created for the layer, dropped after it).
  */
+import type { SqlClient } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
 import { MigratorLive, pgClientFromEndpoint, pgClientFromUrl, startEmbedded } from "@pulsebridge/server/Database"
 import * as Effect from "effect/Effect"
@@ -35,14 +36,15 @@ export const freshDatabase = (url: string) =>
   })
 
 /** A client on an empty database (no migrations). */
-export const TestPgClientLive: Layer.Layer<PgClient.PgClient | import("@effect/sql").SqlClient.SqlClient, unknown> =
-  Layer.unwrapScoped(Effect.gen(function*() {
+export const TestPgClientLive: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> = Layer.unwrapScoped(
+  Effect.gen(function*() {
     const url = process.env["DATABASE_URL"]
     if (url !== undefined && url !== "") {
       return pgClientFromUrl(Redacted.make(yield* freshDatabase(url)))
     }
     return pgClientFromEndpoint(yield* startEmbedded(undefined))
-  }))
+  })
+)
 
 /** A migrated database. */
 export const TestDatabaseLive = MigratorLive.pipe(Layer.provideMerge(TestPgClientLive))

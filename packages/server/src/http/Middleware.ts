@@ -9,6 +9,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
+import type { IncomingMessage } from "node:http"
 
 export const MaxJsonBodyBytes = 1024 * 1024
 
@@ -41,7 +42,7 @@ const MaxDrainBytes = 16 * 1024 * 1024
  */
 const drain = (request: HttpServerRequest.HttpServerRequest, announced: number) =>
   Effect.async<void>((resume) => {
-    const source = request.source as import("node:http").IncomingMessage
+    const source = request.source as IncomingMessage
     if (announced > MaxDrainBytes || source.readableEnded || source.destroyed) return resume(Effect.void)
     let seen = 0
     const done = () => resume(Effect.void)
