@@ -48,6 +48,11 @@ export const ApiKeyAuthLive = Layer.effect(
     const check = memoised(Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const credential = presentedCredential(request.headers, "x-app-api-key")
+      if (credential === undefined && request.headers["x-user-token"] !== undefined) {
+        return yield* new Unauthorized({
+          message: "Wrong credential type: this endpoint needs an API key (pb_sk_...), not a user token"
+        })
+      }
       if (credential === undefined) {
         return yield* new Unauthorized({
           message: "Missing credential: send the app's API key as `Authorization: Bearer pb_sk_...`"
@@ -73,6 +78,11 @@ export const UserTokenAuthLive = Layer.effect(
     const check = memoised(Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const credential = presentedCredential(request.headers, "x-user-token")
+      if (credential === undefined && request.headers["x-app-api-key"] !== undefined) {
+        return yield* new Unauthorized({
+          message: "Wrong credential type: this endpoint needs a user token (pb_ut_...), not an API key"
+        })
+      }
       if (credential === undefined) {
         return yield* new Unauthorized({
           message: "Missing credential: send the user's token as `Authorization: Bearer pb_ut_...`"

@@ -171,6 +171,8 @@ export const makeAppMiddleware =
           (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId)
         )
       )
-      return yield* logged.pipe(Effect.annotateLogs("requestId", requestId))
+      const response = yield* logged.pipe(Effect.annotateLogs("requestId", requestId))
+    // Responses returned here before reaching the app do not pass the pre-response handlers.
+    return HttpServerResponse.setHeader(response, "x-request-id", requestId)
     }) as HttpApp.Default<never, R | HttpServerRequest.HttpServerRequest>
   }
