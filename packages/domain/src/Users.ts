@@ -15,7 +15,9 @@ export const UserStatus = Schema.Literal("Active", "Inactive").annotations({
 export const MaxMetadataBytes = 16 * 1024
 
 export const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
-  Schema.filter((m) => new TextEncoder().encode(JSON.stringify(m)).length <= MaxMetadataBytes || `metadata may be at most 16 KiB as JSON`)
+  Schema.filter((m) =>
+    new TextEncoder().encode(JSON.stringify(m)).length <= MaxMetadataBytes || `metadata may be at most 16 KiB as JSON`
+  )
 ).annotations({ identifier: "Metadata", description: "Arbitrary key-value data of the app, at most 16 KiB as JSON" })
 
 export const ExternalUserId = Schema.String.pipe(

@@ -172,7 +172,7 @@ export const makeAppMiddleware =
         )
       )
       const response = yield* logged.pipe(Effect.annotateLogs("requestId", requestId))
-    // Responses returned here before reaching the app do not pass the pre-response handlers.
-    return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+      // Responses returned here before reaching the app do not pass the pre-response handlers.
+      return HttpServerResponse.setHeader(response, "x-request-id", requestId)
     }) as HttpApp.Default<never, R | HttpServerRequest.HttpServerRequest>
   }
