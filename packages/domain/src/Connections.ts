@@ -6,7 +6,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import * as Schema from "effect/Schema"
 import { UserTokenAuth } from "./Auth.js"
 import { ConnectionId, LocalDate, Provider, ProviderDateRange, Timestamp, UserId } from "./Common.js"
-import { BadRequest, Forbidden, NotFound } from "./Errors.js"
+import { BadRequest, Forbidden, NotFound, ProviderUnavailable } from "./Errors.js"
 
 export const ConnectionStatus = Schema.Literal("Active", "Reauthorize", "Disconnected").annotations({
   identifier: "ConnectionStatus",
@@ -173,10 +173,13 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
       .setPath(userPath)
       .setPayload(CreateConnectSessionPayload)
       .addSuccess(ConnectSession)
+      .addError(ProviderUnavailable)
       .annotate(OpenApi.Summary, "Start the hosted connect flow")
       .annotate(
         OpenApi.Description,
-        "Returns the provider's authorization URL; the session expires after 15 minutes and its state works once."
+        "Returns the provider's authorization URL; the session expires after 15 minutes and its state works " +
+          "once. `redirectUrl` must be absolute, https (http only for localhost), and start with one of the " +
+          "app's allowed prefixes when it has any. 400 when the app has no credentials for the provider."
       )
   )
   .add(

@@ -56,6 +56,12 @@ export class InternalServerError extends Schema.TaggedError<InternalServerError>
   HttpApiSchema.annotations({ status: 500, description: "Server-side failure; quote the request id" })
 ) {}
 
+export class ProviderUnavailable extends Schema.TaggedError<ProviderUnavailable>()(
+  "ProviderUnavailable",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 502, description: "The provider did not answer as expected; retry later" })
+) {}
+
 export class NotImplemented extends Schema.TaggedError<NotImplemented>()(
   "NotImplemented",
   { message: Schema.String },

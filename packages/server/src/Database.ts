@@ -33,7 +33,8 @@ export interface EmbeddedEndpoint {
 
 interface LockInfo {
   readonly pid: number
-  readonly port: number
+  /** Null while the owner is still starting its database. */
+  readonly port: number | null
 }
 
 const isAlive = (pid: number): boolean => {
@@ -47,17 +48,40 @@ const isAlive = (pid: number): boolean => {
 
 const lockPath = (dataDir: string) => path.join(dataDir, "pg.lock")
 
-/** Who holds the embedded database of `dataDir`, if a live process does. */
+/**
+ * Who holds the embedded database of `dataDir`, if a live process does. A lock file that cannot
+ * be read yet (its owner is writing it) counts as held by an unknown, starting process.
+ */
 export const readLock = (dataDir: string): Option.Option<LockInfo> => {
+  let text: string
   try {
-    const info = JSON.parse(fs.readFileSync(lockPath(dataDir), "utf8")) as LockInfo
+    text = fs.readFileSync(lockPath(dataDir), "utf8")
+  } catch {
+    return Option.none()
+  }
+  try {
+    const info = JSON.parse(text) as LockInfo
     return typeof info.pid === "number" && info.pid !== process.pid && isAlive(info.pid)
       ? Option.some(info)
       : Option.none()
   } catch {
-    return Option.none()
+    return Option.some({ pid: -1, port: null })
   }
 }
+
+/** Waits (up to 30 s) for a starting owner to publish its port. */
+const waitForPort = (dataDir: string) =>
+  Effect.gen(function*() {
+    for (let attempt = 0; attempt < 150; attempt++) {
+      const holder = readLock(dataDir)
+      if (Option.isNone(holder)) return Option.none<number>()
+      if (holder.value.port !== null) return Option.some(holder.value.port)
+      yield* Effect.sleep("200 millis")
+    }
+    return yield* new DatabaseError({
+      message: `the embedded database in ${dataDir} is held by a process that has not finished starting`
+    })
+  })
 
 /** Takes the data dir's lock with an exclusive create; a lock of a dead process is replaced. */
 const acquireLock = (dataDir: string) =>
@@ -68,6 +92,9 @@ const acquireLock = (dataDir: string) =>
         for (let attempt = 0; attempt < 3; attempt++) {
           try {
             const fd = fs.openSync(lockPath(dataDir), "wx", 0o600)
+            // The pid goes in at once, so the lock is never an empty file another process could misread.
+            fs.writeSync(fd, JSON.stringify({ pid: process.pid, port: null } satisfies LockInfo))
+            fs.fsyncSync(fd)
             return fd
           } catch (e) {
             if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
@@ -115,7 +142,8 @@ export const startEmbedded = (dataDir: string | undefined) =>
     )
     const port = Number(server.getServerConn().split(":").pop())
     if (fd !== undefined) {
-      fs.writeSync(fd, JSON.stringify({ pid: process.pid, port } satisfies LockInfo))
+      fs.ftruncateSync(fd, 0)
+      fs.writeSync(fd, JSON.stringify({ pid: process.pid, port } satisfies LockInfo), 0)
       fs.fsyncSync(fd)
     }
     return { host: "127.0.0.1", port } satisfies EmbeddedEndpoint
@@ -153,11 +181,13 @@ export const pgClientLayer = (options: { readonly attach: boolean }) =>
     if (Option.isSome(holder)) {
       if (!options.attach) {
         return yield* new DatabaseError({
-          message: `the embedded database in ${config.dataDir} is in use by process ${holder.value.pid}; ` +
+          message: `the embedded database in ${config.dataDir} is in use by ` +
+            `${holder.value.pid > 0 ? `process ${holder.value.pid}` : "another process"}; ` +
             `stop that process or set another DATA_DIR`
         })
       }
-      return pgClientFromEndpoint({ host: "127.0.0.1", port: holder.value.port })
+      const port = yield* waitForPort(config.dataDir)
+      if (Option.isSome(port)) return pgClientFromEndpoint({ host: "127.0.0.1", port: port.value })
     }
     const endpoint = yield* startEmbedded(config.dataDir)
     return pgClientFromEndpoint(endpoint)

@@ -13,7 +13,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import { Apps } from "./Apps.js"
 import { DatabaseLive } from "./Database.js"
-import { HttpAppLive, HttpServerLive, ServicesLive } from "./Server.js"
+import { ConnectServicesLive, HttpServerLive, makeHttpAppLive, ServicesLive } from "./Server.js"
 import { ServerConfig } from "./ServerConfig.js"
 
 /** On a database without any app, creates the demo app and prints its API key once. */
@@ -60,17 +60,21 @@ const Banner = Layer.effectDiscard(Effect.gen(function*() {
 export const LoggingLive = Layer.unwrapEffect(Effect.gen(function*() {
   const level = yield* Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
   const format = yield* Config.literal("logfmt", "json")("LOG_FORMAT").pipe(Config.withDefault("logfmt" as const))
-  return Layer.merge(
-    Logger.replace(Logger.defaultLogger, format === "json" ? Logger.jsonLogger : Logger.logfmtLogger),
-    Logger.minimumLogLevel(level)
-  )
+  return Layer.merge(format === "json" ? Logger.json : Logger.logFmt, Logger.minimumLogLevel(level))
 }))
 
-/** Everything `pulsebridge serve` runs, given a `ServerConfig`. */
-export const ServeLive = Banner.pipe(
-  Layer.provideMerge(HttpAppLive),
-  Layer.provideMerge(HttpServerLive),
-  Layer.provideMerge(ServicesLive),
-  Layer.provideMerge(DatabaseLive({ attach: false })),
-  Layer.provide(LoggingLive)
-)
+/**
+ * Everything `pulsebridge serve` runs, given a `ServerConfig`; `extraRoutes` adds routes to the
+ * same server (the CLI mounts the sandbox providers with it).
+ */
+export const makeServeLive = <E, R>(extraRoutes: Layer.Layer<never, E, R>) =>
+  Banner.pipe(
+    Layer.provideMerge(makeHttpAppLive(extraRoutes)),
+    Layer.provideMerge(ConnectServicesLive),
+    Layer.provideMerge(HttpServerLive),
+    Layer.provideMerge(ServicesLive),
+    Layer.provideMerge(DatabaseLive({ attach: false })),
+    Layer.provide(LoggingLive)
+  )
+
+export const ServeLive = makeServeLive(Layer.empty)

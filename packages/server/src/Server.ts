@@ -3,25 +3,66 @@
  * the request middleware, the services over the database, and the HTTPS listener.
  */
 import { HttpApiBuilder, HttpApiScalar, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { Api } from "@pulsebridge/domain"
+import { ProviderRegistry } from "@pulsebridge/providers"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as http from "node:http"
+import * as tls from "node:tls"
 import { Apps } from "./Apps.js"
+import { ConnectFlow } from "./ConnectFlow.js"
 import { Connections } from "./Connections.js"
+import { ConnectionTokens } from "./ConnectionTokens.js"
 import { ConnectionsHttpLive } from "./http/Connections.js"
 import { JournalHttpLive } from "./http/Journal.js"
 import { makeAppMiddleware } from "./http/Middleware.js"
 import { OAuthHttpLive } from "./http/OAuth.js"
 import { ScoresHttpLive } from "./http/Scores.js"
 import { UsersHttpLive } from "./http/Users.js"
+import { ProviderAccess } from "./ProviderAccess.js"
+import { ProviderCredentials } from "./ProviderCredentials.js"
+import { SecretBox } from "./SecretBox.js"
+import { ServerBases } from "./ServerBases.js"
 import { ServerConfig } from "./ServerConfig.js"
 import { loadOrCreateCertificate, makeHttpsServer } from "./Tls.js"
 import { Users } from "./Users.js"
 
-/** The domain services; they need a migrated `SqlClient`. */
-export const ServicesLive = Layer.mergeAll(Apps.Default, Users.Default, Connections.Default)
+/** The services of the data model; they need a migrated `SqlClient` and the `ServerConfig`. */
+export const ServicesLive = Layer.mergeAll(
+  Apps.Default,
+  Users.Default,
+  Connections.Default,
+  ProviderCredentials.Default
+).pipe(Layer.provideMerge(SecretBox.layer))
+
+/** The certificate this server presents, so it can call itself (the sandbox providers). */
+export class ServerCertificate extends Context.Tag("@pulsebridge/server/ServerCertificate")<ServerCertificate, {
+  readonly cert: string | null
+}>() {}
+
+/**
+ * The HTTP client for provider calls. It trusts the public CAs and this server's own
+ * certificate, which the sandbox providers mounted on this server present.
+ */
+export const ProviderHttpClientLive = Layer.unwrapEffect(Effect.gen(function*() {
+  const { cert } = yield* ServerCertificate
+  const ca = cert === null ? undefined : [...tls.rootCertificates, cert]
+  return NodeHttpClient.layerWithoutAgent.pipe(
+    Layer.provide(NodeHttpClient.makeAgentLayer(ca === undefined ? {} : { ca }))
+  )
+}))
+
+/** The connect flow and what it needs beside the data model: it runs inside a listening server. */
+export const ConnectServicesLive = ConnectFlow.Default.pipe(
+  Layer.provideMerge(ConnectionTokens.Default),
+  Layer.provideMerge(ProviderAccess.Default),
+  Layer.provideMerge(ProviderRegistry.Default),
+  Layer.provideMerge(ServerBases.layer),
+  Layer.provideMerge(ProviderHttpClientLive)
+)
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([UsersHttpLive, ConnectionsHttpLive, JournalHttpLive, ScoresHttpLive, OAuthHttpLive])
@@ -42,16 +83,24 @@ const RootRoutes = HttpApiBuilder.Router.use((router) =>
   })
 )
 
-/** The whole HTTP application, to be given an `HttpServer` and the services. */
-export const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
-  const config = yield* ServerConfig
-  return HttpApiBuilder.serve(makeAppMiddleware({ trustProxy: config.trustProxy })).pipe(
-    Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-    Layer.provide(RootRoutes),
-    Layer.provide(ApiLive)
-  )
-}))
+/**
+ * The whole HTTP application, to be given an `HttpServer` and the services. `extraRoutes`
+ * registers more routes on the same router (`HttpApiBuilder.Router.use`), e.g. the sandbox
+ * providers.
+ */
+export const makeHttpAppLive = <E, R>(extraRoutes: Layer.Layer<never, E, R>) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const config = yield* ServerConfig
+    return HttpApiBuilder.serve(makeAppMiddleware({ trustProxy: config.trustProxy })).pipe(
+      Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+      Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+      Layer.provide(RootRoutes),
+      Layer.provide(extraRoutes),
+      Layer.provide(ApiLive)
+    )
+  }))
+
+export const HttpAppLive = makeHttpAppLive(Layer.empty)
 
 /**
  * The listener: TLS on `PORT` (plain HTTP refused on the same port), or plain HTTP behind a
@@ -60,13 +109,16 @@ export const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
 export const HttpServerLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
   if (config.trustProxy) {
-    const http = yield* Effect.promise(() => import("node:http"))
-    return NodeHttpServer.layer(() => http.createServer(), { port: config.port, host: config.host })
+    return NodeHttpServer.layer(() => http.createServer(), { port: config.port, host: config.host }).pipe(
+      Layer.merge(Layer.succeed(ServerCertificate, { cert: null }))
+    )
   }
-  const tls = yield* loadOrCreateCertificate({
+  const certificate = yield* loadOrCreateCertificate({
     dataDir: config.dataDir,
     certFile: Option.getOrUndefined(config.tlsCertFile),
     keyFile: Option.getOrUndefined(config.tlsKeyFile)
   })
-  return NodeHttpServer.layer(() => makeHttpsServer(tls), { port: config.port, host: config.host })
+  return NodeHttpServer.layer(() => makeHttpsServer(certificate), { port: config.port, host: config.host }).pipe(
+    Layer.merge(Layer.succeed(ServerCertificate, { cert: certificate.cert }))
+  )
 }))

@@ -27,7 +27,13 @@ export interface ServerConfigShape {
 }
 
 export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
-  port: Config.port("PORT").pipe(Config.withDefault(8443)),
+  port: Config.integer("PORT").pipe(
+    Config.validate({
+      message: "PORT must be a port number (0 picks a free port)",
+      validation: (n) => n >= 0 && n <= 65535
+    }),
+    Config.withDefault(8443)
+  ),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   publicUrl: Config.option(Config.string("PUBLIC_URL")),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),

@@ -11,7 +11,7 @@ import { makeAppMiddleware } from "../src/http/Middleware.js"
 const app = HttpRouter.empty.pipe(
   HttpRouter.get("/boom", Effect.die(new Error("secret internal detail"))),
   HttpRouter.get("/ok", Effect.succeed(HttpServerResponse.unsafeJson({ ok: true }))),
-  HttpRouter.post("/echo", Effect.succeed(HttpServerResponse.unsafeJson({ ok: true })))
+  HttpRouter.post("/api/echo", Effect.succeed(HttpServerResponse.unsafeJson({ ok: true })))
 )
 
 const serverWith = (trustProxy: boolean) =>
@@ -56,7 +56,7 @@ describe("request middleware", () => {
       Effect.gen(function*() {
         const client = yield* HttpClient.HttpClient
         const send = (body: string, contentType = "application/json") =>
-          client.execute(HttpClientRequest.post("/echo").pipe(HttpClientRequest.bodyText(body, contentType)))
+          client.execute(HttpClientRequest.post("/api/echo").pipe(HttpClientRequest.bodyText(body, contentType)))
         for (const body of ["[1,2]", "\"text\"", "null", "42", "{bad json"]) {
           const response = yield* send(body)
           expect(response.status).toBe(400)
@@ -73,7 +73,7 @@ describe("request middleware", () => {
         const client = yield* HttpClient.HttpClient
         const big = JSON.stringify({ pad: "x".repeat(1024 * 1024) })
         const sized = yield* client.execute(
-          HttpClientRequest.post("/echo").pipe(HttpClientRequest.bodyText(big, "application/json"))
+          HttpClientRequest.post("/api/echo").pipe(HttpClientRequest.bodyText(big, "application/json"))
         )
         expect(sized.status).toBe(413)
       }))
@@ -83,7 +83,7 @@ describe("request middleware", () => {
         const client = yield* HttpClient.HttpClient
         const big = JSON.stringify({ pad: "x".repeat(1024 * 1024) })
         const streamed = yield* client.execute(
-          HttpClientRequest.post("/echo").pipe(
+          HttpClientRequest.post("/api/echo").pipe(
             HttpClientRequest.bodyStream(Stream.make(new TextEncoder().encode(big)), {
               contentType: "application/json"
             })

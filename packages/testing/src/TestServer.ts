@@ -8,7 +8,7 @@ import { HttpClient as Client } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Api, CreateUserPayload } from "@pulsebridge/domain"
 import { Apps } from "@pulsebridge/server/Apps"
-import { HttpAppLive, HttpServerLive, ServicesLive } from "@pulsebridge/server/Server"
+import { ConnectServicesLive, HttpAppLive, HttpServerLive, ServicesLive } from "@pulsebridge/server/Server"
 import type { ServerConfigShape } from "@pulsebridge/server/ServerConfig"
 import { ServerConfig } from "@pulsebridge/server/ServerConfig"
 import { Users } from "@pulsebridge/server/Users"
@@ -64,10 +64,10 @@ export const makeTestServer = (overrides: Partial<ServerConfigShape> = {}) =>
     const ConfigLive = Layer.succeed(ServerConfig, testConfig(dataDir, overrides))
     const Services = ServicesLive.pipe(Layer.provideMerge(TestDatabaseLive))
     const Http = HttpAppLive.pipe(
-      Layer.provide(Services),
+      Layer.provideMerge(ConnectServicesLive),
       Layer.provideMerge(HttpServerLive),
       Layer.provideMerge(Services),
-      Layer.provide(ConfigLive)
+      Layer.provideMerge(ConfigLive)
     )
     const Info = Layer.effect(
       TestServer,

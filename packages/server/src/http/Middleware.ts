@@ -65,7 +65,10 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
     if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") {
       return Option.none<HttpServerResponse.HttpServerResponse>()
     }
-    if (isMultipartRoute(request.url) || !hasBody(request.headers)) return Option.none()
+    // Only the API speaks JSON; the sandbox providers parse their own (form) bodies.
+    if (!request.url.startsWith("/api/") || isMultipartRoute(request.url) || !hasBody(request.headers)) {
+      return Option.none()
+    }
     const length = Number(request.headers["content-length"] ?? 0)
     if (length > MaxJsonBodyBytes) {
       yield* drain(request, length)

@@ -1,14 +1,25 @@
 /**
- * Handlers of the OAuth callbacks (endpoints 23-24).
+ * Handlers of the OAuth callbacks (endpoints 23-24): a redirect to the app, or a 400 JSON
+ * error when no connect session is known to redirect to.
  */
-import { HttpApiBuilder } from "@effect/platform"
-import { Api } from "@pulsebridge/domain"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Api, BadRequest } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
-import { notImplemented } from "./NotImplemented.js"
+import type { CallbackOutcome } from "../ConnectFlow.js"
+import { ConnectFlow } from "../ConnectFlow.js"
+
+const respond = (outcome: CallbackOutcome) =>
+  outcome._tag === "Redirect"
+    ? Effect.succeed(HttpServerResponse.empty({
+      status: 302,
+      headers: { location: outcome.location, "cache-control": "no-store", "referrer-policy": "no-referrer" }
+    }))
+    : Effect.fail(new BadRequest({ message: outcome.message }))
 
 export const OAuthHttpLive = HttpApiBuilder.group(Api, "oauth", (handlers) =>
-  Effect.succeed(
-    handlers
-      .handle("callback", () => notImplemented("The OAuth 2.0 callback"))
-      .handle("callbackOAuth1", () => notImplemented("The OAuth 1.0a callback"))
-  ))
+  Effect.gen(function*() {
+    const flow = yield* ConnectFlow
+    return handlers
+      .handle("callback", ({ urlParams }) => Effect.flatMap(flow.callbackOAuth2(urlParams), respond))
+      .handle("callbackOAuth1", ({ urlParams }) => Effect.flatMap(flow.callbackOAuth1(urlParams), respond))
+  }))

@@ -1,0 +1,414 @@
+/**
+ * The CLI as an operator runs it: `tsx packages/cli/src/bin.ts ...` in a child process over a data dir of its own,
+ * checked by exit code, stdout and stderr.
+ *
+ * The children run on the embedded database: DATABASE_URL is removed from their environment (one test sets it to
+ * an unreachable server on purpose). The embedded database is where the CLI's own behaviour lives (opening DATA_DIR
+ * itself, or attaching to the server that holds it), while the PostgreSQL client is the server's, covered by the
+ * server's tests. Each test works in a fresh copy of one
+ * migrated data dir, so no test sees another's data and the order of the tests does not matter.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as cp from "node:child_process"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
+const tsx = path.join(repoRoot, "node_modules", ".bin", "tsx")
+const entry = path.join("packages", "cli", "src", "bin.ts")
+
+// Variables of the server configuration that a developer's shell may carry and that would change what is tested.
+const configVariables = [
+  "DATABASE_URL",
+  "PORT",
+  "HOST",
+  "PUBLIC_URL",
+  "TLS_CERT_FILE",
+  "TLS_KEY_FILE",
+  "TRUST_PROXY",
+  "SECRET_KEY",
+  "SECRET_KEYS_OLD",
+  "SANDBOX",
+  "ROLE",
+  "LOG_LEVEL",
+  "LOG_FORMAT"
+]
+
+const childEnv = (dataDir: string, extra: Record<string, string>): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, NO_COLOR: "1" }
+  for (const name of configVariables) delete env[name]
+  return { ...env, ...extra }
+}
+
+const spawnCli = (dataDir: string, args: ReadonlyArray<string>, extra: Record<string, string> = {}) =>
+  cp.spawn(tsx, [entry, ...args], { cwd: repoRoot, env: childEnv(dataDir, extra), stdio: ["ignore", "pipe", "pipe"] })
+
+interface Result {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the CLI to its end. */
+const cli = (dataDir: string, args: ReadonlyArray<string>, extra: Record<string, string> = {}) =>
+  Effect.async<Result>((resume) => {
+    const child = spawnCli(dataDir, args, extra)
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+/** The one JSON object on stdout; fails the test if stdout holds anything else. */
+const parseJson = (result: Result): Record<string, any> => {
+  let value: unknown
+  try {
+    value = JSON.parse(result.stdout)
+  } catch {
+    throw new Error(`stdout is not one JSON value:\n${result.stdout}\nstderr:\n${result.stderr}`)
+  }
+  expect(typeof value === "object" && value !== null && !Array.isArray(value)).toBe(true)
+  return value as Record<string, any>
+}
+
+/** Runs a command with `--json` that must succeed, and returns its object. */
+const cliJson = (dataDir: string, args: ReadonlyArray<string>) =>
+  Effect.map(cli(dataDir, [...args, "--json"]), (result) => {
+    if (result.code !== 0) throw new Error(`${args.join(" ")} exited with ${result.code}:\n${result.stderr}`)
+    return parseJson(result)
+  })
+
+const isIsoTimestamp = (value: unknown) => typeof value === "string" && new Date(value).toISOString() === value
+
+// A data dir migrated once; copying it spares every test the initialisation of a new embedded database.
+let template = ""
+
+beforeAll(() => {
+  template = fs.mkdtempSync(path.join(os.tmpdir(), "pulsebridge-cli-template-"))
+  const result = cp.spawnSync(tsx, [entry, "migrate", "--json"], {
+    cwd: repoRoot,
+    env: childEnv(template, {}),
+    encoding: "utf8"
+  })
+  if (result.status !== 0) throw new Error(`migrate failed:\n${result.stderr}`)
+})
+
+afterAll(() => {
+  if (template !== "") fs.rmSync(template, { recursive: true, force: true })
+})
+
+/** A fresh copy of the migrated data dir, removed with the test's scope. */
+const dataDir = Effect.acquireRelease(
+  Effect.sync(() => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulsebridge-cli-"))
+    fs.cpSync(template, dir, { recursive: true })
+    return dir
+  }),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+const createApp = (dir: string, name = "test app") =>
+  Effect.map(cliJson(dir, ["apps", "create", "--name", name]), (out) => out.app.id as string)
+
+/** A loopback port nothing listens on right now. */
+const freePort = Effect.async<number>((resume) => {
+  const server = net.createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address() as net.AddressInfo
+    server.close(() => resume(Effect.succeed(address.port)))
+  })
+})
+
+/** `serve` on `port` over `dir`, up once its banner is out; stopped (SIGTERM, then SIGKILL) with the scope. */
+const runningServer = (dir: string, port: number) =>
+  Effect.acquireRelease(
+    Effect.async<cp.ChildProcess>((resume) => {
+      const child = spawnCli(dir, ["serve"], { PORT: String(port), HOST: "127.0.0.1" })
+      let stdout = ""
+      let stderr = ""
+      const onExit = (code: number | null) =>
+        resume(Effect.dieMessage(`serve exited with ${code} before its banner:\n${stdout}\n${stderr}`))
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString()
+        if (stdout.includes("PulseBridge is running")) {
+          child.off("exit", onExit)
+          resume(Effect.succeed(child))
+        }
+      })
+      child.on("exit", onExit)
+      return Effect.sync(() => child.kill("SIGKILL"))
+    }),
+    (child) =>
+      Effect.async<void>((resume) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+        const force = setTimeout(() => child.kill("SIGKILL"), 10_000)
+        child.on("exit", () => {
+          clearTimeout(force)
+          resume(Effect.void)
+        })
+        // tsx passes the signal on to the node process it runs, which then closes the database and its lock.
+        child.kill("SIGTERM")
+      })
+  )
+
+describe("pulsebridge CLI", { sequential: true }, () => {
+  it.scoped(
+    "apps create --json prints exactly one JSON object with the app and its API key",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* dataDir
+        const result = yield* cli(dir, ["apps", "create", "--name", "x", "--json"])
+        expect(result.code).toBe(0)
+        const out = parseJson(result)
+        expect(Object.keys(out).sort()).toEqual(["apiKey", "app"])
+        expect(Object.keys(out.app).sort()).toEqual(["createdAt", "id", "name"])
+        expect(out.app.name).toBe("x")
+        expect(isIsoTimestamp(out.app.createdAt)).toBe(true)
+        expect(out.apiKey).toMatch(/^pb_sk_[A-Za-z0-9_-]{43}$/)
+
+        const listed = yield* cliJson(dir, ["apps", "list"])
+        expect(listed).toEqual({ apps: [out.app] })
+
+        const text = yield* cli(dir, ["apps", "list"])
+        expect(text.code).toBe(0)
+        expect(text.stdout).toContain(out.app.id)
+        expect(text.stdout).toContain("x")
+      }),
+    60_000
+  )
+
+  it.scoped("api-keys create, list and revoke; listings never show a key", () =>
+    Effect.gen(function*() {
+      const dir = yield* dataDir
+      const app = yield* createApp(dir)
+
+      const created = yield* cliJson(dir, ["api-keys", "create", "--app", app, "--permissions", "users:read"])
+      expect(Object.keys(created).sort()).toEqual(["apiKey", "id", "permissions", "prefix"])
+      expect(created.permissions).toEqual(["users:read"])
+      expect(created.apiKey).toMatch(/^pb_sk_/)
+      expect(created.apiKey.startsWith(created.prefix)).toBe(true)
+
+      const listing = yield* cli(dir, ["api-keys", "list", "--app", app, "--json"])
+      expect(listing.stdout).not.toContain(created.apiKey)
+      const keys = parseJson(listing).apiKeys as Array<Record<string, unknown>>
+      expect(keys).toHaveLength(2)
+      for (const key of keys) {
+        expect(Object.keys(key).sort()).toEqual(["createdAt", "id", "permissions", "prefix", "revokedAt"])
+        expect(key.revokedAt).toBeNull()
+      }
+      expect(keys.find((key) => key.id === created.id)?.permissions).toEqual(["users:read"])
+
+      const revoked = yield* cliJson(dir, ["api-keys", "revoke", created.id])
+      expect(Object.keys(revoked).sort()).toEqual(["id", "revokedAt"])
+      expect(revoked.id).toBe(created.id)
+      expect(isIsoTimestamp(revoked.revokedAt)).toBe(true)
+
+      const after = yield* cliJson(dir, ["api-keys", "list", "--app", app])
+      const states = (after.apiKeys as Array<Record<string, unknown>>).map((key) => [key.id, key.revokedAt])
+      expect(states).toContainEqual([created.id, revoked.revokedAt])
+      expect(states.filter(([, revokedAt]) => revokedAt === null)).toHaveLength(1)
+    }), 60_000)
+
+  it.scoped("api-keys create with an unknown permission exits 1 naming the allowed ones", () =>
+    Effect.gen(function*() {
+      const dir = yield* dataDir
+      const app = yield* createApp(dir)
+
+      const json = yield* cli(dir, ["api-keys", "create", "--app", app, "--permissions", "users:read,admin", "--json"])
+      expect(json.code).toBe(1)
+      const error = parseJson(json).error
+      expect(error._tag).toBe("BadRequest")
+      expect(error.message).toContain("admin")
+      expect(error.message).toContain("users:read")
+      expect(error.message).toContain("users:write")
+
+      const text = yield* cli(dir, ["api-keys", "create", "--app", app, "--permissions", "admin"])
+      expect(text.code).toBe(1)
+      expect(text.stdout).toBe("")
+      expect(text.stderr).toContain("users:read, users:write")
+
+      const keys = yield* cliJson(dir, ["api-keys", "list", "--app", app])
+      expect(keys.apiKeys).toHaveLength(1)
+    }), 60_000)
+
+  it.scoped("users create (idempotent), get and find print the user as the API does", () =>
+    Effect.gen(function*() {
+      const dir = yield* dataDir
+      const app = yield* createApp(dir)
+
+      const created = yield* cliJson(dir, [
+        "users",
+        "create",
+        "--app",
+        app,
+        "--external-user-id",
+        "ext-1",
+        "--locale",
+        "de-DE",
+        "--timezone",
+        "Europe/Berlin",
+        "--metadata",
+        "{\"plan\":\"pro\"}"
+      ])
+      expect(Object.keys(created).sort()).toEqual(["created", "token", "user"])
+      expect(created.created).toBe(true)
+      expect(created.token).toMatch(/^pb_ut_/)
+      const user = created.user
+      expect(Object.keys(user).sort()).toEqual(
+        ["appId", "createdAt", "externalUserId", "id", "locale", "metadata", "status", "timezone", "updatedAt"]
+      )
+      expect(user).toMatchObject({
+        appId: app,
+        externalUserId: "ext-1",
+        status: "Active",
+        locale: "de-DE",
+        timezone: "Europe/Berlin",
+        metadata: { plan: "pro" }
+      })
+      expect(isIsoTimestamp(user.createdAt)).toBe(true)
+
+      const again = yield* cliJson(dir, ["users", "create", "--app", app, "--external-user-id", "ext-1"])
+      expect(again.created).toBe(false)
+      expect(again.user.id).toBe(user.id)
+      expect(again.token).not.toBe(created.token)
+
+      expect(yield* cliJson(dir, ["users", "get", "--app", app, user.id])).toEqual(user)
+      expect(yield* cliJson(dir, ["users", "find", "--app", app, "--external-user-id", "ext-1"])).toEqual(user)
+
+      const missing = yield* cli(dir, ["users", "find", "--app", app, "--external-user-id", "nobody", "--json"])
+      expect(missing.code).toBe(1)
+      expect(parseJson(missing).error._tag).toBe("NotFound")
+    }), 60_000)
+
+  it.scoped("users update, rotate-token and delete", () =>
+    Effect.gen(function*() {
+      const dir = yield* dataDir
+      const app = yield* createApp(dir)
+      const { token, user } = yield* cliJson(dir, ["users", "create", "--app", app, "--external-user-id", "ext-2"])
+
+      const updated = yield* cliJson(dir, [
+        "users",
+        "update",
+        "--app",
+        app,
+        user.id,
+        "--timezone",
+        "America/New_York",
+        "--metadata",
+        "{\"a\":1}"
+      ])
+      expect(updated).toMatchObject({ id: user.id, timezone: "America/New_York", locale: "en-US", metadata: { a: 1 } })
+
+      const rotated = yield* cliJson(dir, ["users", "rotate-token", "--app", app, user.id])
+      expect(Object.keys(rotated)).toEqual(["token"])
+      expect(rotated.token).toMatch(/^pb_ut_/)
+      expect(rotated.token).not.toBe(token)
+
+      const deleted = yield* cliJson(dir, ["users", "delete", "--app", app, user.id])
+      expect(deleted).toEqual({ id: user.id, status: "Inactive" })
+
+      const after = yield* cliJson(dir, ["users", "get", "--app", app, user.id])
+      expect(after.status).toBe("Inactive")
+    }), 60_000)
+
+  it.scoped("invalid user input is refused with the schema's message and no change", () =>
+    Effect.gen(function*() {
+      const dir = yield* dataDir
+      const app = yield* createApp(dir)
+      const result = yield* cli(dir, [
+        "users",
+        "create",
+        "--app",
+        app,
+        "--external-user-id",
+        "ext-3",
+        "--locale",
+        "not a locale",
+        "--timezone",
+        "Mars/Olympus",
+        "--json"
+      ])
+      expect(result.code).toBe(1)
+      const error = parseJson(result).error
+      expect(error._tag).toBe("BadRequest")
+      expect(error.message).toContain("--locale")
+      expect(error.message).toContain("--timezone")
+
+      const metadata = yield* cli(dir, ["users", "create", "--app", app, "--external-user-id", "x", "--metadata", "{"])
+      expect(metadata.code).toBe(1)
+      expect(metadata.stderr).toContain("--metadata")
+
+      const missing = yield* cli(dir, ["users", "find", "--app", app, "--external-user-id", "ext-3"])
+      expect(missing.code).toBe(1)
+    }), 60_000)
+
+  it.scoped("an unknown app id exits 1 with a message", () =>
+    Effect.gen(function*() {
+      const dir = yield* dataDir
+      const unknown = crypto.randomUUID()
+
+      const json = yield* cli(dir, ["users", "get", "--app", unknown, crypto.randomUUID(), "--json"])
+      expect(json.code).toBe(1)
+      expect(parseJson(json).error).toEqual({ _tag: "NotFound", message: `no app with id ${unknown}` })
+
+      const text = yield* cli(dir, ["api-keys", "list", "--app", "not-an-id"])
+      expect(text.code).toBe(1)
+      expect(text.stdout).toBe("")
+      expect(text.stderr).toContain("no app with id not-an-id")
+    }), 60_000)
+
+  it.effect("openapi prints the OpenAPI document without a database", () =>
+    Effect.gen(function*() {
+      const result = yield* cli(path.join(os.tmpdir(), `pulsebridge-cli-none-${crypto.randomUUID()}`), ["openapi"])
+      expect(result.code).toBe(0)
+      const document = parseJson(result)
+      expect(document.openapi).toBe("3.1.0")
+      expect(Object.keys(document.paths)).toContain("/api/v1/users")
+    }), 60_000)
+
+  it.scoped(
+    "a database that cannot be opened is one line on stderr, without a stack trace or credential",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* dataDir
+        const notADir = path.join(dir, "file")
+        fs.writeFileSync(notADir, "")
+        const embedded = yield* cli(notADir, ["apps", "list"])
+        expect(embedded.code).toBe(1)
+        expect(embedded.stdout).toBe("")
+        expect(embedded.stderr.trim().split("\n")).toHaveLength(1)
+        expect(embedded.stderr).not.toMatch(/\n\s+at /)
+
+        const port = yield* freePort
+        const remote = yield* cli(dir, ["apps", "list", "--json"], {
+          DATABASE_URL: `postgres://operator:hunter2secret@127.0.0.1:${port}/pulsebridge`
+        })
+        expect(remote.code).toBe(1)
+        expect(parseJson(remote).error._tag).toBe("SqlError")
+        expect(remote.stderr.trim().split("\n")).toHaveLength(1)
+        expect(remote.stdout + remote.stderr).not.toContain("hunter2secret")
+      }),
+    60_000
+  )
+
+  it.scoped("works through a running server that holds the data dir", () =>
+    Effect.gen(function*() {
+      const dir = yield* dataDir
+      const server = yield* runningServer(dir, yield* freePort)
+      // The server holds the embedded database; the CLI can only have reached it through the server's socket.
+      const lock = JSON.parse(fs.readFileSync(path.join(dir, "pg.lock"), "utf8")) as { pid: number }
+      expect(server.exitCode).toBeNull()
+      expect(typeof lock.pid).toBe("number")
+
+      const listed = yield* cliJson(dir, ["apps", "list"])
+      expect((listed.apps as Array<{ name: string }>).map((app) => app.name)).toContain("Demo app")
+    }), 60_000)
+})

@@ -1,0 +1,120 @@
+/**
+ * The one interface every provider implements: the OAuth legs (authorization URL, code or
+ * verifier exchange, refresh, revoke) and the provider user id. Provider differences (client
+ * authentication style, PKCE, OAuth 1.0a signing, error bodies) stay behind it.
+ */
+import type { HttpClient } from "@effect/platform"
+import type { Provider } from "@pulsebridge/domain"
+import * as Data from "effect/Data"
+import type * as Effect from "effect/Effect"
+import type * as Redacted from "effect/Redacted"
+
+/** An app's credentials at a provider (consumer key/secret for Garmin). */
+export interface ClientCredentials {
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted
+}
+
+/**
+ * Where a provider lives: `authBaseUrl` serves the consent page (Fitbit's www host, Garmin's
+ * connect host), `tokenBaseUrl` the token endpoints, `apiBaseUrl` the data and user endpoints.
+ * Each is an origin (or origin + prefix, for simulators mounted under a path) without a
+ * trailing slash; the adapter appends the provider's own paths. Configuration swaps these for
+ * simulators and regional hosts.
+ */
+export interface ProviderEndpoints {
+  readonly authBaseUrl: string
+  readonly tokenBaseUrl: string
+  readonly apiBaseUrl: string
+}
+
+/** Tokens obtained from a provider. OAuth 1.0a tokens carry a secret and never expire. */
+export interface TokenSet {
+  readonly accessToken: Redacted.Redacted
+  readonly refreshToken: Redacted.Redacted | null
+  readonly tokenSecret: Redacted.Redacted | null
+  readonly expiresAt: Date | null
+  /** Scopes granted, space separated (may differ from those asked for). */
+  readonly scopes: string
+}
+
+export interface StartInput {
+  readonly credentials: ClientCredentials
+  readonly endpoints: ProviderEndpoints
+  /** Our callback URL (endpoint 23 or 24). */
+  readonly callbackUrl: string
+  /** At least 128 random bits, base64url. */
+  readonly state: string
+  readonly scopes: ReadonlyArray<string>
+  /** PKCE verifier (43-128 chars) for providers that use PKCE. */
+  readonly codeVerifier: string
+}
+
+/** The start of an authorization: where to send the user, and what the callback will need. */
+export interface AuthorizationStart {
+  readonly authorizationUrl: string
+  /** OAuth 1.0a: the request token (also the callback's `oauth_token`) and its secret. */
+  readonly requestToken: string | null
+  readonly requestTokenSecret: Redacted.Redacted | null
+  /** Whether the PKCE verifier must be sent with the exchange. */
+  readonly usesPkce: boolean
+}
+
+export interface ExchangeInput {
+  readonly credentials: ClientCredentials
+  readonly endpoints: ProviderEndpoints
+  readonly callbackUrl: string
+  /** OAuth 2.0 authorization code, or OAuth 1.0a verifier. */
+  readonly code: string
+  readonly codeVerifier: string | null
+  readonly requestToken: string | null
+  readonly requestTokenSecret: Redacted.Redacted | null
+  /**
+   * The scopes asked for at the start, reported as granted when the token reply names none
+   * (Dexcom's never does). Omitted: the adapter's default scopes.
+   */
+  readonly scopes?: ReadonlyArray<string> | undefined
+}
+
+export interface TokenInput {
+  readonly credentials: ClientCredentials
+  readonly endpoints: ProviderEndpoints
+  readonly tokens: TokenSet
+}
+
+/**
+ * A provider call that failed. `code` carries the provider's error code when it has one
+ * (`invalid_grant` means the refresh token or code is no longer valid: reauthorize).
+ */
+export class ProviderError extends Data.TaggedError("ProviderError")<{
+  readonly provider: Provider
+  readonly operation: string
+  readonly message: string
+  readonly status?: number | undefined
+  readonly code?: string | undefined
+  readonly retryAfterSeconds?: number | undefined
+  readonly cause?: unknown
+}> {}
+
+export const isInvalidGrant = (error: ProviderError): boolean =>
+  error.code === "invalid_grant" || error.code === "invalid_token"
+
+export interface ProviderAdapter {
+  readonly provider: Provider
+  readonly authType: "OAuth2" | "OAuth1"
+  readonly defaultScopes: ReadonlyArray<string>
+  /** The production endpoints (before configuration overrides). */
+  readonly defaultEndpoints: ProviderEndpoints
+  /** Builds the authorization URL; Garmin first obtains a request token. */
+  readonly startAuthorization: (
+    input: StartInput
+  ) => Effect.Effect<AuthorizationStart, ProviderError, HttpClient.HttpClient>
+  /** Exchanges the code (or OAuth 1.0a verifier) for tokens. */
+  readonly exchange: (input: ExchangeInput) => Effect.Effect<TokenSet, ProviderError, HttpClient.HttpClient>
+  /** The user's id at the provider, read with fresh tokens. */
+  readonly providerUserId: (input: TokenInput) => Effect.Effect<string, ProviderError, HttpClient.HttpClient>
+  /** New tokens from the refresh token; providers rotate it, so the old one is then spent. */
+  readonly refresh: (input: TokenInput) => Effect.Effect<TokenSet, ProviderError, HttpClient.HttpClient>
+  /** Revokes the user's grant at the provider (Dexcom has none: succeeds without a call). */
+  readonly revoke: (input: TokenInput) => Effect.Effect<void, ProviderError, HttpClient.HttpClient>
+}

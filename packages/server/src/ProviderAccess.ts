@@ -1,0 +1,86 @@
+/**
+ * How this server reaches a provider for an app: the adapter, the app's client credentials,
+ * the endpoints (configured overrides, the sandbox simulators, or the provider's own hosts)
+ * and the scopes. In sandbox mode an app without credentials uses the sandbox credentials.
+ */
+import type { AppId, Provider } from "@pulsebridge/domain"
+import { BadRequest } from "@pulsebridge/domain"
+import type { ClientCredentials, ProviderAdapter, ProviderEndpoints } from "@pulsebridge/providers"
+import { catalog, ProviderRegistry } from "@pulsebridge/providers"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { ProviderCredentials } from "./ProviderCredentials.js"
+import { SecretBox } from "./SecretBox.js"
+import { ServerBases } from "./ServerBases.js"
+import { ServerConfig } from "./ServerConfig.js"
+
+export interface ResolvedProvider {
+  readonly adapter: ProviderAdapter
+  readonly credentials: ClientCredentials
+  readonly endpoints: ProviderEndpoints
+  readonly scopes: ReadonlyArray<string>
+  readonly redirectUrlPrefixes: ReadonlyArray<string>
+}
+
+export const sandboxPath = (provider: Provider) => `/sandbox/${catalog[provider].slug}`
+
+export const splitScopes = (scopes: string): ReadonlyArray<string> => scopes.split(/[\s,]+/).filter((s) => s !== "")
+
+export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebridge/server/ProviderAccess", {
+  effect: Effect.gen(function*() {
+    const config = yield* ServerConfig
+    const stored = yield* ProviderCredentials
+    const box = yield* SecretBox
+    const registry = yield* ProviderRegistry
+    const bases = yield* ServerBases
+
+    /** The credentials every app uses in sandbox mode; the mounted simulators accept them. */
+    const sandboxCredentials = (provider: Provider): ClientCredentials => ({
+      clientId: `pulsebridge-sandbox-${catalog[provider].slug}`,
+      clientSecret: Redacted.make(box.derive(`sandbox-client-secret:${provider}`))
+    })
+
+    const sandboxEndpoints = (provider: Provider): ProviderEndpoints => ({
+      authBaseUrl: bases.publicBase + sandboxPath(provider),
+      tokenBaseUrl: bases.internalBase + sandboxPath(provider),
+      apiBaseUrl: bases.internalBase + sandboxPath(provider)
+    })
+
+    const resolve = (appId: AppId, provider: Provider) =>
+      Effect.gen(function*() {
+        const adapter = registry.get(provider)
+        const own = yield* stored.get(appId, provider)
+        if (Option.isNone(own)) {
+          if (!config.sandbox) {
+            return yield* new BadRequest({
+              message: `The app has no ${provider} credentials configured; an operator sets them with ` +
+                `\`pulsebridge provider-credentials set --app <appId> --provider ${provider} ...\``
+            })
+          }
+          return {
+            adapter,
+            credentials: sandboxCredentials(provider),
+            endpoints: sandboxEndpoints(provider),
+            scopes: adapter.defaultScopes,
+            redirectUrlPrefixes: []
+          } satisfies ResolvedProvider
+        }
+        const defaults = config.sandbox ? sandboxEndpoints(provider) : adapter.defaultEndpoints
+        const creds = own.value
+        return {
+          adapter,
+          credentials: { clientId: creds.clientId, clientSecret: creds.clientSecret },
+          endpoints: {
+            authBaseUrl: creds.authBaseUrl ?? defaults.authBaseUrl,
+            tokenBaseUrl: creds.tokenBaseUrl ?? defaults.tokenBaseUrl,
+            apiBaseUrl: creds.apiBaseUrl ?? defaults.apiBaseUrl
+          },
+          scopes: creds.scopes === null ? adapter.defaultScopes : splitScopes(creds.scopes),
+          redirectUrlPrefixes: creds.redirectUrlPrefixes
+        } satisfies ResolvedProvider
+      })
+
+    return { resolve, sandboxCredentials, sandboxEndpoints } as const
+  })
+}) {}

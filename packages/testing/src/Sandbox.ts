@@ -1,0 +1,41 @@
+/**
+ * Sandbox mode: the four provider simulators mounted on the PulseBridge server itself under
+ * `/sandbox/<slug>`, accepting the sandbox credentials every app uses when it has none of its
+ * own. Their grants are kept in `DATA_DIR/sandbox/<slug>.json`, so connections made in the
+ * sandbox survive a restart.
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import { providers } from "@pulsebridge/domain"
+import { ProviderAccess, sandboxPath } from "@pulsebridge/server/ProviderAccess"
+import { ServerBases } from "@pulsebridge/server/ServerBases"
+import { ServerConfig } from "@pulsebridge/server/ServerConfig"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { SimulatorStore } from "./simulators/index.js"
+import { fileStore, makeSimulator, memoryStore } from "./simulators/index.js"
+
+export const SandboxRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const config = yield* ServerConfig
+    const access = yield* ProviderAccess
+    const bases = yield* ServerBases
+    const dir = path.join(config.dataDir, "sandbox")
+    yield* Effect.sync(() => fs.mkdirSync(dir, { recursive: true, mode: 0o700 }))
+    for (const provider of providers) {
+      const credentials = access.sandboxCredentials(provider)
+      const mount = sandboxPath(provider)
+      const store: SimulatorStore = config.dataDir === ""
+        ? memoryStore()
+        : fileStore(path.join(dir, `${mount.split("/").pop()}.json`))
+      const simulator = makeSimulator(provider, {
+        baseUrl: bases.publicBase + mount,
+        clients: [{ clientId: credentials.clientId, clientSecret: Redacted.value(credentials.clientSecret) }],
+        seed: "pulsebridge-sandbox",
+        store
+      })
+      yield* router.mountApp(mount as `/${string}`, simulator.app)
+    }
+  })
+)

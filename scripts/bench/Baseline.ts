@@ -1,0 +1,199 @@
+/**
+ * The baseline of the benchmark: a minimal `node:https` server with plain `pg` and no Effect that does the same
+ * database work as PulseBridge for the two measured routes. `GET /api/v1/users/:id` looks the bearer API key up
+ * by its SHA-256 hash and reads the user row; `POST /api/v1/users` does the same, then runs the upsert and the
+ * token insert of the real `Users.create` in one transaction. Bodies are the same JSON shape, written with
+ * `JSON.stringify`; there is no logging, routing library, schema or error catalogue.
+ */
+import * as crypto from "node:crypto"
+import type * as http from "node:http"
+import * as https from "node:https"
+import type * as net from "node:net"
+import pg from "pg"
+
+export interface BaselineOptions {
+  readonly cert: string
+  readonly key: string
+  /** Where the pool connects; the pool size is part of it, to match PulseBridge's own pool. */
+  readonly pool: pg.PoolConfig
+}
+
+export interface Baseline {
+  readonly port: number
+  readonly close: () => Promise<void>
+}
+
+const apiKeyPrefix = "pb_sk_"
+const userTokenPrefix = "pb_ut_"
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const secretPattern = /^[A-Za-z0-9_-]{43}$/
+const userPath = /^\/api\/v1\/users\/([^/?]+)$/
+
+// The aliases give the JSON shape of the API directly; PulseBridge renames in JS instead.
+const userColumns = `id, app_id as "appId", external_user_id as "externalUserId", status, locale, timezone, ` +
+  `metadata, created_at as "createdAt", updated_at as "updatedAt"`
+
+const authenticateSql = "select app_id, permissions from api_keys where key_hash = $1 and revoked_at is null"
+const getUserSql = `select ${userColumns} from users where id = $1 and app_id = $2`
+const upsertUserSql = `
+  insert into users (id, app_id, external_user_id, status, locale, timezone, metadata)
+  values ($1, $2, $3, 'Active', $4, $5, $6::jsonb)
+  on conflict (app_id, external_user_id) do update set
+    status = 'Active',
+    deleted_at = null,
+    updated_at = case when users.status = 'Active' then users.updated_at else now() end
+  returning ${userColumns}, (xmax = 0) as inserted
+`
+const insertTokenSql = "insert into user_tokens (id, user_id, token_hash) values ($1, $2, $3)"
+
+const sha256 = (secret: string) => crypto.createHash("sha256").update(secret).digest("hex")
+
+const send = (response: http.ServerResponse, status: number, body: unknown) => {
+  const json = JSON.stringify(body)
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json) })
+  response.end(json)
+}
+
+const fail = (response: http.ServerResponse, status: number, tag: string, message: string) =>
+  send(response, status, { _tag: tag, message })
+
+const bearer = (authorization: string | undefined): string | undefined => {
+  const match = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization)
+  return match === null ? undefined : match[1]
+}
+
+const readBody = (request: http.IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    request.on("data", (chunk: Buffer) => chunks.push(chunk))
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    request.on("error", reject)
+  })
+
+interface CreatePayload {
+  readonly externalUserId: string
+  readonly locale?: string
+  readonly timezone?: string
+  readonly metadata?: Record<string, unknown>
+}
+
+const parsePayload = (text: string): CreatePayload | undefined => {
+  try {
+    const body = JSON.parse(text) as Partial<CreatePayload> | null
+    return typeof body === "object" && body !== null && typeof body.externalUserId === "string" &&
+        body.externalUserId.length > 0
+      ? body as CreatePayload
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export const startBaseline = (options: BaselineOptions): Promise<Baseline> => {
+  const pool = new pg.Pool(options.pool)
+  pool.on("error", () => {})
+
+  /** The app of a live API key carrying `permission`, or an error response already sent. */
+  const authenticate = async (
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+    permission: string
+  ): Promise<string | undefined> => {
+    const secret = bearer(request.headers.authorization)
+    const wellFormed = secret !== undefined && secret.startsWith(apiKeyPrefix) &&
+      secretPattern.test(secret.slice(apiKeyPrefix.length))
+    const rows = wellFormed
+      ? (await pool.query<{ app_id: string; permissions: Array<string> }>(authenticateSql, [sha256(secret)])).rows
+      : []
+    const app = rows[0]
+    if (app === undefined) {
+      fail(response, 401, "Unauthorized", "Invalid or revoked API key")
+      return undefined
+    }
+    if (!app.permissions.includes(permission)) {
+      fail(response, 403, "Forbidden", `This API key lacks the permission ${permission}`)
+      return undefined
+    }
+    return app.app_id
+  }
+
+  const getUser = async (
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+    id: string
+  ) => {
+    const appId = await authenticate(request, response, "users:read")
+    if (appId === undefined) return
+    const rows = uuidPattern.test(id) ? (await pool.query(getUserSql, [id, appId])).rows : []
+    if (rows[0] === undefined) return fail(response, 404, "NotFound", `no user with id ${id}`)
+    send(response, 200, rows[0])
+  }
+
+  const createUser = async (
+    request: http.IncomingMessage,
+    response: http.ServerResponse
+  ) => {
+    const text = await readBody(request)
+    const appId = await authenticate(request, response, "users:write")
+    if (appId === undefined) return
+    const payload = parsePayload(text)
+    if (payload === undefined) return fail(response, 400, "BadRequest", "externalUserId is required")
+    const token = userTokenPrefix + crypto.randomBytes(32).toString("base64url")
+    const client = await pool.connect()
+    try {
+      await client.query("begin")
+      const { rows } = await client.query<{ id: string; inserted: boolean }>(upsertUserSql, [
+        crypto.randomUUID(),
+        appId,
+        payload.externalUserId,
+        payload.locale ?? "en-US",
+        payload.timezone ?? "UTC",
+        JSON.stringify(payload.metadata ?? {})
+      ])
+      const { inserted, ...user } = rows[0]!
+      await client.query(insertTokenSql, [crypto.randomUUID(), user.id, sha256(token)])
+      await client.query("commit")
+      send(response, inserted ? 201 : 200, { ...user, token })
+    } catch (error) {
+      await client.query("rollback").catch(() => {})
+      throw error
+    } finally {
+      client.release()
+    }
+  }
+
+  const server = https.createServer({ cert: options.cert, key: options.key }, (request, response) => {
+    const url = request.url ?? "/"
+    const userMatch = userPath.exec(url)
+    const handled = request.method === "GET" && userMatch !== null
+      ? getUser(request, response, decodeURIComponent(userMatch[1]!))
+      : request.method === "POST" && url === "/api/v1/users"
+      ? createUser(request, response)
+      : Promise.resolve(fail(response, 404, "NotFound", "No such route"))
+    handled.catch(() => {
+      if (!response.headersSent) fail(response, 500, "InternalServerError", "Internal server error")
+      else response.destroy()
+    })
+  })
+  const sockets = new Set<net.Socket>()
+  server.on("connection", (socket: net.Socket) => {
+    sockets.add(socket)
+    socket.once("close", () => sockets.delete(socket))
+  })
+
+  return new Promise<Baseline>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address() as net.AddressInfo
+      resolve({
+        port: address.port,
+        close: async () => {
+          // Keep-alive connections of the load generator would otherwise hold close() until they time out.
+          for (const socket of sockets) socket.destroy()
+          await new Promise<void>((done) => server.close(() => done()))
+          await pool.end()
+        }
+      })
+    })
+  })
+}

@@ -1,0 +1,133 @@
+/**
+ * The load side of the benchmark: autocannon against one target (a warm-up, then the measurement), its figures,
+ * and what makes a run invalid: any connection error, timeout, non-2xx answer or body mismatch.
+ * Also a one-shot HTTPS request that verifies the server certificate, for seeding and pre-flight checks.
+ */
+import autocannon from "autocannon"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as https from "node:https"
+
+export class BenchError extends Data.TaggedError("BenchError")<{ readonly message: string }> {}
+
+export interface Target {
+  readonly url: string
+  readonly method: "GET" | "POST"
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: string | undefined
+  /** The certificate the server presents (self-signed, so it is its own CA). */
+  readonly ca: string
+}
+
+export interface LoadSettings {
+  readonly connections: number
+  readonly pipelining: number
+  readonly warmupSeconds: number
+  readonly durationSeconds: number
+}
+
+export interface Measurement {
+  readonly requests: number
+  readonly requestsPerSecond: number
+  readonly p50: number
+  readonly p99: number
+  /** What made the warm-up or the measured run invalid (errors, timeouts, non-2xx answers); empty when valid. */
+  readonly problems: ReadonlyArray<string>
+}
+
+const run = (target: Target, settings: LoadSettings, seconds: number) =>
+  Effect.async<autocannon.Result, BenchError>((resume) => {
+    const instance = autocannon({
+      url: target.url,
+      method: target.method,
+      headers: { ...target.headers },
+      ...(target.body === undefined ? {} : { body: target.body }),
+      connections: settings.connections,
+      pipelining: settings.pipelining,
+      duration: seconds,
+      // The load generator runs on a worker thread so that it does not share the event loop of the servers.
+      workers: 1,
+      // autocannon always connects with `rejectUnauthorized: false` (lib/httpClient.js), so the CA is passed for
+      // completeness only; the pre-flight requests of `requestOnce` are the ones that verify the certificate.
+      tlsOptions: { ca: target.ca }
+    }, (error, result) => {
+      if (error) resume(Effect.fail(new BenchError({ message: `autocannon failed: ${error}` })))
+      else resume(Effect.succeed(result))
+    })
+    return Effect.sync(() => instance.stop())
+  }).pipe(
+    // autocannon ends a run after its duration even when requests hang (they count as timeouts after 10 s); this
+    // only guards against the load generator itself not coming back.
+    Effect.timeoutFail({
+      duration: `${seconds + 30} seconds`,
+      onTimeout: () => new BenchError({ message: `autocannon did not finish a ${seconds} s run against ${target.url}` })
+    })
+  )
+
+const problemsOf = (result: autocannon.Result): Array<string> => {
+  const statuses = Object.entries(result.statusCodeStats ?? {})
+    .filter(([status]) => !status.startsWith("2"))
+    .map(([status, { count }]) => `${count ?? 0} × ${status}`)
+  return [
+    result.errors > 0 ? `${result.errors} connection errors` : "",
+    result.timeouts > 0 ? `${result.timeouts} timeouts` : "",
+    result.non2xx > 0 ? `${result.non2xx} non-2xx answers (${statuses.join(", ")})` : "",
+    result.mismatches > 0 ? `${result.mismatches} body mismatches` : "",
+    result.requests.total === 0 ? "no request completed" : ""
+  ].filter((problem) => problem !== "")
+}
+
+/**
+ * A warm-up run (its figures discarded) followed by the measured run. Problems of either are recorded rather than
+ * failing at once, so that every route is measured; the caller fails the benchmark when any run has problems.
+ */
+export const measure = (target: Target, settings: LoadSettings) =>
+  Effect.gen(function*() {
+    const warmup = settings.warmupSeconds > 0
+      ? problemsOf(yield* run(target, settings, settings.warmupSeconds)).map((problem) => `warm-up: ${problem}`)
+      : []
+    const result = yield* run(target, settings, settings.durationSeconds)
+    return {
+      requests: result.requests.total,
+      requestsPerSecond: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      problems: [...warmup, ...problemsOf(result)]
+    } satisfies Measurement
+  })
+
+export interface Response {
+  readonly status: number
+  readonly body: string
+}
+
+/** One request that trusts only the server's own certificate. */
+export const requestOnce = (target: Target) =>
+  Effect.tryPromise({
+    try: (signal) =>
+      new Promise<Response>((resolve, reject) => {
+        const request = https.request(target.url, {
+          method: target.method,
+          headers: target.headers,
+          ca: target.ca,
+          agent: false,
+          signal
+        }, (response) => {
+          const chunks: Array<Buffer> = []
+          response.on("data", (chunk: Buffer) => chunks.push(chunk))
+          response.on(
+            "end",
+            () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") })
+          )
+          response.on("error", reject)
+        })
+        request.on("error", reject)
+        request.end(target.body)
+      }),
+    catch: (cause) => new BenchError({ message: `${target.method} ${target.url} failed: ${cause}` })
+  }).pipe(
+    Effect.timeoutFail({
+      duration: "10 seconds",
+      onTimeout: () => new BenchError({ message: `${target.method} ${target.url} got no answer within 10 s` })
+    })
+  )
