@@ -17,6 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -142,13 +143,47 @@ const preflight = (route: string, pulsebridge: Target, baseline: Target) =>
     }
   })
 
-/** Progress on the terminal; `Console` would write to the server's log file inside the server layer. */
+/** Progress, straight to stdout: the server's layers set their own console and loggers on the fibers building them. */
 const say = (text: string) => Effect.sync(() => process.stdout.write(`${text}\n`))
 
 const describe = (name: string, route: string, m: Measurement) =>
   say(
     `  ${name.padEnd(11)} ${route.padEnd(22)} ${Math.round(m.requestsPerSecond).toString().padStart(6)} req/s` +
       `  p50 ${m.p50} ms  p99 ${m.p99} ms${m.problems.length === 0 ? "" : `  INVALID: ${m.problems.join("; ")}`}`
+  )
+
+const shutdownSeconds = 20
+
+/**
+ * Runs `use` with the server built in a scope of its own. The server's console (banner, logs) is `console`: it is
+ * set while the layer is built, which is where the listener captures the runtime its requests run with. The scope
+ * is closed within `shutdownSeconds`, so that a server whose shutdown hangs (requests stuck on a database that
+ * stopped answering) still lets the benchmark report and drop its database; `shutdown.finished` tells.
+ */
+const withServer = <A, E, ROut, E2>(
+  layer: Layer.Layer<ROut, E2>,
+  console: Console.Console,
+  shutdown: { finished: boolean },
+  use: Effect.Effect<A, E, ROut>
+) =>
+  Effect.acquireUseRelease(
+    Scope.make(),
+    (scope) =>
+      Layer.buildWithScope(layer, scope).pipe(
+        Console.withConsole(console),
+        Effect.flatMap((context) => Effect.provide(use, context))
+      ),
+    (scope, exit) =>
+      Scope.close(scope, exit).pipe(
+        Effect.disconnect,
+        Effect.interruptible,
+        Effect.timeoutOption(`${shutdownSeconds} seconds`),
+        Effect.flatMap((closed) =>
+          Option.isSome(closed) ? Effect.void : Effect.sync(() => {
+            shutdown.finished = false
+          })
+        )
+      )
   )
 
 const program = Effect.gen(function*() {
@@ -172,11 +207,8 @@ const program = Effect.gen(function*() {
     trustProxy: false
   })
   // Exactly what `pulsebridge serve` runs (its logging included), configured like `serve` from the environment
-  // but for the listener, the data dir and the database; its console (banner, logs) is the log file.
-  const ServerLive = ServeLive.pipe(
-    Layer.provideMerge(ConfigLive),
-    Layer.provide(Console.setConsole(serverConsole))
-  )
+  // but for the listener, the data dir and the database.
+  const ServerLive = ServeLive.pipe(Layer.provideMerge(ConfigLive))
 
   const run = Effect.gen(function*() {
     const server = yield* HttpServer.HttpServer
@@ -204,7 +236,7 @@ const program = Effect.gen(function*() {
     const baseline = yield* Effect.acquireRelease(
       Effect.promise(() => startBaseline({ cert, key, pool: database.pool(dataDir) })),
       // Bounded, as a database that stopped answering would keep the pool's connections checked out.
-      (baseline) => Effect.promise(() => baseline.close()).pipe(Effect.timeoutOption("5 seconds"))
+      (baseline) => Effect.promise(() => baseline.close()).pipe(Effect.interruptible, Effect.timeoutOption("5 seconds"))
     )
     const baselineBase = `https://127.0.0.1:${baseline.port}`
 
@@ -220,9 +252,10 @@ const program = Effect.gen(function*() {
       results.push({ route: route.route, description: route.description, pulsebridge, baseline: base })
     }
     return { databaseVersion, results }
-  }).pipe(Effect.scoped, Effect.provide(ServerLive))
+  }).pipe(Effect.scoped)
 
-  const { databaseVersion, results } = yield* run
+  const shutdown = { finished: true }
+  const { databaseVersion, results } = yield* withServer(ServerLive, serverConsole, shutdown, run)
   const benchRun = {
     kind,
     databaseDetail: database.detail,
@@ -236,11 +269,17 @@ const program = Effect.gen(function*() {
   writeMarkdown(docsFile, benchRun)
   yield* say(`Wrote the ${databaseTitle[kind]} section of docs/benchmarks.md`)
   const invalid = problems(results)
-  if (invalid.length > 0) {
+  if (invalid.length > 0 || !shutdown.finished) {
     return yield* new BenchError({
-      message: `the benchmark is invalid: not every answer was 2xx (see ${logFile}):\n  ${invalid.join("\n  ")}`
+      message: [
+        ...(invalid.length === 0 ? [] : [`the benchmark is invalid: not every answer was 2xx (see ${logFile}):`]),
+        ...invalid.map((problem) => `  ${problem}`),
+        ...(shutdown.finished ? [] : [`the server did not shut down within ${shutdownSeconds} s`])
+      ].join("\n")
     })
   }
 }).pipe(Effect.scoped)
 
-NodeRuntime.runMain(program)
+// Without the pretty logger, as `pulsebridge` itself runs (packages/cli/src/bin.ts): the server then logs with exactly
+// the loggers its own `LoggingLive` sets up.
+NodeRuntime.runMain(program, { disablePrettyLogger: true })

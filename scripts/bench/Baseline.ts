@@ -166,7 +166,7 @@ export const startBaseline = (options: BaselineOptions): Promise<Baseline> => {
     const url = request.url ?? "/"
     const userMatch = userPath.exec(url)
     const handled = request.method === "GET" && userMatch !== null
-      ? getUser(request, response, decodeURIComponent(userMatch[1]!))
+      ? getUser(request, response, userMatch[1]!)
       : request.method === "POST" && url === "/api/v1/users"
       ? createUser(request, response)
       : Promise.resolve(fail(response, 404, "NotFound", "No such route"))

@@ -154,28 +154,29 @@ const placeholder = (kind: DatabaseKind) =>
 
 const intro = `# Benchmarks
 
-This file is written by \`npm run bench\` (\`scripts/bench.ts\`); a run replaces the section of its kind of database
-and keeps the other one, so do not edit it by hand.
+This file is written by \`npm run bench\` (\`scripts/bench.ts\`): a run replaces the section of its kind of database
+and keeps the other one, so edits by hand are lost.
 
-The benchmark starts the whole PulseBridge server in-process, as \`pulsebridge serve\` composes it (HTTPS with a
-self-signed certificate, the request middleware and its request logs at the default Info level, the API key
-middleware, the services over \`@effect/sql-pg\`), on a fresh database with one app and one user. Next to it runs a
-baseline: a minimal \`node:https\` server with plain \`pg\` and no Effect that does the same database work for the
-same two routes and answers the same JSON. autocannon (on a worker thread) then loads each server in turn, over
-HTTPS with keep-alive connections:
+Run it with the embedded database (\`npm run bench\`: PGlite in a temporary data dir) or against PostgreSQL
+(\`DATABASE_URL=postgres://user@host:5432/postgres npm run bench\`: a fresh database is created on that server for
+the run and dropped after it). \`BENCH_DURATION=3 npm run bench\` shortens the measured part of each run (seconds,
+default 8) for a quick check; \`BENCH_CONNECTIONS\` sets the concurrent connections (default 10).
+
+What is measured: the whole PulseBridge server, started in-process exactly as \`pulsebridge serve\` composes it
+(HTTPS with a self-signed certificate, the request middleware and its request logs, API key authentication, the
+services over \`@effect/sql-pg\`; configured from the environment like \`serve\`, logs written to a file in the
+system temp directory instead of the terminal), on a fresh database holding one app and one user. Next to it runs
+a baseline: a minimal \`node:https\` server with plain \`pg\`, no Effect and no logging, that does the same database
+work for the same two routes and answers the same JSON (checked before loading). autocannon, on a worker thread,
+loads each server in turn over HTTPS with keep-alive connections, a warm-up run first:
 
 - \`GET /api/v1/users/:id\`: look the bearer API key up by its SHA-256 hash, then read the user row.
 - \`POST /api/v1/users\` for an existing \`externalUserId\`: the API key lookup, then one transaction with the user
   upsert and the insert of a fresh user token (the idempotent re-create path of the real service).
 
-Any error, timeout or non-2xx answer fails the run. The server's logs go to a file in the system temp directory
-instead of the terminal; the baseline logs nothing.
-
-Run it with the embedded database (\`npm run bench\`, PGlite in a temporary data dir) or against PostgreSQL
-(\`DATABASE_URL=postgres://user@host:5432/postgres npm run bench\`: a fresh database is created on that server for
-the run and dropped after it). \`BENCH_DURATION=3 npm run bench\` shortens the measured part of each run (seconds;
-default 8) for a quick check. The load generator shares the machine with the server and the database, so compare
-figures of one section with each other rather than across machines.`
+A run with any connection error, timeout or non-2xx answer is marked invalid and makes \`npm run bench\` fail. The
+load generator, the servers and the database share one machine, so compare the figures within a section rather
+than across machines.`
 
 /** Rewrites `file` with the section of `run` and the other kind's section kept from the current file. */
 export const writeMarkdown = (file: string, run: BenchRun) => {

@@ -164,7 +164,10 @@ export const pgClientFromEndpoint = (endpoint: EmbeddedEndpoint) =>
     port: endpoint.port,
     database: "postgres",
     username: "postgres",
-    maxConnections: 8
+    // PGlite has one session: its socket server interleaves the messages of concurrent client
+    // connections, which mixes up prepared statements across transactions. One connection
+    // keeps every query and transaction whole.
+    maxConnections: 1
   })
 
 /**

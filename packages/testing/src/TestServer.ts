@@ -8,7 +8,7 @@ import { HttpClient as Client } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Api, CreateUserPayload } from "@pulsebridge/domain"
 import { Apps } from "@pulsebridge/server/Apps"
-import { ConnectServicesLive, HttpAppLive, HttpServerLive, ServicesLive } from "@pulsebridge/server/Server"
+import { ConnectServicesLive, HttpServerLive, makeHttpAppLive, ServicesLive } from "@pulsebridge/server/Server"
 import type { ServerConfigShape } from "@pulsebridge/server/ServerConfig"
 import { ServerConfig } from "@pulsebridge/server/ServerConfig"
 import { Users } from "@pulsebridge/server/Users"
@@ -21,6 +21,7 @@ import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { SandboxRoutesLive } from "./Sandbox.js"
 import { TestDatabaseLive } from "./TestDatabase.js"
 
 export class TestServer extends Context.Tag("@pulsebridge/testing/TestServer")<TestServer, {
@@ -63,7 +64,8 @@ export const makeTestServer = (overrides: Partial<ServerConfigShape> = {}) =>
     const dataDir = yield* tempDir("pulsebridge-test-")
     const ConfigLive = Layer.succeed(ServerConfig, testConfig(dataDir, overrides))
     const Services = ServicesLive.pipe(Layer.provideMerge(TestDatabaseLive))
-    const Http = HttpAppLive.pipe(
+    // With `sandbox: true` the provider simulators are mounted as `serve --sandbox` mounts them.
+    const Http = makeHttpAppLive(overrides.sandbox === true ? SandboxRoutesLive : Layer.empty).pipe(
       Layer.provideMerge(ConnectServicesLive),
       Layer.provideMerge(HttpServerLive),
       Layer.provideMerge(Services),

@@ -140,6 +140,30 @@ describe("simulators", () => {
       expect(whoop.control.calls().map((c) => c.path)).toContain("/oauth/oauth2/token")
     }).pipe(Effect.provide(HttpLive)))
 
+  it.scopedLive("mounted without includePrefix behind such a middleware, a body request fails fast and says why", () =>
+    Effect.gen(function*() {
+      const whoop = makeSimulator("WHOOP", options(new ManualClock()))
+      const readsBodies = HttpMiddleware.make((app) =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          if (request.method === "POST") yield* Effect.orElseSucceed(request.text, () => "")
+          return yield* app
+        })
+      )
+      const app = HttpRouter.empty.pipe(
+        HttpRouter.mountApp("/sandbox/whoop", whoop.app),
+        Effect.catchAll(() => Effect.succeed(HttpServerResponse.empty({ status: 404 }))),
+        readsBodies
+      )
+      const server = yield* serveHttpApp(app)
+      const base = `${server.baseUrl}/sandbox/whoop`
+      whoop.control.setBaseUrl(base)
+      const reply = yield* send("POST", `${base}/_sim/faults`, { json: { path: "*", kind: "serverError" } })
+      expect(reply.status).toBe(500)
+      expect(reply.json().error_description).toContain("includePrefix")
+      expect((yield* get(`${base}/oauth/oauth2/auth?client_id=nobody`)).status).toBe(400)
+    }).pipe(Effect.provide(HttpLive)))
+
   it.scopedLive("Garmin accepts signatures over the address a client used when it differs from the public base", () =>
     Effect.gen(function*() {
       const sim = makeSimulator("Garmin", options(new ManualClock()))

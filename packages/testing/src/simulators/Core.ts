@@ -768,6 +768,13 @@ export const makeApp = <S>(
     const stripped = prefix !== "" && (fullPath === prefix || fullPath.startsWith(`${prefix}/`))
     const path = stripped ? fullPath.slice(prefix.length) || "/" : fullPath
     const method = original.method.toUpperCase()
+    if (method !== "GET" && method !== "HEAD" && bodyReadUpstream(original)) {
+      return style.error(
+        500,
+        "server_error",
+        "The request body was read before it reached the simulator; mount it with includePrefix: true"
+      )
+    }
     // read before any re-addressing: a body an outer middleware already read is cached only on this request
     const body = method === "GET" || method === "HEAD"
       ? ""
@@ -830,6 +837,17 @@ export const makeApp = <S>(
     })
     return response
   })
+}
+
+/**
+ * Whether an outer handler consumed the body of a request the router then re-addressed (mounting
+ * without `includePrefix` makes a new request object without the first one's cached body):
+ * reading it again would wait forever.
+ */
+const bodyReadUpstream = (request: HttpServerRequest.HttpServerRequest): boolean => {
+  const source = request.source as { readonly readableEnded?: unknown; readonly url?: unknown } | null
+  return typeof source === "object" && source !== null && source.readableEnded === true &&
+    typeof source.url === "string" && source.url !== request.url
 }
 
 /** A router holding only `app`, for `HttpRouter.mount(prefix, sim.router)`. */
