@@ -19,6 +19,7 @@ import type { ApiKeyRecord, App } from "@pulsebridge/server/Apps"
 import { Apps } from "@pulsebridge/server/Apps"
 import { DatabaseLive } from "@pulsebridge/server/Database"
 import { makeServeLive, ServeLive } from "@pulsebridge/server/Main"
+import { ProviderCredentials } from "@pulsebridge/server/ProviderCredentials"
 import { ServicesLive } from "@pulsebridge/server/Server"
 import { ServerConfig } from "@pulsebridge/server/ServerConfig"
 import { Users } from "@pulsebridge/server/Users"
@@ -39,7 +40,7 @@ const ServicesFromEnv = ServicesLive.pipe(
 /** Runs a command body over the services, with its output rules: quiet logs, and failures printed once. */
 const withServices = (json: boolean) =>
 <A, E>(
-  effect: Effect.Effect<A, E, Apps | Users>
+  effect: Effect.Effect<A, E, Apps | Users | ProviderCredentials>
 ) => effect.pipe(Effect.provide(ServicesFromEnv), quietLogs, reportFailure(json))
 
 const json = Options.boolean("json").pipe(
@@ -383,6 +384,80 @@ const users = Command.make("users").pipe(
   Command.withSubcommands([usersCreate, usersGet, usersFind, usersUpdate, usersDelete, usersRotateToken])
 )
 
+const providerOption = Options.choice("provider", ["Fitbit", "Garmin", "WHOOP", "Dexcom"] as const).pipe(
+  Options.withDescription("The provider")
+)
+
+const providerCredentialsSet = Command.make(
+  "set",
+  {
+    app: appId,
+    provider: providerOption,
+    clientId: Options.text("client-id").pipe(Options.withDescription("Client id (Garmin: consumer key)")),
+    clientSecret: Options.redacted("client-secret").pipe(
+      Options.withDescription("Client secret (Garmin: consumer secret); stored encrypted, never printed")
+    ),
+    scopes: Options.text("scopes").pipe(Options.optional, Options.withDescription("Scopes, space or comma separated")),
+    authBaseUrl: Options.text("auth-base-url").pipe(Options.optional),
+    tokenBaseUrl: Options.text("token-base-url").pipe(Options.optional),
+    apiBaseUrl: Options.text("api-base-url").pipe(Options.optional),
+    redirectPrefixes: Options.text("redirect-url-prefix").pipe(
+      Options.repeated,
+      Options.withDescription("Allowed prefix of connect-session redirect URLs (repeatable)")
+    ),
+    json
+  },
+  (input) =>
+    Effect.gen(function*() {
+      const id = yield* requireApp(input.app)
+      const store = yield* ProviderCredentials
+      yield* store.set(id, input.provider, {
+        clientId: input.clientId,
+        clientSecret: input.clientSecret,
+        scopes: Option.getOrUndefined(input.scopes),
+        authBaseUrl: Option.getOrUndefined(input.authBaseUrl),
+        tokenBaseUrl: Option.getOrUndefined(input.tokenBaseUrl),
+        apiBaseUrl: Option.getOrUndefined(input.apiBaseUrl),
+        redirectUrlPrefixes: input.redirectPrefixes
+      })
+      yield* printResult(
+        input.json,
+        { app: id, provider: input.provider, clientId: input.clientId },
+        () => `Stored ${input.provider} credentials for app ${id} (client id ${input.clientId}).`
+      )
+    }).pipe(withServices(input.json))
+).pipe(Command.withDescription("Set an app's credentials at a provider (the secret is stored encrypted)"))
+
+const providerCredentialsList = Command.make("list", { app: appId, json }, ({ app, json }) =>
+  Effect.gen(function*() {
+    const id = yield* requireApp(app)
+    const rows = yield* Effect.flatMap(ProviderCredentials, (store) => store.list(id))
+    const items = rows.map((row) => ({
+      provider: row.provider,
+      clientId: row.clientId,
+      scopes: row.scopes,
+      authBaseUrl: row.authBaseUrl,
+      tokenBaseUrl: row.tokenBaseUrl,
+      apiBaseUrl: row.apiBaseUrl,
+      redirectUrlPrefixes: row.redirectUrlPrefixes,
+      updatedAt: row.updatedAt.toISOString()
+    }))
+    yield* printResult(
+      json,
+      { providerCredentials: items },
+      () =>
+        items.length === 0
+          ? "No provider credentials."
+          : items.map((item) => `${item.provider}  client id ${item.clientId}  scopes ${item.scopes ?? "(defaults)"}`)
+            .join("\n")
+    )
+  }).pipe(withServices(json))).pipe(Command.withDescription("List an app's provider credentials (never the secrets)"))
+
+const providerCredentials = Command.make("provider-credentials").pipe(
+  Command.withDescription("Manage an app's credentials at the providers"),
+  Command.withSubcommands([providerCredentialsSet, providerCredentialsList])
+)
+
 const migrate = Command.make(
   "migrate",
   { json },
@@ -440,7 +515,7 @@ const openapi = Command.make(
 
 export const command = Command.make("pulsebridge").pipe(
   Command.withDescription("Operate a PulseBridge server: apps, API keys, users, migrations, the server itself"),
-  Command.withSubcommands([apps, apiKeys, users, migrate, serve, openapi])
+  Command.withSubcommands([apps, apiKeys, providerCredentials, users, migrate, serve, openapi])
 )
 
 export const run = Command.run(command, { name: "pulsebridge", version: "0.1.0" })

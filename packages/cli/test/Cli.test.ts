@@ -365,6 +365,52 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       expect(text.stderr).toContain("no app with id not-an-id")
     }), 60_000)
 
+  it.scoped(
+    "provider-credentials set stores a secret that list never prints",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* dataDir
+        const app = yield* createApp(dir)
+        const secret = "very-secret-client-secret-123"
+        const set = yield* cliJson(dir, [
+          "provider-credentials",
+          "set",
+          "--app",
+          app,
+          "--provider",
+          "WHOOP",
+          "--client-id",
+          "whoop-client",
+          "--client-secret",
+          secret,
+          "--scopes",
+          "offline read:cycles"
+        ])
+        expect(set).toEqual({ app, provider: "WHOOP", clientId: "whoop-client" })
+        const list = yield* cli(dir, ["provider-credentials", "list", "--app", app, "--json"])
+        expect(list.code).toBe(0)
+        expect(list.stdout).not.toContain(secret)
+        const listed = parseJson(list).providerCredentials
+        expect(listed).toHaveLength(1)
+        expect(listed[0]).toMatchObject({ provider: "WHOOP", clientId: "whoop-client", scopes: "offline read:cycles" })
+        const bad = yield* cli(dir, [
+          "provider-credentials",
+          "set",
+          "--app",
+          app,
+          "--provider",
+          "Polar",
+          "--client-id",
+          "x",
+          "--client-secret",
+          "y",
+          "--json"
+        ])
+        expect(bad.code).toBe(1)
+      }),
+    60_000
+  )
+
   it.effect("openapi prints the OpenAPI document without a database", () =>
     Effect.gen(function*() {
       const result = yield* cli(path.join(os.tmpdir(), `pulsebridge-cli-none-${crypto.randomUUID()}`), ["openapi"])
