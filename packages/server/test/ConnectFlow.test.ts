@@ -1,0 +1,407 @@
+/**
+ * The hosted connect flow end to end over HTTPS against the sandbox simulators: connect sessions
+ * (endpoint 7), the consent pages, the OAuth 2.0 and OAuth 1.0a callbacks (23, 24), the listings
+ * (8, 15), disconnecting (9), what lands in the database, and token freshness.
+ */
+import { SqlClient } from "@effect/sql"
+import { expect, it } from "@effect/vitest"
+import type { Provider } from "@pulsebridge/domain"
+import { ConnectionTokens } from "@pulsebridge/server/ConnectionTokens"
+import { SecretBox } from "@pulsebridge/server/SecretBox"
+import { createUser, makeTestServer, TestServer } from "@pulsebridge/testing"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as crypto from "node:crypto"
+import type { Reply } from "./fixtures/Http.js"
+import { expectError, isoUtc, json, preview, send } from "./fixtures/Http.js"
+
+const redirectUrl = "https://app.example.com/done"
+
+const slugs: Record<Provider, string> = { Fitbit: "fitbit", Garmin: "garmin", WHOOP: "whoop", Dexcom: "dexcom" }
+
+/** Where each provider's revoke goes, relative to its simulator. */
+const revokeCalls: Partial<Record<Provider, { readonly method: string; readonly path: string }>> = {
+  Fitbit: { method: "POST", path: "/oauth2/revoke" },
+  WHOOP: { method: "DELETE", path: "/developer/v2/user/access" },
+  Garmin: { method: "DELETE", path: "/wellness-api/rest/user/registration" }
+}
+
+/** A simulated account name no other test uses, so each test has its own provider user. */
+const simulatedUser = (label: string) => `${label}-${crypto.randomBytes(4).toString("hex")}`
+
+/**
+ * The path and query of a URL the server generated for its public origin (`localhost`), to
+ * send to the harness (which listens on 127.0.0.1).
+ */
+const onServer = (url: string) =>
+  Effect.map(TestServer, ({ port }) => {
+    const parsed = new URL(url)
+    expect(parsed.protocol).toBe("https:")
+    expect(parsed.hostname).toBe("localhost")
+    expect(parsed.port).toBe(String(port))
+    return `${parsed.pathname}${parsed.search}`
+  })
+
+const locationOf = (reply: Reply): URL => {
+  expect(reply.status, `a redirect, got ${preview(reply)}`).toBe(302)
+  const location = reply.headers["location"]
+  expect(typeof location).toBe("string")
+  return new URL(location!)
+}
+
+const createSession = (userId: string, token: string, provider: Provider) =>
+  Effect.gen(function*() {
+    const reply = yield* send("POST", `/api/v1/users/${userId}/connections/sessions`, {
+      bearer: token,
+      json: { provider, redirectUrl }
+    })
+    expect(reply.status, preview(reply)).toBe(200)
+    return json(reply) as { id: string; authorizationUrl: string; expiresAt: string }
+  })
+
+/** Opens the consent page, posts the decision, and answers the provider's redirect to the callback. */
+const consent = (authorizationUrl: string, decision: "approve" | "deny", user: string) =>
+  Effect.gen(function*() {
+    const pagePath = yield* onServer(authorizationUrl)
+    const page = yield* send("GET", pagePath)
+    expect(page.status, preview(page)).toBe(200)
+    expect(page.headers["content-type"]).toMatch(/^text\/html/)
+    expect(page.text).toMatch(/<form method="post"/)
+    const decided = yield* send("POST", pagePath, {
+      body: new URLSearchParams({ decision, user }).toString(),
+      contentType: "application/x-www-form-urlencoded"
+    })
+    const callback = locationOf(decided)
+    expect(callback.pathname).toMatch(/^\/api\/v1\/connections\/callback(\/oauth1)?$/)
+    const callbackPath = yield* onServer(callback.toString())
+    const finished = yield* send("GET", callbackPath)
+    expect(finished.headers["cache-control"]).toBe("no-store")
+    return { callbackPath, final: locationOf(finished) }
+  })
+
+/** The whole flow with approval: the final redirect's parameters and the connection id. */
+const connect = (userId: string, token: string, provider: Provider, user: string) =>
+  Effect.gen(function*() {
+    const session = yield* createSession(userId, token, provider)
+    const { callbackPath, final } = yield* consent(session.authorizationUrl, "approve", user)
+    expect(`${final.origin}${final.pathname}`).toBe(redirectUrl)
+    expect(Object.fromEntries(final.searchParams), final.toString()).toEqual({
+      success: "true",
+      provider,
+      connectionId: expect.any(String)
+    })
+    return { connectionId: final.searchParams.get("connectionId")!, callbackPath, session }
+  })
+
+const listConnections = (userId: string, token: string) =>
+  Effect.gen(function*() {
+    const reply = yield* send("GET", `/api/v1/users/${userId}/connections`, { bearer: token })
+    expect(reply.status, preview(reply)).toBe(200)
+    return json(reply) as Array<any>
+  })
+
+/** A simulator control route through the server, e.g. `_sim/calls`. */
+const sim = (provider: Provider, method: "GET" | "POST", route: string, body?: unknown) =>
+  Effect.gen(function*() {
+    const reply = yield* send(method, `/sandbox/${slugs[provider]}/_sim/${route}`, body === undefined ? {} : {
+      json: body
+    })
+    expect(reply.status, preview(reply)).toBeLessThan(300)
+    return reply.text === "" ? undefined : JSON.parse(reply.text)
+  })
+
+const simCalls = (provider: Provider, filter: Record<string, string> = {}) =>
+  Effect.map(
+    sim(provider, "GET", `calls?${new URLSearchParams(filter).toString()}`),
+    (body) =>
+      body.calls as Array<{ method: string; path: string; status: number; params: Record<string, string> }>
+  )
+
+const connectionRow = (connectionId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<Record<string, unknown>>`select * from connections where id = ${connectionId}`
+    expect(rows).toHaveLength(1)
+    return rows[0]!
+  })
+
+it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("connect flow", (it) => {
+  for (const provider of ["Fitbit", "Garmin", "WHOOP", "Dexcom"] as const) {
+    it.effect(`${provider}: session, consent and callback make an Active connection the listings show`, () =>
+      Effect.gen(function*() {
+        const { token, user } = yield* createUser(`connect-${provider}`)
+        const before = Date.now()
+        const session = yield* createSession(user.id, token, provider)
+        expect(Object.keys(session).sort()).toEqual(["authorizationUrl", "expiresAt", "id"])
+        expect(session.id).toMatch(/^[0-9a-f-]{36}$/)
+        expect(session.expiresAt).toMatch(isoUtc)
+        const expiresIn = new Date(session.expiresAt).getTime() - before
+        expect(expiresIn).toBeGreaterThan(14 * 60 * 1000)
+        expect(expiresIn).toBeLessThanOrEqual(15 * 60 * 1000 + 5000)
+        expect(new URL(session.authorizationUrl).pathname).toMatch(new RegExp(`^/sandbox/${slugs[provider]}/`))
+
+        const name = simulatedUser("approve")
+        const { callbackPath, final } = yield* consent(session.authorizationUrl, "approve", name)
+        expect(callbackPath).toMatch(
+          provider === "Garmin" ? /^\/api\/v1\/connections\/callback\/oauth1\?/ : /^\/api\/v1\/connections\/callback\?/
+        )
+        expect(`${final.origin}${final.pathname}`).toBe(redirectUrl)
+        expect(final.searchParams.get("success")).toBe("true")
+        expect(final.searchParams.get("provider")).toBe(provider)
+        const connectionId = final.searchParams.get("connectionId")
+        expect(connectionId).toMatch(/^[0-9a-f-]{36}$/)
+
+        const connections = yield* listConnections(user.id, token)
+        expect(connections).toHaveLength(1)
+        const connection = connections[0]
+        expect(connection).toMatchObject({ id: connectionId, userId: user.id, provider, status: "Active" })
+        expect(typeof connection.providerUserId).toBe("string")
+        expect(connection.providerUserId.length).toBeGreaterThan(0)
+        expect(typeof connection.scopes).toBe("string")
+        expect(connection.scopes.length).toBeGreaterThan(0)
+        if (provider === "Garmin") {
+          expect(connection.tokenExpiresAt).toBeNull()
+        } else {
+          expect(connection.tokenExpiresAt).toMatch(isoUtc)
+          expect(new Date(connection.tokenExpiresAt).getTime()).toBeGreaterThan(Date.now())
+        }
+
+        const listing = yield* send("GET", `/api/v1/users/${user.id}/connections/providers`, { bearer: token })
+        expect(listing.status, preview(listing)).toBe(200)
+        const entries: Array<any> = json(listing)
+        for (const entry of entries) {
+          if (entry.provider.name === provider) expect(entry.connection).toEqual(connection)
+          else expect(entry.connection, entry.provider.name).toBeNull()
+        }
+      }))
+
+    it.effect(`${provider}: a denied consent redirects with success=false and access_denied, and connects nothing`, () =>
+      Effect.gen(function*() {
+        const { token, user } = yield* createUser(`deny-${provider}`)
+        const session = yield* createSession(user.id, token, provider)
+        const { final } = yield* consent(session.authorizationUrl, "deny", simulatedUser("deny"))
+        expect(`${final.origin}${final.pathname}`).toBe(redirectUrl)
+        expect(Object.fromEntries(final.searchParams)).toEqual({ success: "false", error: "access_denied", provider })
+        expect(yield* listConnections(user.id, token)).toEqual([])
+      }))
+  }
+
+  it.effect("a replayed callback redirects with session_already_used and leaves exactly one connection", () =>
+    Effect.gen(function*() {
+      const { token, user } = yield* createUser("replay")
+      const { callbackPath, connectionId } = yield* connect(user.id, token, "Fitbit", simulatedUser("replay"))
+      const replay = locationOf(yield* send("GET", callbackPath))
+      expect(`${replay.origin}${replay.pathname}`).toBe(redirectUrl)
+      expect(Object.fromEntries(replay.searchParams)).toEqual({
+        success: "false",
+        error: "session_already_used",
+        provider: "Fitbit"
+      })
+      const connections = yield* listConnections(user.id, token)
+      expect(connections.map((c) => c.id)).toEqual([connectionId])
+    }))
+
+  it.effect("a callback with a forged state is a 400 JSON error, not a redirect", () =>
+    Effect.gen(function*() {
+      const forged = crypto.randomBytes(32).toString("base64url")
+      const reply = yield* send("GET", `/api/v1/connections/callback?code=abc&state=${forged}`)
+      expectError(reply, 400)
+      expect(reply.headers["location"]).toBeUndefined()
+      const oauth1 = yield* send("GET", `/api/v1/connections/callback/oauth1?oauth_token=${forged}&oauth_verifier=x`)
+      expectError(oauth1, 400)
+      expect(oauth1.headers["location"]).toBeUndefined()
+    }))
+
+  it.effect("a session for an unknown provider is a 400", () =>
+    Effect.gen(function*() {
+      const { token, user } = yield* createUser("unknown-provider")
+      const reply = yield* send("POST", `/api/v1/users/${user.id}/connections/sessions`, {
+        bearer: token,
+        json: { provider: "Polar", redirectUrl }
+      })
+      expectError(reply, 400)
+    }))
+
+  it.effect("a session whose redirectUrl is plain http to a non-loopback host is a 400", () =>
+    Effect.gen(function*() {
+      const { token, user } = yield* createUser("evil-redirect")
+      const reply = yield* send("POST", `/api/v1/users/${user.id}/connections/sessions`, {
+        bearer: token,
+        json: { provider: "Fitbit", redirectUrl: "http://evil.example.com" }
+      })
+      expectError(reply, 400)
+    }))
+
+  it.effect("reconnecting the same provider keeps one Active connection with the same id and new tokens", () =>
+    Effect.gen(function*() {
+      const { token, user } = yield* createUser("reconnect")
+      const name = simulatedUser("reconnect")
+      const first = yield* connect(user.id, token, "WHOOP", name)
+      const before = yield* connectionRow(first.connectionId)
+      const second = yield* connect(user.id, token, "WHOOP", name)
+      expect(second.connectionId).toBe(first.connectionId)
+      const after = yield* connectionRow(first.connectionId)
+      const box = yield* SecretBox
+      const opened = (sealed: unknown) => Effect.map(box.open(sealed as string), Redacted.value)
+      expect(yield* opened(after["access_token_sealed"])).not.toBe(yield* opened(before["access_token_sealed"]))
+      expect(yield* opened(after["refresh_token_sealed"])).not.toBe(yield* opened(before["refresh_token_sealed"]))
+      const connections = yield* listConnections(user.id, token)
+      expect(connections.map((c) => [c.id, c.status])).toEqual([[first.connectionId, "Active"]])
+    }))
+
+  it.effect("the database holds provider tokens only sealed, never in plain text", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const box = yield* SecretBox
+      const { token, user } = yield* createUser("raw-db")
+      const ids: Array<string> = []
+      for (const provider of ["Fitbit", "Garmin", "WHOOP", "Dexcom"] as const) {
+        ids.push((yield* connect(user.id, token, provider, simulatedUser("raw"))).connectionId)
+      }
+      const connections = yield* sql<Record<string, unknown>>`select * from connections where user_id = ${user.id}`
+      const sessions = yield* sql<Record<string, unknown>>`select * from connect_sessions where user_id = ${user.id}`
+      const credentials = yield* sql<Record<string, unknown>>`select * from provider_credentials`
+      expect(connections).toHaveLength(4)
+      expect(sessions).toHaveLength(4)
+
+      const sealedColumns = [
+        "access_token_sealed",
+        "refresh_token_sealed",
+        "token_secret_sealed",
+        "code_verifier_sealed",
+        "request_token_secret_sealed",
+        "client_secret_sealed"
+      ]
+      const plainLongAllowed = new Set(["id", "app_id", "user_id", "redirect_url", "state_hash", "request_token"])
+      for (const row of [...connections, ...sessions, ...credentials]) {
+        for (const [column, value] of Object.entries(row)) {
+          if (typeof value !== "string") continue
+          if (sealedColumns.includes(column)) {
+            expect(value, column).toMatch(/^v1\./)
+          } else if (!plainLongAllowed.has(column) && !(column === "scopes")) {
+            expect(value.length, `${column}: ${value}`).toBeLessThanOrEqual(40)
+          }
+        }
+      }
+      const dump = JSON.stringify([connections, sessions, credentials])
+      for (const row of connections) {
+        const secrets = [row["access_token_sealed"], row["refresh_token_sealed"], row["token_secret_sealed"]]
+        for (const sealed of secrets) {
+          if (sealed === null) continue
+          const plain = Redacted.value(yield* box.open(sealed as string))
+          expect(plain.length).toBeGreaterThan(0)
+          expect(dump.includes(plain), `${row["provider"]}: a plain token appears in the database`).toBe(false)
+        }
+      }
+      // Garmin's row has an access token and secret, the OAuth 2.0 ones an access and refresh token.
+      for (const row of connections) {
+        expect(row["access_token_sealed"], String(row["provider"])).toMatch(/^v1\./)
+        if (row["provider"] === "Garmin") expect(row["token_secret_sealed"]).toMatch(/^v1\./)
+        else expect(row["refresh_token_sealed"], String(row["provider"])).toMatch(/^v1\./)
+      }
+      expect(ids).toHaveLength(4)
+    }))
+
+  for (const provider of ["Fitbit", "WHOOP", "Garmin"] as const) {
+    it.effect(`${provider}: disconnecting revokes at the provider and removes the connection from the list`, () =>
+      Effect.gen(function*() {
+        const { token, user } = yield* createUser(`disconnect-${provider}`)
+        const { connectionId } = yield* connect(user.id, token, provider, simulatedUser("disconnect"))
+        const [connection] = yield* listConnections(user.id, token)
+        const revoke = revokeCalls[provider]!
+        const revokesBefore = (yield* simCalls(provider, { ...revoke, userId: connection.providerUserId })).length
+
+        const reply = yield* send("DELETE", `/api/v1/users/${user.id}/connections/${connectionId}`, { bearer: token })
+        expect(reply.status, preview(reply)).toBe(204)
+        const revokes = yield* simCalls(provider, { ...revoke, userId: connection.providerUserId })
+        expect(revokes.length).toBe(revokesBefore + 1)
+        expect(revokes.at(-1)!.status).toBeLessThan(300)
+        expect(yield* listConnections(user.id, token)).toEqual([])
+        const row = yield* connectionRow(connectionId)
+        expect(row["status"]).toBe("Disconnected")
+        expect(row["access_token_sealed"]).toBeNull()
+        expect(row["refresh_token_sealed"]).toBeNull()
+        expect(row["token_secret_sealed"]).toBeNull()
+
+        const again = yield* send("DELETE", `/api/v1/users/${user.id}/connections/${connectionId}`, { bearer: token })
+        expectError(again, 404)
+      }))
+  }
+
+  it.effect("disconnecting another user's connection is a 404 and leaves it connected", () =>
+    Effect.gen(function*() {
+      const owner = yield* createUser("owner")
+      const other = yield* createUser("other")
+      const { connectionId } = yield* connect(owner.user.id, owner.token, "Fitbit", simulatedUser("owner"))
+      const reply = yield* send("DELETE", `/api/v1/users/${other.user.id}/connections/${connectionId}`, {
+        bearer: other.token
+      })
+      expectError(reply, 404)
+      const connections = yield* listConnections(owner.user.id, owner.token)
+      expect(connections.map((c) => [c.id, c.status])).toEqual([[connectionId, "Active"]])
+    }))
+
+  it.effect("disconnecting still answers 204 and disconnects when the provider's revoke fails with a 500", () =>
+    Effect.gen(function*() {
+      const { token, user } = yield* createUser("revoke-fault")
+      const { connectionId } = yield* connect(user.id, token, "WHOOP", simulatedUser("revoke-fault"))
+      yield* sim("WHOOP", "POST", "faults", {
+        path: "/developer/v2/user/access",
+        method: "DELETE",
+        kind: "serverError",
+        count: 1
+      })
+      const reply = yield* send("DELETE", `/api/v1/users/${user.id}/connections/${connectionId}`, { bearer: token })
+      expect(reply.status, preview(reply)).toBe(204)
+      const faulted = (yield* simCalls("WHOOP", { method: "DELETE", path: "/developer/v2/user/access" }))
+        .filter((c) => (c as { fault?: string }).fault === "serverError")
+      expect(faulted.length).toBeGreaterThanOrEqual(1)
+      expect(yield* listConnections(user.id, token)).toEqual([])
+      expect((yield* connectionRow(connectionId))["status"]).toBe("Disconnected")
+    }))
+
+  for (const provider of ["Fitbit", "WHOOP"] as const) {
+    it.live(`${provider}: two concurrent forced refreshes both succeed and present the refresh token once`, () =>
+      Effect.gen(function*() {
+        const tokens = yield* ConnectionTokens
+        const box = yield* SecretBox
+        const { token, user } = yield* createUser(`refresh-${provider}`)
+        const { connectionId } = yield* connect(user.id, token, provider, simulatedUser("refresh"))
+        const before = yield* connectionRow(connectionId)
+        const refreshToken = Redacted.value(yield* box.open(before["refresh_token_sealed"] as string))
+        const tokenPath = provider === "Fitbit" ? "/oauth2/token" : "/oauth/oauth2/token"
+
+        const [a, b] = yield* Effect.all([
+          tokens.fresh(connectionId, { force: true }),
+          tokens.fresh(connectionId, { force: true })
+        ], { concurrency: 2 })
+        expect(Redacted.value(a.accessToken).length).toBeGreaterThan(0)
+        expect(Redacted.value(b.accessToken).length).toBeGreaterThan(0)
+
+        // The refresh token issued at connect time went to the provider exactly once.
+        const presented = yield* simCalls(provider, { method: "POST", path: tokenPath, presented: refreshToken })
+        expect(presented.map((c) => [c.params["grant_type"], c.status])).toEqual([["refresh_token", 200]])
+        // And one refresh served both callers.
+        const [connection] = yield* listConnections(user.id, token)
+        const grants = (yield* simCalls(provider, { method: "POST", path: tokenPath }))
+          .filter((c) => c.params["grant_type"] === "refresh_token")
+          .filter((c) => (c as { userId?: string }).userId === connection.providerUserId)
+        expect(grants).toHaveLength(1)
+        expect(Redacted.value(a.accessToken)).toBe(Redacted.value(b.accessToken))
+      }))
+
+    it.live(`${provider}: a refresh the provider refuses fails and moves the connection to Reauthorize`, () =>
+      Effect.gen(function*() {
+        const tokens = yield* ConnectionTokens
+        const { token, user } = yield* createUser(`reauthorize-${provider}`)
+        const { connectionId } = yield* connect(user.id, token, provider, simulatedUser("reauthorize"))
+        const [connection] = yield* listConnections(user.id, token)
+        yield* sim(provider, "POST", "revoke", { userId: connection.providerUserId })
+
+        const error = yield* Effect.flip(tokens.fresh(connectionId, { force: true }))
+        expect(error).toMatchObject({ _tag: "ConnectionUnusable", status: "Reauthorize" })
+        expect((yield* connectionRow(connectionId))["status"]).toBe("Reauthorize")
+        expect(yield* listConnections(user.id, token)).toEqual([])
+      }))
+  }
+})
