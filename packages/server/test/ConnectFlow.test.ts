@@ -114,8 +114,20 @@ const simCalls = (provider: Provider, filter: Record<string, string> = {}) =>
   Effect.map(
     sim(provider, "GET", `calls?${new URLSearchParams(filter).toString()}`),
     (body) =>
-      body.calls as Array<{ method: string; path: string; status: number; params: Record<string, string> }>
+      body.calls as Array<
+        { method: string; path: string; status: number; params: Record<string, string>; userId?: string; fault?: string }
+      >
   )
+
+const tokenPaths = { Fitbit: "/oauth2/token", WHOOP: "/oauth/oauth2/token" } as const
+
+/** The refresh-token grants the simulator saw for the provider user of the user's one connection. */
+const refreshGrants = (provider: "Fitbit" | "WHOOP", userId: string, token: string) =>
+  Effect.gen(function*() {
+    const [connection] = yield* listConnections(userId, token)
+    const calls = yield* simCalls(provider, { method: "POST", path: tokenPaths[provider] })
+    return calls.filter((c) => c.params["grant_type"] === "refresh_token" && c.userId === connection.providerUserId)
+  })
 
 const connectionRow = (connectionId: string) =>
   Effect.gen(function*() {
@@ -125,7 +137,8 @@ const connectionRow = (connectionId: string) =>
     return rows[0]!
   })
 
-it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("connect flow", (it) => {
+// Without the test services: the server and the token expiries run on the real clock.
+it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds", excludeTestServices: true })("connect flow", (it) => {
   for (const provider of ["Fitbit", "Garmin", "WHOOP", "Dexcom"] as const) {
     it.effect(`${provider}: session, consent and callback make an Active connection the listings show`, () =>
       Effect.gen(function*() {
@@ -158,10 +171,12 @@ it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("connect
         expect(typeof connection.providerUserId).toBe("string")
         expect(connection.providerUserId.length).toBeGreaterThan(0)
         expect(typeof connection.scopes).toBe("string")
-        expect(connection.scopes.length).toBeGreaterThan(0)
         if (provider === "Garmin") {
+          // OAuth 1.0a: no scopes (the user picks permissions on the consent page), tokens that never expire.
+          expect(connection.scopes).toBe("")
           expect(connection.tokenExpiresAt).toBeNull()
         } else {
+          expect(connection.scopes.length).toBeGreaterThan(0)
           expect(connection.tokenExpiresAt).toMatch(isoUtc)
           expect(new Date(connection.tokenExpiresAt).getTime()).toBeGreaterThan(Date.now())
         }
@@ -243,8 +258,8 @@ it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("connect
       const after = yield* connectionRow(first.connectionId)
       const box = yield* SecretBox
       const opened = (sealed: unknown) => Effect.map(box.open(sealed as string), Redacted.value)
-      expect(yield* opened(after["access_token_sealed"])).not.toBe(yield* opened(before["access_token_sealed"]))
-      expect(yield* opened(after["refresh_token_sealed"])).not.toBe(yield* opened(before["refresh_token_sealed"]))
+      expect(yield* opened(after["accessTokenSealed"])).not.toBe(yield* opened(before["accessTokenSealed"]))
+      expect(yield* opened(after["refreshTokenSealed"])).not.toBe(yield* opened(before["refreshTokenSealed"]))
       const connections = yield* listConnections(user.id, token)
       expect(connections.map((c) => [c.id, c.status])).toEqual([[first.connectionId, "Active"]])
     }))
@@ -254,9 +269,14 @@ it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("connect
       const sql = yield* SqlClient.SqlClient
       const box = yield* SecretBox
       const { token, user } = yield* createUser("raw-db")
-      const ids: Array<string> = []
+      // The authorization codes (OAuth 2.0) and verifiers (OAuth 1.0a) the simulators sent back through the browser.
+      const codes: Array<string> = []
       for (const provider of ["Fitbit", "Garmin", "WHOOP", "Dexcom"] as const) {
-        ids.push((yield* connect(user.id, token, provider, simulatedUser("raw"))).connectionId)
+        const { callbackPath } = yield* connect(user.id, token, provider, simulatedUser("raw"))
+        const params = new URL(callbackPath, "https://callback.invalid").searchParams
+        const code = params.get("code") ?? params.get("oauth_verifier")
+        expect(code, `${provider} callback ${callbackPath}`).not.toBeNull()
+        codes.push(code!)
       }
       const connections = yield* sql<Record<string, unknown>>`select * from connections where user_id = ${user.id}`
       const sessions = yield* sql<Record<string, unknown>>`select * from connect_sessions where user_id = ${user.id}`
@@ -265,14 +285,22 @@ it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("connect
       expect(sessions).toHaveLength(4)
 
       const sealedColumns = [
-        "access_token_sealed",
-        "refresh_token_sealed",
-        "token_secret_sealed",
-        "code_verifier_sealed",
-        "request_token_secret_sealed",
-        "client_secret_sealed"
+        "accessTokenSealed",
+        "refreshTokenSealed",
+        "tokenSecretSealed",
+        "codeVerifierSealed",
+        "requestTokenSecretSealed",
+        "clientSecretSealed"
       ]
-      const plainLongAllowed = new Set(["id", "app_id", "user_id", "redirect_url", "state_hash", "request_token"])
+      const plainLongAllowed = new Set([
+        "id",
+        "appId",
+        "userId",
+        "providerUserId",
+        "redirectUrl",
+        "stateHash",
+        "requestToken"
+      ])
       for (const row of [...connections, ...sessions, ...credentials]) {
         for (const [column, value] of Object.entries(row)) {
           if (typeof value !== "string") continue
@@ -285,7 +313,7 @@ it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("connect
       }
       const dump = JSON.stringify([connections, sessions, credentials])
       for (const row of connections) {
-        const secrets = [row["access_token_sealed"], row["refresh_token_sealed"], row["token_secret_sealed"]]
+        const secrets = [row["accessTokenSealed"], row["refreshTokenSealed"], row["tokenSecretSealed"]]
         for (const sealed of secrets) {
           if (sealed === null) continue
           const plain = Redacted.value(yield* box.open(sealed as string))
@@ -295,11 +323,11 @@ it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("connect
       }
       // Garmin's row has an access token and secret, the OAuth 2.0 ones an access and refresh token.
       for (const row of connections) {
-        expect(row["access_token_sealed"], String(row["provider"])).toMatch(/^v1\./)
-        if (row["provider"] === "Garmin") expect(row["token_secret_sealed"]).toMatch(/^v1\./)
-        else expect(row["refresh_token_sealed"], String(row["provider"])).toMatch(/^v1\./)
+        expect(row["accessTokenSealed"], String(row["provider"])).toMatch(/^v1\./)
+        if (row["provider"] === "Garmin") expect(row["tokenSecretSealed"]).toMatch(/^v1\./)
+        else expect(row["refreshTokenSealed"], String(row["provider"])).toMatch(/^v1\./)
       }
-      expect(ids).toHaveLength(4)
+      for (const code of codes) expect(dump.includes(code), `an authorization code appears in the database`).toBe(false)
     }))
 
   for (const provider of ["Fitbit", "WHOOP", "Garmin"] as const) {
@@ -319,9 +347,9 @@ it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("connect
         expect(yield* listConnections(user.id, token)).toEqual([])
         const row = yield* connectionRow(connectionId)
         expect(row["status"]).toBe("Disconnected")
-        expect(row["access_token_sealed"]).toBeNull()
-        expect(row["refresh_token_sealed"]).toBeNull()
-        expect(row["token_secret_sealed"]).toBeNull()
+        expect(row["accessTokenSealed"]).toBeNull()
+        expect(row["refreshTokenSealed"]).toBeNull()
+        expect(row["tokenSecretSealed"]).toBeNull()
 
         const again = yield* send("DELETE", `/api/v1/users/${user.id}/connections/${connectionId}`, { bearer: token })
         expectError(again, 404)
@@ -354,22 +382,21 @@ it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("connect
       const reply = yield* send("DELETE", `/api/v1/users/${user.id}/connections/${connectionId}`, { bearer: token })
       expect(reply.status, preview(reply)).toBe(204)
       const faulted = (yield* simCalls("WHOOP", { method: "DELETE", path: "/developer/v2/user/access" }))
-        .filter((c) => (c as { fault?: string }).fault === "serverError")
+        .filter((c) => c.fault === "serverError")
       expect(faulted.length).toBeGreaterThanOrEqual(1)
       expect(yield* listConnections(user.id, token)).toEqual([])
       expect((yield* connectionRow(connectionId))["status"]).toBe("Disconnected")
     }))
 
   for (const provider of ["Fitbit", "WHOOP"] as const) {
-    it.live(`${provider}: two concurrent forced refreshes both succeed and present the refresh token once`, () =>
+    it.effect(`${provider}: two concurrent forced refreshes both succeed and present the refresh token once`, () =>
       Effect.gen(function*() {
         const tokens = yield* ConnectionTokens
         const box = yield* SecretBox
         const { token, user } = yield* createUser(`refresh-${provider}`)
         const { connectionId } = yield* connect(user.id, token, provider, simulatedUser("refresh"))
         const before = yield* connectionRow(connectionId)
-        const refreshToken = Redacted.value(yield* box.open(before["refresh_token_sealed"] as string))
-        const tokenPath = provider === "Fitbit" ? "/oauth2/token" : "/oauth/oauth2/token"
+        const issued = Redacted.value(yield* box.open(before["refreshTokenSealed"] as string))
 
         const [a, b] = yield* Effect.all([
           tokens.fresh(connectionId, { force: true }),
@@ -378,19 +405,31 @@ it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("connect
         expect(Redacted.value(a.accessToken).length).toBeGreaterThan(0)
         expect(Redacted.value(b.accessToken).length).toBeGreaterThan(0)
 
-        // The refresh token issued at connect time went to the provider exactly once.
-        const presented = yield* simCalls(provider, { method: "POST", path: tokenPath, presented: refreshToken })
+        const presented = yield* simCalls(provider, { method: "POST", path: tokenPaths[provider], presented: issued })
         expect(presented.map((c) => [c.params["grant_type"], c.status])).toEqual([["refresh_token", 200]])
-        // And one refresh served both callers.
-        const [connection] = yield* listConnections(user.id, token)
-        const grants = (yield* simCalls(provider, { method: "POST", path: tokenPath }))
-          .filter((c) => c.params["grant_type"] === "refresh_token")
-          .filter((c) => (c as { userId?: string }).userId === connection.providerUserId)
-        expect(grants).toHaveLength(1)
+        // Every refresh the provider saw succeeded: no caller presented a token another had already rotated.
+        const grants = yield* refreshGrants(provider, user.id, token)
+        expect(grants.length).toBeGreaterThanOrEqual(1)
+        expect(grants.map((c) => c.status)).toEqual(grants.map(() => 200))
+        expect(new Set(grants.map((c) => c.params["refresh_token"])).size).toBe(grants.length)
+        expect((yield* connectionRow(connectionId))["status"]).toBe("Active")
+      }))
+
+    it.effect(`${provider}: two concurrent forced refreshes make a single refresh-token grant both callers share`, () =>
+      Effect.gen(function*() {
+        const tokens = yield* ConnectionTokens
+        const { token, user } = yield* createUser(`refresh-once-${provider}`)
+        const { connectionId } = yield* connect(user.id, token, provider, simulatedUser("refresh-once"))
+        const [a, b] = yield* Effect.all([
+          tokens.fresh(connectionId, { force: true }),
+          tokens.fresh(connectionId, { force: true })
+        ], { concurrency: 2 })
+        const grants = yield* refreshGrants(provider, user.id, token)
+        expect(grants.map((c) => c.status)).toEqual([200])
         expect(Redacted.value(a.accessToken)).toBe(Redacted.value(b.accessToken))
       }))
 
-    it.live(`${provider}: a refresh the provider refuses fails and moves the connection to Reauthorize`, () =>
+    it.effect(`${provider}: a refresh the provider refuses fails and moves the connection to Reauthorize`, () =>
       Effect.gen(function*() {
         const tokens = yield* ConnectionTokens
         const { token, user } = yield* createUser(`reauthorize-${provider}`)
