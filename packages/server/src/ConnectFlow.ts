@@ -310,7 +310,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
               Effect.catchAll(() =>
                 sql<Parameters<typeof tokens.openTokens>[0]>`
                   select id, app_id, provider, status, access_token_sealed, refresh_token_sealed, token_secret_sealed,
-                         token_expires_at, scopes
+                         token_expires_at, scopes, updated_at
                   from connections where id = ${connection.id}
                 `.pipe(Effect.orDie, Effect.flatMap((r) => tokens.openTokens(r[0]!)))
               )

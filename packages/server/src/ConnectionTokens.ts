@@ -35,6 +35,7 @@ interface TokenRow {
   readonly tokenSecretSealed: string | null
   readonly tokenExpiresAt: Date | null
   readonly scopes: string
+  readonly updatedAt: Date
 }
 
 export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulsebridge/server/ConnectionTokens", {
@@ -59,7 +60,7 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
     const lockRow = (connectionId: string) =>
       sql<TokenRow>`
         select id, app_id, provider, status, access_token_sealed, refresh_token_sealed, token_secret_sealed,
-               token_expires_at, scopes
+               token_expires_at, scopes, updated_at
         from connections where id = ${connectionId} for update
       `.pipe(Effect.orDie, Effect.map((rows) => rows[0]))
 
@@ -76,7 +77,7 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
           token_secret_sealed = ${tokens.tokenSecret === null ? null : box.seal(tokens.tokenSecret)},
           token_expires_at = ${tokens.expiresAt},
           scopes = ${tokens.scopes},
-          updated_at = now()
+          updated_at = clock_timestamp()
         where id = ${connectionId}
       `.pipe(Effect.orDie)
 
@@ -85,6 +86,10 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
      * even a token that looks fresh (after the provider said it expired early).
      */
     const fresh = (connectionId: string, options: { readonly force?: boolean } = {}) =>
+      Effect.suspend(() => refreshIfNeeded(connectionId, options, Date.now()))
+
+    // `requestedAt` is taken before waiting for a connection or the row lock.
+    const refreshIfNeeded = (connectionId: string, options: { readonly force?: boolean }, requestedAt: number) =>
       Effect.gen(function*() {
         const row = yield* lockRow(connectionId)
         if (row === undefined) {
@@ -98,7 +103,10 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
           })
         }
         const tokens = yield* openTokens(row)
-        if (!(options.force === true && row.refreshTokenSealed !== null) && !needsRefresh(row, Date.now())) {
+        // A forced refresh is skipped when another caller refreshed while this one waited for the lock.
+        const forced = options.force === true && row.refreshTokenSealed !== null &&
+          row.updatedAt.getTime() < requestedAt
+        if (!forced && !needsRefresh(row, Date.now())) {
           return tokens
         }
         const resolved = yield* access.resolve(row.appId, row.provider).pipe(
