@@ -87,7 +87,9 @@ const setupDatabase = (kind: DatabaseKind) =>
         port: (JSON.parse(fs.readFileSync(path.join(dataDir, "pg.lock"), "utf8")) as { port: number }).port,
         user: "postgres",
         database: "postgres",
-        max: 8
+        // One connection, as the server uses: PGlite has a single session and its socket server
+        // mixes up the statements of concurrent connections.
+        max: 1
       }),
       detail: "persisted in a temporary data dir and served on a loopback port, as `pulsebridge serve` runs it"
     } satisfies Database
