@@ -69,29 +69,21 @@ export const MaxRangeDays = 366
 
 export const dayNumber = (date: string): number => Math.floor(Date.parse(`${date}T00:00:00Z`) / 86_400_000)
 
+const checkRange = (r: { readonly from: string; readonly to: string }) => {
+  if (r.from > r.to) return "`from` must not be after `to`"
+  if (dayNumber(r.to) - dayNumber(r.from) + 1 > MaxRangeDays) {
+    return `the range may cover at most ${MaxRangeDays} days`
+  }
+  return true
+}
+
 export const DateRange = Schema.Struct({
   from: LocalDate.annotations({ description: "First day, inclusive (YYYY-MM-DD)" }),
   to: LocalDate.annotations({ description: "Last day, inclusive (YYYY-MM-DD)" })
-}).pipe(
-  Schema.filter((r) => {
-    if (r.from > r.to) return "`from` must not be after `to`"
-    if (dayNumber(r.to) - dayNumber(r.from) + 1 > MaxRangeDays) {
-      return `the range may cover at most ${MaxRangeDays} days`
-    }
-    return true
-  })
-)
+}).pipe(Schema.filter(checkRange))
 
 export const ProviderDateRange = Schema.Struct({
   from: LocalDate.annotations({ description: "First day, inclusive (YYYY-MM-DD)" }),
   to: LocalDate.annotations({ description: "Last day, inclusive (YYYY-MM-DD); at most 366 days after from" }),
   provider: Schema.optional(Provider.annotations({ description: "Only this provider" }))
-}).pipe(
-  Schema.filter((r) => {
-    if (r.from > r.to) return "`from` must not be after `to`"
-    if (dayNumber(r.to) - dayNumber(r.from) + 1 > MaxRangeDays) {
-      return `the range may cover at most ${MaxRangeDays} days`
-    }
-    return true
-  })
-)
+}).pipe(Schema.filter(checkRange))
