@@ -34,6 +34,18 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("connections", (it) => {
       expect(connections).toEqual([])
     }))
 
+  it.effect("outside sandbox mode a session for a provider the app has not configured is a 400 saying so", () =>
+    Effect.gen(function*() {
+      const { token, user } = yield* createUser("unconfigured")
+      const reply = yield* send("POST", `/api/v1/users/${user.id}/connections/sessions`, {
+        bearer: token,
+        json: { provider: "Fitbit", redirectUrl: "https://app.example.com/done" }
+      })
+      expect(reply.status, preview(reply)).toBe(400)
+      expect(json(reply)).toMatchObject({ _tag: "BadRequest" })
+      expect((json(reply) as { message: string }).message).toContain("no Fitbit credentials")
+    }))
+
   it.effect("the provider listing has exactly Fitbit, Garmin, WHOOP and Dexcom, each without a connection", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("listing")
