@@ -307,13 +307,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
           const revoked = yield* Effect.gen(function*() {
             const resolved = yield* access.resolve(connection.appId, connection.provider)
             const current = yield* tokens.fresh(connection.id).pipe(
-              Effect.catchAll(() =>
-                sql<Parameters<typeof tokens.openTokens>[0]>`
-                  select id, app_id, provider, status, access_token_sealed, refresh_token_sealed, token_secret_sealed,
-                         token_expires_at, scopes, updated_at
-                  from connections where id = ${connection.id}
-                `.pipe(Effect.orDie, Effect.flatMap((r) => tokens.openTokens(r[0]!)))
-              )
+              Effect.catchAll(() => tokens.stored(connection.id))
             )
             yield* resolved.adapter.revoke({
               credentials: resolved.credentials,

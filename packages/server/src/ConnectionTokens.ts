@@ -57,12 +57,23 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
         } satisfies TokenSet
       }).pipe(Effect.orDie)
 
+    const tokenColumns = sql.literal(
+      "id, app_id, provider, status, access_token_sealed, refresh_token_sealed, token_secret_sealed, " +
+        "token_expires_at, scopes, updated_at"
+    )
+
     const lockRow = (connectionId: string) =>
-      sql<TokenRow>`
-        select id, app_id, provider, status, access_token_sealed, refresh_token_sealed, token_secret_sealed,
-               token_expires_at, scopes, updated_at
-        from connections where id = ${connectionId} for update
-      `.pipe(Effect.orDie, Effect.map((rows) => rows[0]))
+      sql<TokenRow>`select ${tokenColumns} from connections where id = ${connectionId} for update`.pipe(
+        Effect.orDie,
+        Effect.map((rows) => rows[0])
+      )
+
+    /** The stored tokens as they are, without refreshing (e.g. to revoke a grant that no longer refreshes). */
+    const stored = (connectionId: string) =>
+      sql<TokenRow>`select ${tokenColumns} from connections where id = ${connectionId}`.pipe(
+        Effect.orDie,
+        Effect.flatMap((rows) => openTokens(rows[0]!))
+      )
 
     const needsRefresh = (row: TokenRow, now: number) =>
       row.tokenExpiresAt !== null && row.refreshTokenSealed !== null &&
@@ -149,7 +160,7 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
         Effect.withSpan("ConnectionTokens.fresh")
       )
 
-    return { fresh, storeTokens, openTokens } as const
+    return { fresh, stored, storeTokens, openTokens } as const
   })
 }) {}
 

@@ -2,7 +2,6 @@
  * The running server: configuration, database (migrated at start), services and the HTTPS
  * listener, plus the first-start demo app and the start-up banner.
  */
-import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
@@ -14,6 +13,7 @@ import * as Option from "effect/Option"
 import { Apps } from "./Apps.js"
 import { DatabaseLive } from "./Database.js"
 import { ConnectServicesLive, HttpServerLive, makeHttpAppLive, ServicesLive } from "./Server.js"
+import { ServerBases } from "./ServerBases.js"
 import { ServerConfig } from "./ServerConfig.js"
 
 /** On a database without any app, creates the demo app and prints its API key once. */
@@ -28,10 +28,7 @@ export const ensureDemoApp = Effect.gen(function*() {
 
 const Banner = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* ServerConfig
-  const server = yield* HttpServer.HttpServer
-  const port = server.address._tag === "TcpAddress" ? server.address.port : config.port
-  const scheme = config.trustProxy ? "http" : "https"
-  const base = Option.getOrElse(config.publicUrl, () => `${scheme}://localhost:${port}`).replace(/\/$/, "")
+  const base = (yield* ServerBases).publicBase
   const demo = yield* ensureDemoApp
   const lines = [
     "",
