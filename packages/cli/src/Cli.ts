@@ -18,12 +18,10 @@ import {
 import type { ApiKeyRecord, App } from "@pulsebridge/server/Apps"
 import { Apps } from "@pulsebridge/server/Apps"
 import { DatabaseLive } from "@pulsebridge/server/Database"
-import { makeServeLive, ServeLive } from "@pulsebridge/server/Main"
 import { ProviderCredentials } from "@pulsebridge/server/ProviderCredentials"
-import { ServicesLive } from "@pulsebridge/server/Server"
 import { ServerConfig } from "@pulsebridge/server/ServerConfig"
+import { ServicesLive } from "@pulsebridge/server/Services"
 import { Users } from "@pulsebridge/server/Users"
-import { SandboxRoutesLive } from "@pulsebridge/testing/Sandbox"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -405,6 +403,10 @@ const providerCredentialsSet = Command.make(
       Options.repeated,
       Options.withDescription("Allowed prefix of connect-session redirect URLs (repeatable)")
     ),
+    verificationCode: Options.text("verification-code").pipe(
+      Options.optional,
+      Options.withDescription("Fitbit: the subscriber verification code from the app's settings at Fitbit")
+    ),
     json
   },
   (input) =>
@@ -418,7 +420,8 @@ const providerCredentialsSet = Command.make(
         authBaseUrl: Option.getOrUndefined(input.authBaseUrl),
         tokenBaseUrl: Option.getOrUndefined(input.tokenBaseUrl),
         apiBaseUrl: Option.getOrUndefined(input.apiBaseUrl),
-        redirectUrlPrefixes: input.redirectPrefixes
+        redirectUrlPrefixes: input.redirectPrefixes,
+        webhookVerificationCode: Option.getOrUndefined(input.verificationCode)
       })
       yield* printResult(
         input.json,
@@ -469,10 +472,17 @@ const migrate = Command.make(
     )
 ).pipe(Command.withDescription("Apply the database migrations"))
 
-/** The server, with the sandbox providers mounted when sandbox mode is on (`--sandbox` or `SANDBOX=true`). */
-const ServerLive = Layer.unwrapEffect(
-  Effect.map(ServerConfig, (config) => config.sandbox ? makeServeLive(SandboxRoutesLive) : ServeLive)
-)
+/**
+ * The server, with the sandbox providers mounted when sandbox mode is on (`--sandbox` or `SANDBOX=true`).
+ * Loaded on demand: the other commands need none of it (HTTP, the sync runtime, the simulators).
+ */
+const ServerLive = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* ServerConfig
+  const { makeServeLive, ServeLive } = yield* Effect.promise(() => import("@pulsebridge/server/Main"))
+  if (!config.sandbox) return ServeLive
+  const { SandboxRoutesLive } = yield* Effect.promise(() => import("@pulsebridge/testing/Sandbox"))
+  return makeServeLive(SandboxRoutesLive)
+}))
 
 /**
  * With `--json` the server's own text (its banner, its logs) goes to stderr and stdout gets one object saying

@@ -182,7 +182,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
         expect(text.stdout).toContain(out.app.id)
         expect(text.stdout).toContain("x")
       }),
-    60_000
+    120_000
   )
 
   it.scoped("api-keys create, list and revoke; listings never show a key", () =>
@@ -215,7 +215,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       const states = (after.apiKeys as Array<Record<string, unknown>>).map((key) => [key.id, key.revokedAt])
       expect(states).toContainEqual([created.id, revoked.revokedAt])
       expect(states.filter(([, revokedAt]) => revokedAt === null)).toHaveLength(1)
-    }), 60_000)
+    }), 120_000)
 
   it.scoped("api-keys create with an unknown permission exits 1 naming the allowed ones", () =>
     Effect.gen(function*() {
@@ -237,7 +237,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
 
       const keys = yield* cliJson(dir, ["api-keys", "list", "--app", app])
       expect(keys.apiKeys).toHaveLength(1)
-    }), 60_000)
+    }), 120_000)
 
   it.scoped("users create (idempotent), get and find print the user as the API does", () =>
     Effect.gen(function*() {
@@ -286,7 +286,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       const missing = yield* cli(dir, ["users", "find", "--app", app, "--external-user-id", "nobody", "--json"])
       expect(missing.code).toBe(1)
       expect(parseJson(missing).error._tag).toBe("NotFound")
-    }), 60_000)
+    }), 120_000)
 
   it.scoped("users update, rotate-token and delete", () =>
     Effect.gen(function*() {
@@ -317,7 +317,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
 
       const after = yield* cliJson(dir, ["users", "get", "--app", app, user.id])
       expect(after.status).toBe("Inactive")
-    }), 60_000)
+    }), 120_000)
 
   it.scoped("invalid user input is refused with the schema's message and no change", () =>
     Effect.gen(function*() {
@@ -348,7 +348,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
 
       const missing = yield* cli(dir, ["users", "find", "--app", app, "--external-user-id", "ext-3"])
       expect(missing.code).toBe(1)
-    }), 60_000)
+    }), 120_000)
 
   it.scoped("an unknown app id exits 1 with a message", () =>
     Effect.gen(function*() {
@@ -363,7 +363,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       expect(text.code).toBe(1)
       expect(text.stdout).toBe("")
       expect(text.stderr).toContain("no app with id not-an-id")
-    }), 60_000)
+    }), 120_000)
 
   it.scoped(
     "provider-credentials set stores a secret that list never prints",
@@ -408,7 +408,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
         ])
         expect(bad.code).toBe(1)
       }),
-    60_000
+    120_000
   )
 
   it.effect("openapi prints the OpenAPI document without a database", () =>
@@ -418,7 +418,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       const document = parseJson(result)
       expect(document.openapi).toBe("3.1.0")
       expect(Object.keys(document.paths)).toContain("/api/v1/users")
-    }), 60_000)
+    }), 120_000)
 
   it.scoped(
     "a database that cannot be opened is one line on stderr, without a stack trace or credential",
@@ -442,7 +442,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
         expect(remote.stderr.trim().split("\n")).toHaveLength(1)
         expect(remote.stdout + remote.stderr).not.toContain("hunter2secret")
       }),
-    60_000
+    120_000
   )
 
   it.scoped("works through a running server that holds the data dir", () =>
@@ -456,5 +456,5 @@ describe("pulsebridge CLI", { sequential: true }, () => {
 
       const listed = yield* cliJson(dir, ["apps", "list"])
       expect((listed.apps as Array<{ name: string }>).map((app) => app.name)).toContain("Demo app")
-    }), 60_000)
+    }), 120_000)
 })

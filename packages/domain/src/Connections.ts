@@ -13,6 +13,15 @@ export const ConnectionStatus = Schema.Literal("Active", "Reauthorize", "Disconn
   description: "`Active`; `Reauthorize` when the provider refused a refresh; `Disconnected` after DELETE"
 })
 
+export const SyncState = Schema.Literal("Pending", "Backfilling", "Idle", "RateLimited", "Error", "Stopped")
+  .annotations({
+    identifier: "SyncState",
+    description: "`Pending` until the first sync starts; `Backfilling` while history is read; `Idle` between " +
+      "syncs; `RateLimited` while waiting for the provider's rate limit (see `rateLimitedUntil`), after which " +
+      "the sync resumes; `Error` when the last sync failed (retried by the next periodic sync); `Stopped` when " +
+      "the connection or user is no longer active"
+  })
+
 export class Connection extends Schema.Class<Connection>("Connection")({
   id: ConnectionId,
   userId: UserId,
@@ -24,7 +33,17 @@ export class Connection extends Schema.Class<Connection>("Connection")({
     description: "Expiry of the provider access token; null for OAuth 1.0a tokens, which do not expire"
   }),
   createdAt: Timestamp,
-  updatedAt: Timestamp
+  updatedAt: Timestamp,
+  lastSyncedAt: Schema.NullOr(Timestamp).annotations({
+    description: "When the last sync of this connection finished; null before the first one"
+  }),
+  syncState: SyncState,
+  rateLimitedUntil: Schema.NullOr(Timestamp).annotations({
+    description: "While `syncState` is `RateLimited`: when the provider allows calls again"
+  }),
+  syncError: Schema.NullOr(Schema.String).annotations({
+    description: "The last sync failure (`Error`) or why sync stopped (`Stopped`); null otherwise"
+  })
 }) {}
 
 export class CreateConnectSessionPayload

@@ -23,6 +23,7 @@ import { newId } from "./Ids.js"
 import { ProviderAccess, splitScopes } from "./ProviderAccess.js"
 import { SecretBox } from "./SecretBox.js"
 import { ServerBases } from "./ServerBases.js"
+import { SyncQueue } from "./SyncCluster.js"
 
 export const SessionLifetimeMs = 15 * 60 * 1000
 
@@ -78,6 +79,7 @@ const safeErrorCode = (code: string) => /^[a-z_]{1,40}$/.test(code) ? code : "au
 
 export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/server/ConnectFlow", {
   effect: Effect.gen(function*() {
+    const syncQueue = yield* SyncQueue
     const sql = yield* SqlClient.SqlClient
     const box = yield* SecretBox
     const access = yield* ProviderAccess
@@ -246,6 +248,8 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
           })
         }
         yield* sql`update connect_sessions set outcome = 'connected' where id = ${session.id}`.pipe(Effect.orDie)
+        // History is read in the background; the user comes back to the app at once.
+        yield* syncQueue.backfill(result.right)
         return redirectTo(session.redirectUrl, {
           success: "true",
           provider: session.provider,
@@ -330,6 +334,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
               access_token_sealed = null, refresh_token_sealed = null, token_secret_sealed = null
             where id = ${connection.id}
           `.pipe(Effect.orDie)
+          yield* syncQueue.stop(connection.id)
         })
     } as const
   })

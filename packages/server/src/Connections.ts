@@ -4,6 +4,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
+import type { SyncState } from "@pulsebridge/domain"
 import { Connection, ProviderListingEntry } from "@pulsebridge/domain"
 import { catalog, providerOrder } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
@@ -18,6 +19,10 @@ interface ConnectionRow {
   readonly tokenExpiresAt: Date | null
   readonly createdAt: Date
   readonly updatedAt: Date
+  readonly lastSyncedAt: Date | null
+  readonly syncState: typeof SyncState.Type | null
+  readonly rateLimitedUntil: Date | null
+  readonly syncError: string | null
 }
 
 const toConnection = (row: ConnectionRow) =>
@@ -30,7 +35,11 @@ const toConnection = (row: ConnectionRow) =>
     scopes: row.scopes,
     tokenExpiresAt: row.tokenExpiresAt,
     createdAt: row.createdAt,
-    updatedAt: row.updatedAt
+    updatedAt: row.updatedAt,
+    lastSyncedAt: row.lastSyncedAt,
+    syncState: row.syncState ?? "Pending",
+    rateLimitedUntil: row.syncState === "RateLimited" ? row.rateLimitedUntil : null,
+    syncError: row.syncState === "Error" || row.syncState === "Stopped" ? row.syncError : null
   }, true)
 
 export class Connections extends Effect.Service<Connections>()("@pulsebridge/server/Connections", {
@@ -39,9 +48,12 @@ export class Connections extends Effect.Service<Connections>()("@pulsebridge/ser
 
     const listActive = (userId: UserId) =>
       sql<ConnectionRow>`
-        select id, user_id, provider, provider_user_id, status, scopes, token_expires_at, created_at, updated_at
-        from connections where user_id = ${userId} and status = 'Active'
-        order by created_at, id
+        select c.id, c.user_id, c.provider, c.provider_user_id, c.status, c.scopes, c.token_expires_at,
+          c.created_at, c.updated_at, s.last_synced_at, s.state as sync_state, s.rate_limited_until,
+          s.last_error as sync_error
+        from connections c left join sync_state s on s.connection_id = c.id
+        where c.user_id = ${userId} and c.status = 'Active'
+        order by c.created_at, c.id
       `.pipe(Effect.map((rows) => rows.map(toConnection)), Effect.orDie)
 
     return {

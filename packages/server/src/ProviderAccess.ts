@@ -21,6 +21,8 @@ export interface ResolvedProvider {
   readonly endpoints: ProviderEndpoints
   readonly scopes: ReadonlyArray<string>
   readonly redirectUrlPrefixes: ReadonlyArray<string>
+  /** Fitbit's subscriber verification code (sandbox: derived from the secret key). */
+  readonly webhookVerificationCode: string | null
 }
 
 export const sandboxPath = (provider: Provider) => `/sandbox/${catalog[provider].slug}`
@@ -40,6 +42,8 @@ export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebrid
       clientId: `pulsebridge-sandbox-${catalog[provider].slug}`,
       clientSecret: Redacted.make(box.derive(`sandbox-client-secret:${provider}`))
     })
+
+    const sandboxVerificationCode = (provider: Provider) => box.derive(`sandbox-verification-code:${provider}`)
 
     const sandboxEndpoints = (provider: Provider): ProviderEndpoints => ({
       authBaseUrl: bases.publicBase + sandboxPath(provider),
@@ -63,7 +67,8 @@ export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebrid
             credentials: sandboxCredentials(provider),
             endpoints: sandboxEndpoints(provider),
             scopes: adapter.defaultScopes,
-            redirectUrlPrefixes: []
+            redirectUrlPrefixes: [],
+            webhookVerificationCode: sandboxVerificationCode(provider)
           } satisfies ResolvedProvider
         }
         const defaults = config.sandbox ? sandboxEndpoints(provider) : adapter.defaultEndpoints
@@ -77,10 +82,11 @@ export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebrid
             apiBaseUrl: creds.apiBaseUrl ?? defaults.apiBaseUrl
           },
           scopes: creds.scopes === null ? adapter.defaultScopes : splitScopes(creds.scopes),
-          redirectUrlPrefixes: creds.redirectUrlPrefixes
+          redirectUrlPrefixes: creds.redirectUrlPrefixes,
+          webhookVerificationCode: creds.webhookVerificationCode
         } satisfies ResolvedProvider
       })
 
-    return { resolve, sandboxCredentials, sandboxEndpoints } as const
+    return { resolve, sandboxCredentials, sandboxEndpoints, sandboxVerificationCode } as const
   })
 }) {}

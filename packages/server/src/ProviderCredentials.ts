@@ -18,6 +18,8 @@ export interface ProviderCredentialsInput {
   readonly tokenBaseUrl?: string | undefined
   readonly apiBaseUrl?: string | undefined
   readonly redirectUrlPrefixes?: ReadonlyArray<string> | undefined
+  /** Fitbit: the subscriber verification code shown in the app's settings at Fitbit. */
+  readonly webhookVerificationCode?: string | undefined
 }
 
 /** What may be shown of stored credentials: everything but the secret. */
@@ -29,6 +31,7 @@ export interface ProviderCredentialsListing {
   readonly tokenBaseUrl: string | null
   readonly apiBaseUrl: string | null
   readonly redirectUrlPrefixes: ReadonlyArray<string>
+  readonly webhookVerificationCode: string | null
   readonly updatedAt: Date
 }
 
@@ -47,18 +50,20 @@ export class ProviderCredentials extends Effect.Service<ProviderCredentials>()(
       const sql = yield* SqlClient.SqlClient
       const box = yield* SecretBox
       const listingColumns = sql.literal(
-        "provider, client_id, scopes, auth_base_url, token_base_url, api_base_url, redirect_url_prefixes, updated_at"
+        "provider, client_id, scopes, auth_base_url, token_base_url, api_base_url, redirect_url_prefixes, " +
+          "webhook_verification_code, updated_at"
       )
       return {
         set: (appId: AppId, provider: Provider, input: ProviderCredentialsInput) =>
           sql`
             insert into provider_credentials (
               app_id, provider, client_id, client_secret_sealed, scopes,
-              auth_base_url, token_base_url, api_base_url, redirect_url_prefixes
+              auth_base_url, token_base_url, api_base_url, redirect_url_prefixes, webhook_verification_code
             ) values (
               ${appId}, ${provider}, ${input.clientId}, ${box.seal(input.clientSecret)}, ${input.scopes ?? null},
               ${input.authBaseUrl ?? null}, ${input.tokenBaseUrl ?? null}, ${input.apiBaseUrl ?? null},
-              string_to_array(${(input.redirectUrlPrefixes ?? []).join("\n")}, E'\\n')
+              string_to_array(${(input.redirectUrlPrefixes ?? []).join("\n")}, E'\\n'),
+              ${input.webhookVerificationCode ?? null}
             )
             on conflict (app_id, provider) do update set
               client_id = excluded.client_id,
@@ -68,6 +73,7 @@ export class ProviderCredentials extends Effect.Service<ProviderCredentials>()(
               token_base_url = excluded.token_base_url,
               api_base_url = excluded.api_base_url,
               redirect_url_prefixes = excluded.redirect_url_prefixes,
+              webhook_verification_code = excluded.webhook_verification_code,
               updated_at = now()
           `.pipe(Effect.asVoid, Effect.orDie),
 

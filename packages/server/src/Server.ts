@@ -12,9 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as http from "node:http"
 import * as tls from "node:tls"
-import { Apps } from "./Apps.js"
 import { ConnectFlow } from "./ConnectFlow.js"
-import { Connections } from "./Connections.js"
 import { ConnectionTokens } from "./ConnectionTokens.js"
 import { ConnectionsHttpLive } from "./http/Connections.js"
 import { JournalHttpLive } from "./http/Journal.js"
@@ -22,21 +20,15 @@ import { makeAppMiddleware } from "./http/Middleware.js"
 import { OAuthHttpLive } from "./http/OAuth.js"
 import { ScoresHttpLive } from "./http/Scores.js"
 import { UsersHttpLive } from "./http/Users.js"
+import { WebhookRoutesLive } from "./http/Webhooks.js"
 import { ProviderAccess } from "./ProviderAccess.js"
-import { ProviderCredentials } from "./ProviderCredentials.js"
-import { SecretBox } from "./SecretBox.js"
 import { ServerBases } from "./ServerBases.js"
 import { ServerConfig } from "./ServerConfig.js"
+import { SyncLive } from "./SyncCluster.js"
 import { loadOrCreateCertificate, makeHttpsServer } from "./Tls.js"
-import { Users } from "./Users.js"
+import { Webhooks } from "./Webhooks.js"
 
-/** The services of the data model; they need a migrated `SqlClient` and the `ServerConfig`. */
-export const ServicesLive = Layer.mergeAll(
-  Apps.Default,
-  Users.Default,
-  Connections.Default,
-  ProviderCredentials.Default
-).pipe(Layer.provideMerge(SecretBox.layer))
+export { ServicesLive } from "./Services.js"
 
 /** The certificate this server presents, so it can call itself (the sandbox providers). */
 export class ServerCertificate extends Context.Tag("@pulsebridge/server/ServerCertificate")<ServerCertificate, {
@@ -56,7 +48,8 @@ export const ProviderHttpClientLive = Layer.unwrapEffect(Effect.gen(function*() 
 }))
 
 /** The connect flow and what it needs beside the data model: it runs inside a listening server. */
-export const ConnectServicesLive = ConnectFlow.Default.pipe(
+export const ConnectServicesLive = Layer.mergeAll(ConnectFlow.Default, Webhooks.Default).pipe(
+  Layer.provideMerge(SyncLive),
   Layer.provideMerge(ConnectionTokens.Default),
   Layer.provideMerge(ProviderAccess.Default),
   Layer.provideMerge(ProviderRegistry.Default),
@@ -95,6 +88,7 @@ export const makeHttpAppLive = <E, R>(extraRoutes: Layer.Layer<never, E, R>) =>
       Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
       Layer.provide(RootRoutes),
+      Layer.provide(WebhookRoutesLive),
       Layer.provide(extraRoutes),
       Layer.provide(ApiLive)
     )

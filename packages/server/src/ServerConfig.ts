@@ -24,6 +24,13 @@ export interface ServerConfigShape {
   readonly analyzer: string
   readonly role: Role
   readonly production: boolean
+  /** Worker (`ROLE=worker`): the address other nodes reach its cluster runner on. */
+  readonly runnerHost?: string | undefined
+  readonly runnerPort?: number | undefined
+  /** The periodic sync's schedule (cron, UTC). */
+  readonly syncCron?: string | undefined
+  /** Days of history read when a provider is connected (capped per provider). */
+  readonly backfillDays?: number | undefined
 }
 
 export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
@@ -48,6 +55,13 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   production: Config.string("NODE_ENV").pipe(
     Config.map((env) => env === "production"),
     Config.withDefault(false)
+  ),
+  runnerHost: Config.string("RUNNER_HOST").pipe(Config.withDefault("localhost")),
+  runnerPort: Config.integer("RUNNER_PORT").pipe(Config.withDefault(34431)),
+  syncCron: Config.string("SYNC_CRON").pipe(Config.withDefault("0 * * * *")),
+  backfillDays: Config.integer("BACKFILL_DAYS").pipe(
+    Config.validate({ message: "BACKFILL_DAYS must be 1 to 365", validation: (n) => n >= 1 && n <= 365 }),
+    Config.withDefault(30)
   )
 })
 

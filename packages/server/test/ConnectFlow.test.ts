@@ -8,16 +8,23 @@ import { expect, layer } from "@effect/vitest"
 import type { Provider } from "@pulsebridge/domain"
 import { ConnectionTokens } from "@pulsebridge/server/ConnectionTokens"
 import { SecretBox } from "@pulsebridge/server/SecretBox"
-import { createUser, makeTestServer, TestServer } from "@pulsebridge/testing"
+import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as crypto from "node:crypto"
-import type { Reply } from "./fixtures/Http.js"
+import {
+  connect,
+  consent,
+  createSession,
+  listConnections,
+  locationOf,
+  redirectUrl,
+  sim,
+  simCalls,
+  simulatedUser,
+  slugs
+} from "./fixtures/Connect.js"
 import { expectError, isoUtc, json, preview, send } from "./fixtures/Http.js"
-
-const redirectUrl = "https://app.example.com/done"
-
-const slugs: Record<Provider, string> = { Fitbit: "fitbit", Garmin: "garmin", WHOOP: "whoop", Dexcom: "dexcom" }
 
 /** Where each provider's revoke goes, relative to its simulator. */
 const revokeCalls: Partial<Record<Provider, { readonly method: string; readonly path: string }>> = {
@@ -25,110 +32,6 @@ const revokeCalls: Partial<Record<Provider, { readonly method: string; readonly 
   WHOOP: { method: "DELETE", path: "/developer/v2/user/access" },
   Garmin: { method: "DELETE", path: "/wellness-api/rest/user/registration" }
 }
-
-/** A simulated account name no other test uses, so each test has its own provider user. */
-const simulatedUser = (label: string) => `${label}-${crypto.randomBytes(4).toString("hex")}`
-
-/**
- * The path and query of a URL the server generated for its public origin (`localhost`), to
- * send to the harness (which listens on 127.0.0.1).
- */
-const onServer = (url: string) =>
-  Effect.map(TestServer, ({ port }) => {
-    const parsed = new URL(url)
-    expect(parsed.protocol).toBe("https:")
-    expect(parsed.hostname).toBe("localhost")
-    expect(parsed.port).toBe(String(port))
-    return `${parsed.pathname}${parsed.search}`
-  })
-
-const locationOf = (reply: Reply): URL => {
-  expect(reply.status, `a redirect, got ${preview(reply)}`).toBe(302)
-  const location = reply.headers["location"]
-  expect(typeof location).toBe("string")
-  return new URL(location!)
-}
-
-const createSession = (userId: string, token: string, provider: Provider) =>
-  Effect.gen(function*() {
-    const reply = yield* send("POST", `/api/v1/users/${userId}/connections/sessions`, {
-      bearer: token,
-      json: { provider, redirectUrl }
-    })
-    expect(reply.status, preview(reply)).toBe(200)
-    return json(reply) as { id: string; authorizationUrl: string; expiresAt: string }
-  })
-
-/** Opens the consent page, posts the decision, and answers the provider's redirect to the callback. */
-const consent = (authorizationUrl: string, decision: "approve" | "deny", user: string) =>
-  Effect.gen(function*() {
-    const pagePath = yield* onServer(authorizationUrl)
-    const page = yield* send("GET", pagePath)
-    expect(page.status, preview(page)).toBe(200)
-    expect(page.headers["content-type"]).toMatch(/^text\/html/)
-    expect(page.text).toMatch(/<form method="post"/)
-    const decided = yield* send("POST", pagePath, {
-      body: new URLSearchParams({ decision, user }).toString(),
-      contentType: "application/x-www-form-urlencoded"
-    })
-    const callback = locationOf(decided)
-    expect(callback.pathname).toMatch(/^\/api\/v1\/connections\/callback(\/oauth1)?$/)
-    const callbackPath = yield* onServer(callback.toString())
-    const finished = yield* send("GET", callbackPath)
-    expect(finished.headers["cache-control"]).toBe("no-store")
-    return { callbackPath, final: locationOf(finished) }
-  })
-
-/** The whole flow with approval: the final redirect's parameters and the connection id. */
-const connect = (userId: string, token: string, provider: Provider, user: string) =>
-  Effect.gen(function*() {
-    const session = yield* createSession(userId, token, provider)
-    const { callbackPath, final } = yield* consent(session.authorizationUrl, "approve", user)
-    expect(`${final.origin}${final.pathname}`).toBe(redirectUrl)
-    expect(Object.fromEntries(final.searchParams), final.toString()).toEqual({
-      success: "true",
-      provider,
-      connectionId: expect.any(String)
-    })
-    return { connectionId: final.searchParams.get("connectionId")!, callbackPath, session }
-  })
-
-const listConnections = (userId: string, token: string) =>
-  Effect.gen(function*() {
-    const reply = yield* send("GET", `/api/v1/users/${userId}/connections`, { bearer: token })
-    expect(reply.status, preview(reply)).toBe(200)
-    return json(reply) as Array<any>
-  })
-
-/** A simulator control route through the server, e.g. `_sim/calls`. */
-const sim = (provider: Provider, method: "GET" | "POST", route: string, body?: unknown) =>
-  Effect.gen(function*() {
-    const reply = yield* send(
-      method,
-      `/sandbox/${slugs[provider]}/_sim/${route}`,
-      body === undefined ? {} : {
-        json: body
-      }
-    )
-    expect(reply.status, preview(reply)).toBeLessThan(300)
-    return reply.text === "" ? undefined : JSON.parse(reply.text)
-  })
-
-const simCalls = (provider: Provider, filter: Record<string, string> = {}) =>
-  Effect.map(
-    sim(provider, "GET", `calls?${new URLSearchParams(filter).toString()}`),
-    (body) =>
-      body.calls as Array<
-        {
-          method: string
-          path: string
-          status: number
-          params: Record<string, string>
-          userId?: string
-          fault?: string
-        }
-      >
-  )
 
 const tokenPaths = { Fitbit: "/oauth2/token", WHOOP: "/oauth/oauth2/token" } as const
 

@@ -1,5 +1,5 @@
 /**
- * Endpoints whose capability is not built yet (10-14, 16-22) end to end: with valid input and the
+ * Endpoints whose capability is not built yet (16-22) end to end: with valid input and the
  * right credential they answer 501 with the JSON error body, never a stubbed success; they still
  * check credentials and still validate their input.
  */
@@ -37,11 +37,6 @@ const notBuiltCalls = (userId: string): ReadonlyArray<Call> => {
   const user = `/api/v1/users/${userId}`
   const range = "from=2026-01-01&to=2026-01-07"
   return [
-    { number: 10, method: "GET", path: `${user}/connections/activity?${range}`, options: {} },
-    { number: 11, method: "GET", path: `${user}/connections/${unknownId()}/activity/2026-01-05`, options: {} },
-    { number: 12, method: "GET", path: `${user}/connections/activity-load?${range}&provider=WHOOP`, options: {} },
-    { number: 13, method: "GET", path: `${user}/connections/${unknownId()}/activity-load/2026-01-05`, options: {} },
-    { number: 14, method: "GET", path: `${user}/connections/glucose?${range}&provider=Dexcom`, options: {} },
     {
       number: 16,
       method: "POST",
@@ -78,9 +73,9 @@ const withCredential = (c: Call, options: RequestOptions) => send(c.method, c.pa
 const credentialOf = (number: number) => specEndpoints.find((e) => e.number === number)!.credential
 
 it.layer(makeTestServer(), { timeout: "120 seconds" })("endpoints not built yet", (it) => {
-  it.effect("the not-built endpoints are 10-14 and 16-22 with the spec's methods", () =>
+  it.effect("the not-built endpoints are 16-22 with the spec's methods", () =>
     Effect.sync(() => {
-      expect(callNumbers).toEqual([10, 11, 12, 13, 14, 16, 17, 18, 19, 20, 21, 22])
+      expect(callNumbers).toEqual([16, 17, 18, 19, 20, 21, 22])
       for (const number of callNumbers) {
         expect(callOf(number, "u").method, `endpoint ${number}`).toBe(specEndpoints[number - 1]!.method)
       }

@@ -1,3 +1,4 @@
+export * from "./ChildServer.js"
 export * from "./Sandbox.js"
 export * as Simulators from "./simulators/index.js"
 export * from "./TestDatabase.js"

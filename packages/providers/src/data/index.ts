@@ -14,3 +14,8 @@ export const dataSources: Readonly<Record<Provider, ProviderData>> = {
   WHOOP: WhoopData,
   Dexcom: DexcomData
 }
+
+export * from "./Dexcom.js"
+export * from "./Fitbit.js"
+export * from "./Garmin.js"
+export * from "./Whoop.js"

@@ -7,13 +7,14 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ConnectFlow } from "../ConnectFlow.js"
 import { Connections } from "../Connections.js"
+import { HealthData } from "../HealthData.js"
 import { requireSelf, UserTokenAuthLive } from "./Auth.js"
-import { notImplemented } from "./NotImplemented.js"
 
 export const ConnectionsHttpLive = HttpApiBuilder.group(Api, "connections", (handlers) =>
   Effect.gen(function*() {
     const connections = yield* Connections
     const flow = yield* ConnectFlow
+    const health = yield* HealthData
     return handlers
       .handle("createSession", ({ path, payload }) =>
         Effect.flatMap(requireSelf(path.userId), (user) => flow.createSession(user, payload)))
@@ -23,19 +24,31 @@ export const ConnectionsHttpLive = HttpApiBuilder.group(Api, "connections", (han
       .handle("delete", ({ path }) =>
         Effect.flatMap(requireSelf(path.userId), (user) =>
           flow.disconnect(user.userId, path.connectionId)))
-      .handle("activity", ({ path }) =>
-        Effect.zipRight(requireSelf(path.userId), notImplemented("Daily activity")))
+      .handle("activity", ({ path, urlParams }) =>
+        Effect.flatMap(requireSelf(path.userId), (user) =>
+          health.activityRange(user.userId, urlParams)))
       .handle("activityByDate", ({ path }) =>
-        Effect.zipRight(requireSelf(path.userId), notImplemented("Daily activity")))
-      .handle("activityLoad", ({ path }) =>
-        Effect.zipRight(requireSelf(path.userId), notImplemented("Daily load")))
-      .handle(
-        "activityLoadByDate",
-        ({ path }) => Effect.zipRight(requireSelf(path.userId), notImplemented("Daily load"))
-      )
-      .handle("glucose", ({ path }) => Effect.zipRight(requireSelf(path.userId), notImplemented("Glucose data")))
+        Effect.flatMap(
+          requireSelf(path.userId),
+          (user) =>
+            health.activityByDate(user.userId, path.connectionId, path.date)
+        ))
+      .handle("activityLoad", ({ path, urlParams }) =>
+        Effect.flatMap(requireSelf(path.userId), (user) =>
+          health.loadRange(user.userId, urlParams)))
+      .handle("activityLoadByDate", ({ path }) =>
+        Effect.flatMap(
+          requireSelf(path.userId),
+          (user) =>
+            health.loadByDate(user.userId, path.connectionId, path.date)
+        ))
+      .handle("glucose", ({ path, urlParams }) =>
+        Effect.flatMap(requireSelf(path.userId), (user) =>
+          health.glucose(user.userId, urlParams)))
       .handle(
         "providers",
-        ({ path }) => Effect.flatMap(requireSelf(path.userId), (user) => connections.listProviders(user.userId))
+        ({ path }) =>
+          Effect.flatMap(requireSelf(path.userId), (user) =>
+            connections.listProviders(user.userId))
       )
   })).pipe(Layer.provide(UserTokenAuthLive))

@@ -5,6 +5,7 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Api, UserWithToken } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { SyncQueue } from "../SyncCluster.js"
 import { Users } from "../Users.js"
 import { ApiKeyAuthLive, requirePermission } from "./Auth.js"
 
@@ -13,6 +14,7 @@ const encodeExisting = HttpServerResponse.schemaJson(UserWithToken)
 export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
   Effect.gen(function*() {
     const users = yield* Users
+    const syncQueue = yield* SyncQueue
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
@@ -32,8 +34,12 @@ export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
         Effect.flatMap(requirePermission("users:write"), (app) =>
           users.update(app.appId, path.id, payload)))
       .handle("delete", ({ path }) =>
-        Effect.flatMap(requirePermission("users:write"), (app) =>
-          users.softDelete(app.appId, path.id)))
+        Effect.gen(function*() {
+          const app = yield* requirePermission("users:write")
+          yield* users.softDelete(app.appId, path.id)
+          // Each connection's sync also checks the user before every window; this records why it stopped.
+          yield* syncQueue.stopUser(path.id)
+        }))
       .handle("rotateToken", ({ path }) =>
         Effect.flatMap(requirePermission("users:write"), (app) =>
           users.rotateToken(app.appId, path.id)).pipe(

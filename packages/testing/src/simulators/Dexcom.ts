@@ -175,16 +175,29 @@ class Glucose {
     const noise = new Rng("dexcom-noise", this.seed, this.userId, String(ms)).float(-6, 6, 3)
     return value + noise
   }
+  // Each reading's trend needs the slot before it too: values are memoised per instance.
+  private readonly values = new Map<number, number | null>()
+  private readonly transmitterIds = new Map<number, string>()
   value(ms: number): number | null {
-    if (new Rng("dexcom-gap", this.seed, this.userId, String(ms)).chance(0.01)) return null
-    return Math.round(clamp(this.raw(ms), 40, 400))
+    const known = this.values.get(ms)
+    if (known !== undefined) return known
+    const value = new Rng("dexcom-gap", this.seed, this.userId, String(ms)).chance(0.01)
+      ? null
+      : Math.round(clamp(this.raw(ms), 40, 400))
+    this.values.set(ms, value)
+    return value
   }
   transmitter(ms: number) {
     const session = Math.floor((ms - this.t.start) / SESSION_MS)
     // a G7 sensor has its own transmitter; a G6 transmitter lasts about nine sessions
     const unit = this.t.generation === "g7" ? session : Math.floor(session / 9)
+    let transmitterId = this.transmitterIds.get(unit)
+    if (transmitterId === undefined) {
+      transmitterId = sha256Hex("dexcom-transmitter", this.userId, String(unit))
+      this.transmitterIds.set(unit, transmitterId)
+    }
     return {
-      transmitterId: sha256Hex("dexcom-transmitter", this.userId, String(unit)),
+      transmitterId,
       transmitterTicks: Math.floor((ms - (this.t.start + session * SESSION_MS)) / 1000)
     }
   }
@@ -316,6 +329,58 @@ const parseDexcomDate = (value: string | null): number | undefined => {
 }
 
 const plainTime = (ms: number) => new Date(ms).toISOString().slice(0, 19)
+
+export type DexcomRecordKind = "egv" | "event" | "calibration"
+
+/** A request window clipped to what exists: from the user's first day to the newest delayed data. */
+const clip = (glucose: Glucose, start: number, end: number, latestMs: number) => ({
+  from: Math.max(start, glucose.t.start),
+  to: Math.min(end, latestMs + 1)
+})
+
+const daysDescending = (glucose: Glucose, from: number, to: number) => {
+  const offset = glucose.t.zone.offsetMinutes
+  const days: Array<number> = []
+  for (let day = localDayOf(to, offset); day >= localDayOf(from, offset); day--) days.push(day)
+  return days
+}
+
+/** The records of a kind whose `systemTime` lies in [from, to), newest first. */
+const recordsIn = (
+  glucose: Glucose,
+  kind: DexcomRecordKind,
+  from: number,
+  to: number
+): Array<Record<string, unknown>> => {
+  if (kind === "egv") {
+    const records: Array<Record<string, unknown>> = []
+    for (let ms = glucose.firstSlotAtOrAfter(from); ms < to; ms += SLOT_MS) records.push(glucose.egv(ms))
+    return records.reverse()
+  }
+  return daysDescending(glucose, from, to).flatMap((day) =>
+    (kind === "event" ? glucose.events(day) : glucose.calibrations(day))
+      .filter((e) => e.ms >= from && e.ms < to)
+      .reverse()
+      .map((e) => e.body)
+  )
+}
+
+/**
+ * The records a v3 list endpoint (`egvs`, `events`, `calibrations`) answers for
+ * `startDate`..`endDate` (ms; start inclusive, end exclusive) when the simulator's clock reads
+ * `nowMs`: newest first, clipped to the user's first day and to the data delay. For assertions.
+ */
+export const dexcomRecords = (
+  seed: string,
+  userId: string,
+  kind: DexcomRecordKind,
+  range: { readonly start: number; readonly end: number },
+  nowMs: number
+): ReadonlyArray<Record<string, unknown>> => {
+  const glucose = new Glucose(seed, userId)
+  const w = clip(glucose, range.start, range.end, nowMs - DATA_DELAY_MS)
+  return recordsIn(glucose, kind, w.from, w.to)
+}
 
 // ---- the simulator ----
 
@@ -475,36 +540,14 @@ export const makeDexcomSimulator = (options: SimulatorOptions): DexcomSimulator 
         "The time window between startDate and endDate must not exceed 30 days"
       )
     }
-    return { from: Math.max(start, glucose.t.start), to: Math.min(end, latestMs + 1) }
+    return clip(glucose, start, end, latestMs)
   }
 
-  const daysDescending = (glucose: Glucose, from: number, to: number) => {
-    const offset = glucose.t.zone.offsetMinutes
-    const days: Array<number> = []
-    for (let day = localDayOf(to, offset); day >= localDayOf(from, offset); day--) days.push(day)
-    return days
-  }
-
-  const egvs = (req: SimRequestShape) =>
+  const list = (kind: DexcomRecordKind) => (req: SimRequestShape) =>
     api(req, (record, glucose, latestMs) => {
       const w = window(req, glucose, latestMs)
       if (!("from" in w)) return w
-      const records: Array<unknown> = []
-      for (let ms = glucose.firstSlotAtOrAfter(w.from); ms < w.to; ms += SLOT_MS) records.push(glucose.egv(ms))
-      return envelope("egv", record.userId, records.reverse())
-    })
-
-  const sparse = (kind: "event" | "calibration") => (req: SimRequestShape) =>
-    api(req, (record, glucose, latestMs) => {
-      const w = window(req, glucose, latestMs)
-      if (!("from" in w)) return w
-      const records = daysDescending(glucose, w.from, w.to).flatMap((day) =>
-        (kind === "event" ? glucose.events(day) : glucose.calibrations(day))
-          .filter((e) => e.ms >= w.from && e.ms < w.to)
-          .reverse()
-          .map((e) => e.body)
-      )
-      return envelope(kind, record.userId, records)
+      return envelope(kind, record.userId, recordsIn(glucose, kind, w.from, w.to))
     })
 
   const devices = (req: SimRequestShape) =>
@@ -601,9 +644,9 @@ export const makeDexcomSimulator = (options: SimulatorOptions): DexcomSimulator 
     HttpRouter.get("/v2/oauth2/login", handle(loginPage)),
     HttpRouter.post("/v2/oauth2/login", handle(loginPage)),
     HttpRouter.post("/v2/oauth2/token", handle(token)),
-    HttpRouter.get("/v3/users/self/egvs", handle(egvs)),
-    HttpRouter.get("/v3/users/self/events", handle(sparse("event"))),
-    HttpRouter.get("/v3/users/self/calibrations", handle(sparse("calibration"))),
+    HttpRouter.get("/v3/users/self/egvs", handle(list("egv"))),
+    HttpRouter.get("/v3/users/self/events", handle(list("event"))),
+    HttpRouter.get("/v3/users/self/calibrations", handle(list("calibration"))),
     HttpRouter.get("/v3/users/self/devices", handle(devices)),
     HttpRouter.get("/v3/users/self/dataRange", handle(dataRange))
   )

@@ -118,6 +118,15 @@ export interface WhoopControl extends SimulatorControl {
     userId: number,
     kind: "cycle" | "sleep" | "recovery" | "workout"
   ) => Record<string, unknown> | undefined
+  /**
+   * Every visible record of a kind that a collection query with `start`/`end` (ms; `end`
+   * defaults to now) would page through, newest first, as the API would return them.
+   */
+  readonly records: (
+    userId: number,
+    kind: "cycle" | "sleep" | "recovery" | "workout",
+    range?: { readonly start?: number | undefined; readonly end?: number | undefined }
+  ) => ReadonlyArray<Record<string, unknown>>
 }
 
 export type WhoopSimulator = Simulator<WhoopControl>
@@ -839,7 +848,19 @@ export const makeWhoopSimulator = (options: SimulatorOptions): WhoopSimulator =>
         core.nowMs()
       )
       return result.records[0]
-    }
+    },
+    records: (userId, kind, range) =>
+      page(
+        kind,
+        userId,
+        {
+          startMs: range?.start,
+          endMs: range?.end ?? core.nowMs(),
+          cursor: undefined,
+          limit: Number.POSITIVE_INFINITY
+        },
+        core.nowMs()
+      ).records
   }
 
   return assemble(core, style, routes, control)

@@ -26,8 +26,8 @@ export type {
   SimulatorSlug
 } from "./Core.js"
 export { serveHttpApp, serveSimulator, SimulatorServeError } from "./Core.js"
-export type { DexcomSimulator } from "./Dexcom.js"
-export { DEXCOM_SANDBOX_USERS, makeDexcomSimulator } from "./Dexcom.js"
+export type { DexcomRecordKind, DexcomSimulator } from "./Dexcom.js"
+export { DEXCOM_SANDBOX_USERS, dexcomRecords, makeDexcomSimulator } from "./Dexcom.js"
 export type {
   FitbitControl,
   FitbitNotification,

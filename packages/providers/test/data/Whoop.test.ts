@@ -1,0 +1,491 @@
+/**
+ * WHOOP data: the normalisers on provider-shaped JSON (a scored cycle, a cycle in progress, sleep,
+ * recovery, workout zones, kJ to kcal), `fetchWindow` against the served WHOOP simulator (every
+ * page of the four collections, the snapshots, dates by `timezone_offset`, granted scopes only,
+ * failures), the cycle read-by-id fallback, and `fetchWhoopNotified` for each webhook type.
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { describe, expect, it } from "@effect/vitest"
+import type { DailyLoadRecord, RecoveryRecord, SleepRecord, WorkoutRecord } from "@pulsebridge/providers"
+import {
+  fetchWhoopNotified,
+  normaliseWhoopCycle,
+  normaliseWhoopRecovery,
+  normaliseWhoopSleep,
+  normaliseWhoopWorkout,
+  WhoopCycle,
+  WhoopData,
+  WhoopRecovery,
+  WhoopSleep,
+  WhoopWorkout
+} from "@pulsebridge/providers"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { credentials, endpoints, fakeHttp, json, oauth2Tokens } from "../fixtures/FakeHttp.js"
+import { connect, NOW, withHttp } from "../fixtures/Simulated.js"
+
+// ---- expectations written from the rules, independently of the normalisers ----
+
+const DAY = 86_400_000
+
+/** The date at `iso` shifted by a `±hh:mm` / `Z` offset. */
+const localDateOf = (iso: string, offset: string): string => {
+  const m = /^([+-])(\d{2}):(\d{2})$/.exec(offset)
+  const minutes = m === null ? 0 : (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]))
+  return new Date(Date.parse(iso) + minutes * 60_000).toISOString().slice(0, 10)
+}
+
+const expectedCycle = (c: any): DailyLoadRecord => ({
+  providerRecordId: String(c.id),
+  date: localDateOf(c.start, c.timezone_offset),
+  windowKind: "PhysiologicalCycle",
+  windowStart: new Date(c.start),
+  windowEnd: c.end === undefined ? null : new Date(c.end),
+  loadScore: c.score?.strain ?? null,
+  loadScoreScale: "WhoopStrain0To21",
+  energyKilocalories: c.score === undefined ? null : c.score.kilojoule / 4.184,
+  averageHeartRate: c.score?.average_heart_rate ?? null,
+  maxHeartRate: c.score?.max_heart_rate ?? null,
+  distanceMeters: null,
+  steps: null,
+  zoneDurationsJson: "{}",
+  sourceConfidence: "ProviderNative",
+  scoreState: c.score_state,
+  rawJson: expect.any(String) as unknown as string
+})
+
+const expectedSleep = (s: any): SleepRecord => {
+  const st = s.score?.stage_summary
+  const need = s.score?.sleep_needed
+  return {
+    providerRecordId: s.id,
+    date: localDateOf(s.end, s.timezone_offset),
+    start: new Date(s.start),
+    end: new Date(s.end),
+    nap: s.nap,
+    scoreState: s.score_state,
+    inBedMinutes: st === undefined ? null : st.total_in_bed_time_milli / 60_000,
+    awakeMinutes: st === undefined ? null : st.total_awake_time_milli / 60_000,
+    lightMinutes: st === undefined ? null : st.total_light_sleep_time_milli / 60_000,
+    deepMinutes: st === undefined ? null : st.total_slow_wave_sleep_time_milli / 60_000,
+    remMinutes: st === undefined ? null : st.total_rem_sleep_time_milli / 60_000,
+    sleepNeedMinutes: need === undefined ? null : (need.baseline_milli + need.need_from_sleep_debt_milli +
+      need.need_from_recent_strain_milli + need.need_from_recent_nap_milli) / 60_000,
+    respiratoryRate: s.score?.respiratory_rate ?? null,
+    performancePercent: s.score?.sleep_performance_percentage ?? null,
+    consistencyPercent: s.score?.sleep_consistency_percentage ?? null,
+    efficiencyPercent: s.score?.sleep_efficiency_percentage ?? null,
+    disturbanceCount: st?.disturbance_count ?? null,
+    rawJson: expect.any(String) as unknown as string
+  }
+}
+
+const expectedRecovery = (r: any, date: string): RecoveryRecord => ({
+  providerRecordId: String(r.cycle_id),
+  sleepId: r.sleep_id,
+  date,
+  scoreState: r.score_state,
+  calibrating: r.score?.user_calibrating ?? null,
+  recoveryScore: r.score?.recovery_score ?? null,
+  restingHeartRate: r.score?.resting_heart_rate ?? null,
+  hrvRmssdMs: r.score?.hrv_rmssd_milli ?? null,
+  spo2Percent: r.score?.spo2_percentage ?? null,
+  skinTempCelsius: r.score?.skin_temp_celsius ?? null,
+  rawJson: expect.any(String) as unknown as string
+})
+
+const expectedWorkout = (w: any): WorkoutRecord => {
+  const z = w.score?.zone_durations
+  return {
+    providerRecordId: w.id,
+    date: localDateOf(w.start, w.timezone_offset),
+    start: new Date(w.start),
+    end: new Date(w.end),
+    sportName: w.sport_name,
+    scoreState: w.score_state,
+    strain: w.score?.strain ?? null,
+    averageHeartRate: w.score?.average_heart_rate ?? null,
+    maxHeartRate: w.score?.max_heart_rate ?? null,
+    energyKilocalories: w.score === undefined ? null : w.score.kilojoule / 4.184,
+    distanceMeters: w.score?.distance_meter ?? null,
+    zoneDurationsJson: z === undefined ? "{}" : JSON.stringify({
+      zone0: z.zone_zero_milli / 60_000,
+      zone1: z.zone_one_milli / 60_000,
+      zone2: z.zone_two_milli / 60_000,
+      zone3: z.zone_three_milli / 60_000,
+      zone4: z.zone_four_milli / 60_000,
+      zone5: z.zone_five_milli / 60_000
+    }),
+    rawJson: expect.any(String) as unknown as string
+  }
+}
+
+/** Through JSON, as WHOOP serves it. */
+const served = (value: unknown): any => JSON.parse(JSON.stringify(value))
+
+// ---- provider-shaped JSON ----
+
+const scoredCycle = {
+  id: 93845,
+  user_id: 10129,
+  created_at: "2022-04-24T11:25:44.774Z",
+  updated_at: "2022-04-24T14:25:44.774Z",
+  start: "2022-04-24T02:25:44.774Z",
+  end: "2022-04-25T03:25:44.774Z",
+  timezone_offset: "-05:00",
+  score_state: "SCORED",
+  score: { strain: 5.2961, kilojoule: 8288.297, average_heart_rate: 68, max_heart_rate: 141 }
+}
+
+const sleepJson = {
+  id: "ecfc6a15-4661-442f-a9a4-f160dd7afae8",
+  cycle_id: 93845,
+  user_id: 10129,
+  created_at: "2022-04-24T11:25:44.774Z",
+  updated_at: "2022-04-24T14:25:44.774Z",
+  start: "2022-04-24T02:25:44.774Z",
+  end: "2022-04-24T10:25:44.774Z",
+  timezone_offset: "+09:30",
+  nap: false,
+  score_state: "SCORED",
+  score: {
+    stage_summary: {
+      total_in_bed_time_milli: 28_800_000,
+      total_awake_time_milli: 1_800_000,
+      total_no_data_time_milli: 0,
+      total_light_sleep_time_milli: 14_400_000,
+      total_slow_wave_sleep_time_milli: 6_000_000,
+      total_rem_sleep_time_milli: 6_600_000,
+      sleep_cycle_count: 4,
+      disturbance_count: 12
+    },
+    sleep_needed: {
+      baseline_milli: 27_000_000,
+      need_from_sleep_debt_milli: 3_600_000,
+      need_from_recent_strain_milli: 600_000,
+      need_from_recent_nap_milli: -1_200_000
+    },
+    respiratory_rate: 16.11328125,
+    sleep_performance_percentage: 98,
+    sleep_consistency_percentage: 90,
+    sleep_efficiency_percentage: 91.69533848
+  }
+}
+
+describe("WHOOP normalisers", () => {
+  it("a scored cycle: strain, kJ / 4.184, dated by its start in its offset (the evening before in UTC-5)", () => {
+    const record = normaliseWhoopCycle(Schema.decodeUnknownSync(WhoopCycle)(scoredCycle))
+    expect(record).toEqual({
+      ...expectedCycle(scoredCycle),
+      date: "2022-04-23",
+      energyKilocalories: 8288.297 / 4.184,
+      loadScore: 5.2961
+    })
+    expect(record.energyKilocalories).toBeCloseTo(1980.95, 2)
+    expect(JSON.parse(record.rawJson)).toEqual(scoredCycle)
+  })
+
+  it("a cycle in progress has no end and no score: nulls, its score state kept", () => {
+    const { end: _end, score: _score, ...rest } = scoredCycle
+    const current = { ...rest, score_state: "PENDING_SCORE" }
+    const record = normaliseWhoopCycle(Schema.decodeUnknownSync(WhoopCycle)(current))
+    expect(record).toMatchObject({
+      windowEnd: null,
+      loadScore: null,
+      energyKilocalories: null,
+      averageHeartRate: null,
+      maxHeartRate: null,
+      scoreState: "PENDING_SCORE",
+      windowStart: new Date("2022-04-24T02:25:44.774Z")
+    })
+  })
+
+  it("a sleep: milliseconds to minutes, need summed, dated by its end in its offset", () => {
+    const record = normaliseWhoopSleep(Schema.decodeUnknownSync(WhoopSleep)(sleepJson))
+    expect(record).toEqual({
+      ...expectedSleep(sleepJson),
+      // 10:25Z at +09:30 is 19:55 the same day
+      date: "2022-04-24",
+      inBedMinutes: 480,
+      awakeMinutes: 30,
+      lightMinutes: 240,
+      deepMinutes: 100,
+      remMinutes: 110,
+      sleepNeedMinutes: 500,
+      disturbanceCount: 12
+    })
+    const pending = normaliseWhoopSleep(
+      Schema.decodeUnknownSync(WhoopSleep)({ ...sleepJson, score_state: "PENDING_SCORE", score: undefined })
+    )
+    expect(pending).toMatchObject({ inBedMinutes: null, sleepNeedMinutes: null, respiratoryRate: null })
+  })
+
+  it("a recovery takes the date it is given (its cycle's) and keeps optional fields null", () => {
+    const recovery = {
+      cycle_id: 93845,
+      sleep_id: sleepJson.id,
+      user_id: 10129,
+      created_at: "2022-04-24T11:25:44.774Z",
+      updated_at: "2022-04-24T14:25:44.774Z",
+      score_state: "SCORED",
+      score: { user_calibrating: false, recovery_score: 44, resting_heart_rate: 64, hrv_rmssd_milli: 31.813562 }
+    }
+    const record = normaliseWhoopRecovery(Schema.decodeUnknownSync(WhoopRecovery)(recovery), "2022-04-23")
+    expect(record).toEqual(expectedRecovery(recovery, "2022-04-23"))
+    expect(record).toMatchObject({ providerRecordId: "93845", spo2Percent: null, skinTempCelsius: null })
+  })
+
+  it("a workout: zones in minutes, energy in kcal, distance in metres", () => {
+    const workout = {
+      id: "ecfc6a15-4661-442f-a9a4-f160dd7afae8",
+      user_id: 10129,
+      start: "2022-04-24T02:25:44.774Z",
+      end: "2022-04-24T03:25:44.774Z",
+      timezone_offset: "Z",
+      sport_name: "running",
+      score_state: "SCORED",
+      score: {
+        strain: 8.2463,
+        average_heart_rate: 123,
+        max_heart_rate: 146,
+        kilojoule: 1569.34033203125,
+        percent_recorded: 100,
+        distance_meter: 1772.77035916,
+        zone_durations: {
+          zone_zero_milli: 300_000,
+          zone_one_milli: 600_000,
+          zone_two_milli: 900_000,
+          zone_three_milli: 900_000,
+          zone_four_milli: 600_000,
+          zone_five_milli: 300_000
+        }
+      }
+    }
+    const record = normaliseWhoopWorkout(Schema.decodeUnknownSync(WhoopWorkout)(workout))
+    expect(record).toEqual(expectedWorkout(workout))
+    expect(JSON.parse(record.zoneDurationsJson)).toEqual({
+      zone0: 5,
+      zone1: 10,
+      zone2: 15,
+      zone3: 15,
+      zone4: 10,
+      zone5: 5
+    })
+    expect(record.energyKilocalories).toBeCloseTo(375.08, 2)
+  })
+
+  it("refuses records without their key fields", () => {
+    expect(() => Schema.decodeUnknownSync(WhoopCycle)({ ...scoredCycle, start: "yesterday" })).toThrow()
+    expect(() => Schema.decodeUnknownSync(WhoopCycle)({ ...scoredCycle, timezone_offset: "EST" })).toThrow()
+    expect(() => Schema.decodeUnknownSync(WhoopSleep)({ ...sleepJson, nap: undefined })).toThrow()
+  })
+})
+
+// ---- against the simulator ----
+
+const window = { from: "2025-05-20", to: "2025-06-14" }
+const rangeStart = Date.parse("2025-05-19T00:00:00Z")
+const rangeEnd = Date.parse(NOW)
+
+describe("WhoopData.fetchWindow against the simulator", () => {
+  it.scopedLive("reads every page of cycles, recoveries, sleeps and workouts, and today's snapshots", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, providerUserId, sim } = yield* connect("WHOOP")
+      const batch = yield* WhoopData.fetchWindow(input(), window)
+      const userId = Number(providerUserId)
+      const records = (kind: "cycle" | "recovery" | "sleep" | "workout") =>
+        served(sim.control.records(userId, kind, { start: rangeStart, end: rangeEnd })) as Array<any>
+
+      const cycles = records("cycle")
+      expect(batch.dailyLoad).toEqual(cycles.map(expectedCycle))
+      const dateOfCycle = new Map(batch.dailyLoad.map((c) => [c.providerRecordId, c.date]))
+      expect(batch.recovery).toEqual(
+        records("recovery").map((r) => expectedRecovery(r, dateOfCycle.get(String(r.cycle_id))!))
+      )
+      expect(batch.sleep).toEqual(records("sleep").map(expectedSleep))
+      expect(batch.workouts).toEqual(records("workout").map(expectedWorkout))
+      batch.dailyLoad.forEach((record, i) => expect(JSON.parse(record.rawJson)).toEqual(cycles[i]))
+
+      // the cycle in progress: no end, no score
+      expect(batch.dailyLoad[0]).toMatchObject({ windowEnd: null, loadScore: null, scoreState: "PENDING_SCORE" })
+      // the window's dates are covered
+      const loadDates = new Set(batch.dailyLoad.map((r) => r.date))
+      for (let ms = Date.parse(`${window.from}T00:00:00Z`); ms <= Date.parse(`${window.to}T00:00:00Z`); ms += DAY) {
+        expect(loadDates.has(new Date(ms).toISOString().slice(0, 10))).toBe(true)
+      }
+
+      // pagination followed: 25 a page, nextToken sent back
+      for (
+        const [path, kind] of [["/developer/v2/cycle", "cycle"], ["/developer/v2/activity/sleep", "sleep"]] as const
+      ) {
+        const calls = sim.control.calls({ path })
+        expect(calls).toHaveLength(Math.ceil(records(kind).length / 25))
+        expect(calls.length).toBeGreaterThan(1)
+        expect(calls.map((c) => c.params.limit)).toEqual(calls.map(() => "25"))
+        expect(calls.slice(1).every((c) => c.params.nextToken !== undefined)).toBe(true)
+        expect(calls[0]!.params).toMatchObject({ start: "2025-05-19T00:00:00.000Z", end: NOW })
+      }
+      // every recovery's cycle was in the batch: nothing read by id
+      expect(sim.control.calls({ path: "/developer/v2/cycle/*" })).toHaveLength(0)
+
+      expect(batch.profiles).toEqual([{
+        providerRecordId: `${providerUserId}:2025-06-15`,
+        firstName: "Data",
+        lastName: "User",
+        email: "data.user@sandbox.example",
+        rawJson: expect.any(String)
+      }])
+      const body = yield* HttpClientRequest.get(`${input().endpoints.apiBaseUrl}/developer/v2/user/measurement/body`)
+        .pipe(
+          HttpClientRequest.bearerToken(input().tokens.accessToken),
+          HttpClient.execute,
+          Effect.flatMap((response) => response.json)
+        ) as Effect.Effect<any, unknown, HttpClient.HttpClient>
+      expect(batch.bodyMeasurements).toEqual([{
+        providerRecordId: `${providerUserId}:2025-06-15`,
+        heightMeters: body.height_meter,
+        weightKilograms: body.weight_kilogram,
+        maxHeartRate: body.max_heart_rate,
+        rawJson: expect.any(String)
+      }])
+      expect(batch.dailyActivity).toEqual([])
+    })))
+
+  it.scopedLive("reads only what was granted; without read:cycles a recovery is dated by its sleep", () =>
+    withHttp(Effect.gen(function*() {
+      // the adapter reads the user id from the profile, so read:profile is always asked for
+      const scopes = ["read:recovery", "read:sleep", "read:profile"]
+      const { input, providerUserId, sim } = yield* connect("WHOOP", { scopes })
+      expect(input().tokens.scopes.split(" ").sort()).toEqual(["offline", ...scopes].sort())
+      const batch = yield* WhoopData.fetchWindow(input(), window)
+      expect(batch.dailyLoad).toEqual([])
+      expect(batch.workouts).toEqual([])
+      expect(batch.profiles).toHaveLength(1)
+      expect(batch.bodyMeasurements).toEqual([])
+      const paths = new Set(sim.control.calls().map((c) => c.path))
+      expect([...paths].sort()).toEqual([
+        "/developer/v2/activity/sleep",
+        "/developer/v2/recovery",
+        "/developer/v2/user/profile/basic"
+      ])
+      const userId = Number(providerUserId)
+      const cycleDates = new Map(
+        sim.control.records(userId, "cycle", { start: rangeStart, end: rangeEnd }).map((
+          c: any
+        ) => [c.id, localDateOf(c.start, c.timezone_offset)])
+      )
+      const recoveries = served(sim.control.records(userId, "recovery", { start: rangeStart, end: rangeEnd }))
+      expect(recoveries.length).toBeGreaterThan(20)
+      expect(batch.recovery).toEqual(recoveries.map((r: any) => expectedRecovery(r, cycleDates.get(r.cycle_id)!)))
+    })))
+
+  it.scopedLive("a 429 carries the reset; a 500 is status 500; a cut page is malformed; an expired token is 401", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, sim, tokens } = yield* connect("WHOOP")
+      sim.control.injectFault({ path: "/developer/v2/recovery", kind: "rateLimit", retryAfterSeconds: 37 })
+      const limited = yield* Effect.flip(WhoopData.fetchWindow(input(), window))
+      expect(limited).toMatchObject({ _tag: "ProviderError", provider: "WHOOP", status: 429, retryAfterSeconds: 37 })
+
+      sim.control.injectFault({ path: "/developer/v2/activity/workout", kind: "serverError" })
+      expect(yield* Effect.flip(WhoopData.fetchWindow(input(), window))).toMatchObject({ status: 500 })
+
+      sim.control.injectFault({ path: "/developer/v2/activity/sleep", kind: "malformedJson" })
+      const malformed = yield* Effect.flip(WhoopData.fetchWindow(input(), window))
+      expect(malformed.message).toContain("malformed response")
+
+      sim.control.expireAccessTokens()
+      const expired = yield* Effect.flip(WhoopData.fetchWindow(input(), window))
+      expect(expired).toMatchObject({ status: 401, code: "invalid_token" })
+      expect(expired.message).not.toContain(Redacted.value(tokens.accessToken))
+    })))
+
+  it.scopedLive("a window wholly after now reads nothing", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, sim } = yield* connect("WHOOP")
+      const batch = yield* WhoopData.fetchWindow(input(), { from: "2025-06-17", to: "2025-06-20" })
+      expect(batch.dailyLoad).toEqual([])
+      expect(sim.control.calls()).toHaveLength(0)
+    })))
+})
+
+describe("WHOOP recoveries whose cycle is outside the window", () => {
+  it.effect("reads the cycle by id, dates the recovery by it, and adds it to the batch", () =>
+    Effect.gen(function*() {
+      const recovery = {
+        cycle_id: 93845,
+        sleep_id: sleepJson.id,
+        user_id: 10129,
+        score_state: "PENDING_SCORE"
+      }
+      const http = fakeHttp((sent) => {
+        const path = sent.url.pathname
+        if (path === "/developer/v2/recovery") return json(200, { records: [recovery] })
+        if (path === "/developer/v2/cycle/93845") return json(200, scoredCycle)
+        if (path === "/developer/v2/user/profile/basic") return json(200, { user_id: 10129 })
+        if (path === "/developer/v2/user/measurement/body") return json(200, {})
+        return json(200, { records: [], next_token: null })
+      })
+      const batch = yield* WhoopData.fetchWindow(
+        { credentials, endpoints, tokens: oauth2Tokens({ scopes: "" }), providerUserId: "10129", now: new Date(NOW) },
+        { from: "2025-06-01", to: "2025-06-02" }
+      ).pipe(Effect.provide(http.layer))
+      expect(batch.recovery).toEqual([expectedRecovery(recovery, "2022-04-23")])
+      expect(batch.dailyLoad).toEqual([expectedCycle(scoredCycle)])
+      expect(http.sent.map((s) => s.url.pathname)).toContain("/developer/v2/cycle/93845")
+      expect(batch.bodyMeasurements).toMatchObject([{ heightMeters: null, weightKilograms: null, maxHeartRate: null }])
+    }))
+})
+
+describe("fetchWhoopNotified against the simulator", () => {
+  it.scopedLive("sleep.updated and recovery.updated (which carries the sleep id) bring the sleep, cycle and recovery", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, providerUserId, sim } = yield* connect("WHOOP")
+      const userId = Number(providerUserId)
+      const sleep = served(sim.control.records(userId, "sleep", { start: rangeStart, end: rangeEnd }))
+        .find((s: any) => !s.nap && s.score_state === "SCORED") as any
+      const cycle = served(sim.control.records(userId, "cycle", { start: rangeStart, end: rangeEnd }))
+        .find((c: any) => c.id === sleep.cycle_id)
+      const recovery = served(sim.control.records(userId, "recovery", { start: rangeStart, end: rangeEnd }))
+        .find((r: any) => r.cycle_id === sleep.cycle_id)
+      const cycleDate = localDateOf(cycle.start, cycle.timezone_offset)
+      for (const type of ["sleep.updated", "recovery.updated"]) {
+        sim.control.clearCalls()
+        const batch = yield* fetchWhoopNotified(input(), { type, id: sleep.id })
+        expect(batch.sleep).toEqual([expectedSleep(sleep)])
+        expect(batch.dailyLoad).toEqual([expectedCycle(cycle)])
+        expect(batch.recovery).toEqual([expectedRecovery(recovery, cycleDate)])
+        expect(sim.control.calls().map((c) => c.path)).toEqual([
+          `/developer/v2/activity/sleep/${sleep.id}`,
+          `/developer/v2/cycle/${sleep.cycle_id}`,
+          `/developer/v2/cycle/${sleep.cycle_id}/recovery`
+        ])
+      }
+    })))
+
+  it.scopedLive("workout.updated brings the workout; a gone resource, a deletion or an unknown type bring nothing", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, providerUserId, sim } = yield* connect("WHOOP")
+      const workout =
+        served(sim.control.records(Number(providerUserId), "workout", { start: rangeStart, end: rangeEnd }))[0]
+      const batch = yield* fetchWhoopNotified(input(), { type: "workout.updated", id: workout.id })
+      expect(batch.workouts).toEqual([expectedWorkout(workout)])
+
+      const gone = yield* fetchWhoopNotified(input(), {
+        type: "sleep.updated",
+        id: "00000000-0000-4000-8000-000000000000"
+      })
+      expect(gone.sleep).toEqual([])
+      sim.control.clearCalls()
+      for (const type of ["sleep.deleted", "workout.deleted", "recovery.deleted", "something.new"]) {
+        const none = yield* fetchWhoopNotified(input(), { type, id: workout.id })
+        expect([none.sleep, none.workouts, none.recovery, none.dailyLoad].every((l) => l.length === 0)).toBe(true)
+      }
+      expect(sim.control.calls()).toHaveLength(0)
+
+      sim.control.injectFault({ path: "/developer/v2/activity/workout/*", kind: "rateLimit", retryAfterSeconds: 5 })
+      const limited = yield* Effect.flip(fetchWhoopNotified(input(), { type: "workout.updated", id: workout.id }))
+      expect(limited).toMatchObject({ status: 429, retryAfterSeconds: 5 })
+    })))
+})

@@ -1,0 +1,20 @@
+/**
+ * The services of the data model, without the HTTP server, the connect flow or the sync runtime:
+ * what the operator CLI needs, kept apart so its commands load no more than that.
+ */
+import * as Layer from "effect/Layer"
+import { Apps } from "./Apps.js"
+import { Connections } from "./Connections.js"
+import { HealthData } from "./HealthData.js"
+import { ProviderCredentials } from "./ProviderCredentials.js"
+import { SecretBox } from "./SecretBox.js"
+import { Users } from "./Users.js"
+
+/** The services of the data model; they need a migrated `SqlClient` and the `ServerConfig`. */
+export const ServicesLive = Layer.mergeAll(
+  Apps.Default,
+  Users.Default,
+  Connections.Default,
+  HealthData.Default,
+  ProviderCredentials.Default
+).pipe(Layer.provideMerge(SecretBox.layer))

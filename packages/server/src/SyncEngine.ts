@@ -1,0 +1,379 @@
+/**
+ * What one connection's sync does, message by message: backfill history newest window first
+ * (the cursor moves in the same transaction that stores a window, so a crash resumes where it
+ * stopped), re-read a recent window, and apply provider notifications. Provider faults are
+ * absorbed here: a 429 waits as long as the provider asks and resumes (nothing is dropped), an
+ * expired access token is refreshed once and retried, other faults retry with backoff and then
+ * leave the connection in `Error` for the next periodic sync to pick up.
+ *
+ * The cluster entity (`SyncCluster.ts`) calls these one at a time per connection.
+ */
+import { HttpClient } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import type { AppId, ConnectionId, Provider, UserId } from "@pulsebridge/domain"
+import type { CanonicalBatch, DateWindow, FetchInput, ProviderData, ProviderError } from "@pulsebridge/providers"
+import { dataSources, emptyBatch, fitbitSubscribe } from "@pulsebridge/providers"
+import { garminPushDailies, pullGarminCallback } from "@pulsebridge/providers/data/Garmin"
+import { fetchWhoopNotified } from "@pulsebridge/providers/data/Whoop"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { ConnectionTokens } from "./ConnectionTokens.js"
+import { ProviderAccess } from "./ProviderAccess.js"
+import { SyncStore } from "./SyncStore.js"
+
+/** What a provider told us about new data for one connection. */
+export const SyncNotification = Schema.Union(
+  Schema.TaggedStruct("FitbitDay", { date: Schema.String }),
+  Schema.TaggedStruct("GarminPush", { dailiesJson: Schema.String }),
+  Schema.TaggedStruct("GarminPing", { callbackUrl: Schema.String }),
+  Schema.TaggedStruct("WhoopEvent", { type: Schema.String, id: Schema.String })
+)
+export type SyncNotification = typeof SyncNotification.Type
+
+/** The data sources by provider; tests swap one for a fake. */
+export class ProviderDataSources extends Context.Tag("@pulsebridge/server/ProviderDataSources")<
+  ProviderDataSources,
+  Readonly<Record<Provider, ProviderData>>
+>() {
+  static readonly Default = Layer.succeed(ProviderDataSources, dataSources)
+}
+
+/** Tunables of the sync; the defaults suit production, tests shorten the waits. */
+export class SyncSettings extends Context.Reference<SyncSettings>()("@pulsebridge/server/SyncSettings", {
+  defaultValue: () => ({
+    /** Days of history read at connect (capped by each provider's limit). */
+    backfillDays: 30 as number,
+    /** Days re-read by every periodic sync, for late data. */
+    overlapDays: 3 as number,
+    /** Attempts of a window on transient faults (5xx, timeouts, malformed bodies). */
+    maxAttempts: 6 as number,
+    /** First backoff; doubles per attempt. */
+    backoffBase: Duration.seconds(1) as Duration.Duration,
+    /** Wait on a 429 without a usable Retry-After. */
+    defaultRateLimitWait: Duration.seconds(60) as Duration.Duration
+  })
+}) {}
+
+export class SyncFailed extends Data.TaggedError("SyncFailed")<{ readonly message: string }> {}
+
+interface ConnectionInfo {
+  readonly id: ConnectionId
+  readonly appId: AppId
+  readonly userId: UserId
+  readonly provider: Provider
+  readonly providerUserId: string
+  readonly status: string
+  readonly userStatus: string
+  readonly timezone: string | null
+}
+
+const dayMs = 24 * 60 * 60 * 1000
+
+export const addDays = (date: string, days: number): string =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10)
+
+/** Today's calendar date in a time zone (UTC when unknown or invalid). */
+export const localToday = (now: Date, timeZone: string | null): string => {
+  try {
+    return new Intl.DateTimeFormat("en-CA", {
+      timeZone: timeZone ?? "UTC",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit"
+    }).format(now)
+  } catch {
+    return now.toISOString().slice(0, 10)
+  }
+}
+
+/** Cuts `from`..`to` into windows of at most `days`, newest first. */
+export const windowsNewestFirst = (from: string, to: string, days: number): Array<DateWindow> => {
+  const out: Array<DateWindow> = []
+  for (let end = to; end >= from; end = addDays(end, -days)) {
+    const start = addDays(end, -(days - 1))
+    out.push({ from: start < from ? from : start, to: end })
+  }
+  return out
+}
+
+const describe = (error: ProviderError) =>
+  `${error.operation}: ${error.message}${error.status === undefined ? "" : ` (HTTP ${error.status})`}`
+
+export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/server/SyncEngine", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const store = yield* SyncStore
+    const tokens = yield* ConnectionTokens
+    const access = yield* ProviderAccess
+    const sources = yield* ProviderDataSources
+    const httpClient = yield* HttpClient.HttpClient
+    const settings = yield* SyncSettings
+
+    const load = (connectionId: string) =>
+      sql<ConnectionInfo>`
+        select c.id, c.app_id, c.user_id, c.provider, c.provider_user_id, c.status,
+          u.status as user_status, u.timezone
+        from connections c join users u on u.id = c.user_id
+        where c.id = ${connectionId}
+      `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+
+    /** The connection if its sync may run; otherwise records why not and yields nothing. */
+    const usable = (connectionId: string) =>
+      Effect.gen(function*() {
+        const info = yield* load(connectionId)
+        if (info === undefined) return undefined
+        if (info.status !== "Active" || info.userStatus !== "Active") {
+          yield* store.setState(connectionId, {
+            state: "Stopped",
+            lastError: info.status !== "Active" ? `connection is ${info.status}` : "user is inactive"
+          })
+          return undefined
+        }
+        return info
+      })
+
+    /**
+     * One provider read with fresh tokens, waiting out rate limits and retrying transient faults
+     * (an expired access token is refreshed once first).
+     */
+    const fetchWith = (
+      info: ConnectionInfo,
+      read: (input: FetchInput) => Effect.Effect<CanonicalBatch, ProviderError, HttpClient.HttpClient>
+    ) =>
+      Effect.gen(function*() {
+        const resolved = yield* access.resolve(info.appId, info.provider).pipe(
+          Effect.mapError((e) => new SyncFailed({ message: e.message }))
+        )
+        let attempt = 0
+        let forceRefresh = false
+        while (true) {
+          const result = yield* tokens.fresh(info.id, { force: forceRefresh }).pipe(
+            Effect.flatMap((current) =>
+              read({
+                credentials: resolved.credentials,
+                endpoints: resolved.endpoints,
+                tokens: current,
+                providerUserId: info.providerUserId,
+                now: new Date()
+              })
+            ),
+            Effect.provideService(HttpClient.HttpClient, httpClient),
+            Effect.either
+          )
+          forceRefresh = false
+          if (result._tag === "Right") return result.right
+          if (result.left._tag === "ConnectionUnusable") {
+            return yield* new SyncFailed({ message: result.left.message })
+          }
+          const error = result.left
+          if (error.status === 429) {
+            const wait = error.retryAfterSeconds !== undefined && error.retryAfterSeconds >= 0
+              ? Duration.seconds(error.retryAfterSeconds)
+              : settings.defaultRateLimitWait
+            const until = new Date(Date.now() + Duration.toMillis(wait))
+            yield* store.setState(info.id, {
+              state: "RateLimited",
+              rateLimitedUntil: until,
+              lastError: describe(error)
+            })
+            yield* Effect.logInfo("Provider rate limit; waiting").pipe(
+              Effect.annotateLogs({ connectionId: info.id, provider: info.provider, until: until.toISOString() })
+            )
+            yield* Effect.sleep(wait)
+            continue
+          }
+          attempt++
+          if (attempt >= settings.maxAttempts) {
+            return yield* new SyncFailed({ message: describe(error) })
+          }
+          if (error.status === 401 && attempt === 1) {
+            forceRefresh = true
+            continue
+          }
+          yield* Effect.logWarning("Provider call failed; retrying").pipe(
+            Effect.annotateLogs({ connectionId: info.id, provider: info.provider, attempt, error: describe(error) })
+          )
+          yield* Effect.sleep(Duration.times(settings.backoffBase, 2 ** (attempt - 1)))
+        }
+      })
+
+    const fetchWindow = (info: ConnectionInfo, window: DateWindow) =>
+      fetchWith(info, (input) => sources[info.provider].fetchWindow(input, window))
+
+    /**
+     * Fitbit sends notifications only for users we subscribed; the subscription id is the
+     * connection id, so subscribing again is harmless. A failure is logged: polling still runs.
+     */
+    const subscribe = (info: ConnectionInfo) =>
+      info.provider !== "Fitbit" ? Effect.void : Effect.gen(function*() {
+        const resolved = yield* access.resolve(info.appId, info.provider)
+        const current = yield* tokens.fresh(info.id)
+        yield* fitbitSubscribe(
+          { credentials: resolved.credentials, endpoints: resolved.endpoints, tokens: current },
+          info.id
+        ).pipe(Effect.provideService(HttpClient.HttpClient, httpClient))
+      }).pipe(
+        Effect.catchAll((error) =>
+          Effect.logWarning("Could not subscribe to Fitbit notifications").pipe(
+            Effect.annotateLogs({ connectionId: info.id, error: error.message })
+          )
+        )
+      )
+
+    const ownerOf = (info: ConnectionInfo) => ({
+      connectionId: info.id,
+      userId: info.userId,
+      provider: info.provider
+    })
+
+    /** Records a failure that ended a message; the next periodic sync tries again. */
+    const recordFailure = (connectionId: string) => (error: SyncFailed) =>
+      Effect.gen(function*() {
+        const info = yield* load(connectionId)
+        const stopped = info !== undefined && (info.status !== "Active" || info.userStatus !== "Active")
+        yield* store.setState(connectionId, { state: stopped ? "Stopped" : "Error", lastError: error.message })
+        yield* Effect.logWarning("Sync failed").pipe(Effect.annotateLogs({ connectionId, error: error.message }))
+      })
+
+    /** Plans the connect-time backfill: the last `backfillDays` days up to today, capped by the provider. */
+    const planBackfill = (connectionId: string, days?: number) =>
+      Effect.gen(function*() {
+        const info = yield* load(connectionId)
+        if (info === undefined) return
+        const source = sources[info.provider]
+        const span = Math.max(1, Math.min(days ?? settings.backfillDays, source.maxBackfillDays))
+        const today = localToday(new Date(), info.timezone)
+        yield* store.planBackfill(connectionId, addDays(today, -(span - 1)), today)
+      })
+
+    /**
+     * Runs (or resumes) the planned backfill to its end, newest window first. The next window
+     * is fetched while the current one is stored (at most two windows in memory); the cursor
+     * only moves with a stored window, so a crash resumes at the first window not stored.
+     */
+    const backfill = (connectionId: string) =>
+      Effect.gen(function*() {
+        const info = yield* usable(connectionId)
+        if (info === undefined) return
+        const state = yield* store.state(connectionId)
+        if (state === undefined || state.backfillCursor === null || state.backfillFrom === null) return
+        const from = state.backfillFrom
+        const windows = windowsNewestFirst(from, state.backfillCursor, sources[info.provider].windowDays)
+        if (windows.length === 0) {
+          yield* store.storeBackfillWindow(ownerOf(info), emptyBatch, state.backfillCursor, null)
+          return
+        }
+        let pending = yield* Effect.fork(fetchWindow(info, windows[0]!))
+        for (let i = 0; i < windows.length; i++) {
+          const batch = yield* Fiber.join(pending)
+          if (i + 1 < windows.length) pending = yield* Effect.fork(fetchWindow(info, windows[i + 1]!))
+          const window = windows[i]!
+          const next = window.from > from ? addDays(window.from, -1) : null
+          yield* store.storeBackfillWindow(ownerOf(info), batch, localToday(new Date(), info.timezone), next)
+          if (next === null) yield* subscribe(info)
+          // A disconnect or a user's deletion stops the backfill at the next window.
+          if (next !== null && (yield* usable(connectionId)) === undefined) {
+            yield* Fiber.interrupt(pending)
+            return
+          }
+        }
+      }).pipe(
+        Effect.catchTag("SyncFailed", recordFailure(connectionId)),
+        Effect.withSpan("SyncEngine.backfill", { attributes: { connectionId } })
+      )
+
+    /** Re-reads `from`..`to` (default: the overlap window ending today). */
+    const syncWindow = (connectionId: string, range?: DateWindow) =>
+      Effect.gen(function*() {
+        const info = yield* usable(connectionId)
+        if (info === undefined) return
+        const state = yield* store.state(connectionId)
+        if (state?.backfillCursor !== null && state?.backfillCursor !== undefined) {
+          // History first: a backfill cut short resumes before newer windows are read.
+          yield* backfill(connectionId)
+        }
+        const today = localToday(new Date(), info.timezone)
+        const from = range?.from ?? addDays(today, -(settings.overlapDays - 1))
+        const to = range?.to ?? today
+        for (const window of windowsNewestFirst(from, to, sources[info.provider].windowDays)) {
+          const batch = yield* fetchWindow(info, window)
+          yield* store.storeBatch(ownerOf(info), batch, today)
+        }
+        yield* store.setState(connectionId, { state: "Idle", synced: true })
+      }).pipe(
+        Effect.catchTag("SyncFailed", recordFailure(connectionId)),
+        Effect.withSpan("SyncEngine.syncWindow", { attributes: { connectionId } })
+      )
+
+    /** Stores records a provider delivered itself (Garmin push). */
+    const storeDelivered = (connectionId: string, batch: CanonicalBatch) =>
+      Effect.gen(function*() {
+        const info = yield* usable(connectionId)
+        if (info === undefined) return
+        yield* store.storeBatch(ownerOf(info), batch, localToday(new Date(), info.timezone))
+        yield* store.setState(connectionId, { state: "Idle", synced: true })
+      })
+
+    const stop = (connectionId: string) =>
+      Effect.gen(function*() {
+        const info = yield* load(connectionId)
+        if (info === undefined) return
+        yield* store.setState(connectionId, {
+          state: "Stopped",
+          lastError: info.status !== "Active" ? `connection is ${info.status}` : "user is inactive"
+        })
+      })
+
+    /** Removes what WHOOP says it deleted (a recovery event names its sleep). */
+    const deleteWhoop = (connectionId: string, type: string, id: string) =>
+      Effect.gen(function*() {
+        if (type === "sleep.deleted") {
+          yield* sql`delete from recoveries where connection_id = ${connectionId} and sleep_id = ${id}`
+          yield* sql`delete from sleep_sessions where connection_id = ${connectionId} and provider_record_id = ${id}`
+        } else if (type === "recovery.deleted") {
+          yield* sql`delete from recoveries where connection_id = ${connectionId} and sleep_id = ${id}`
+        } else if (type === "workout.deleted") {
+          yield* sql`delete from workouts where connection_id = ${connectionId} and provider_record_id = ${id}`
+        }
+      }).pipe(sql.withTransaction, Effect.orDie)
+
+    /** Applies a provider notification. */
+    const notify = (connectionId: string, notification: SyncNotification) =>
+      Effect.gen(function*() {
+        switch (notification._tag) {
+          case "FitbitDay":
+            return yield* syncWindow(connectionId, { from: notification.date, to: notification.date })
+          case "GarminPush": {
+            const pushed = garminPushDailies(JSON.parse(notification.dailiesJson))
+            return yield* storeDelivered(connectionId, { ...emptyBatch, dailyActivity: pushed.map((p) => p.record) })
+          }
+          case "GarminPing": {
+            const info = yield* usable(connectionId)
+            if (info === undefined) return
+            const batch = yield* fetchWith(info, (input) => pullGarminCallback(input, notification.callbackUrl))
+            return yield* storeDelivered(connectionId, batch)
+          }
+          case "WhoopEvent": {
+            const info = yield* usable(connectionId)
+            if (info === undefined) return
+            if (notification.type.endsWith(".deleted")) {
+              yield* deleteWhoop(connectionId, notification.type, notification.id)
+              return
+            }
+            const batch = yield* fetchWith(info, (input) => fetchWhoopNotified(input, notification))
+            return yield* storeDelivered(connectionId, batch)
+          }
+        }
+      }).pipe(
+        Effect.catchTag("SyncFailed", recordFailure(connectionId)),
+        Effect.withSpan("SyncEngine.notify", { attributes: { connectionId, kind: notification._tag } })
+      )
+
+    return { planBackfill, notify, backfill, syncWindow, storeDelivered, stop, fetchWindow, load, usable } as const
+  })
+}) {}

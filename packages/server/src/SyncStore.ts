@@ -1,0 +1,185 @@
+/**
+ * Storage of canonical health records and of each connection's sync state. Writes are
+ * multi-row upserts keyed by (connection, provider record id): storing the same record twice
+ * changes nothing, and a record whose provider JSON changed (a WHOOP cycle that got its score,
+ * a Garmin daily re-sent with larger totals) is updated in place.
+ */
+import { SqlClient } from "@effect/sql"
+import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
+import type { CanonicalBatch } from "@pulsebridge/providers"
+import * as Effect from "effect/Effect"
+import * as String from "effect/String"
+
+/** Rows per insert statement: bounds the size of one statement's JSON. */
+const chunkRows = 2000
+
+export interface RecordOwner {
+  readonly connectionId: ConnectionId
+  readonly userId: UserId
+  readonly provider: Provider
+}
+
+export type SyncStateName = "Pending" | "Backfilling" | "Idle" | "RateLimited" | "Error" | "Stopped"
+
+export interface SyncStateRow {
+  readonly connectionId: ConnectionId
+  readonly state: SyncStateName
+  readonly rateLimitedUntil: Date | null
+  readonly lastSyncedAt: Date | null
+  readonly lastError: string | null
+  readonly backfillFrom: string | null
+  readonly backfillCursor: string | null
+}
+
+type Row = Record<string, unknown>
+
+const tables = {
+  dailyActivity: "daily_activity",
+  dailyLoad: "daily_load",
+  sleep: "sleep_sessions",
+  recovery: "recoveries",
+  workouts: "workouts",
+  profiles: "profile_snapshots",
+  bodyMeasurements: "body_measurement_snapshots",
+  glucoseReadings: "glucose_readings",
+  glucoseEvents: "glucose_events",
+  glucoseCalibrations: "glucose_calibrations"
+} as const satisfies Record<keyof CanonicalBatch, string>
+
+/** Canonical record fields whose column name differs from the field name. */
+const renames: Readonly<Record<string, string>> = { start: "startAt", end: "endAt" }
+
+/** Records carry no date for snapshots: they are filed under the day they were read. */
+const columnOf = new Map<string, string>()
+const column = (field: string): string => {
+  let name = columnOf.get(field)
+  if (name === undefined) {
+    name = String.camelToSnake(renames[field] ?? field)
+    columnOf.set(field, name)
+  }
+  return name
+}
+
+/** A record as a row keyed by column names. */
+const toRow = (owner: RecordOwner, record: Row, today: string): Row => {
+  const row: Row = {
+    connection_id: owner.connectionId,
+    user_id: owner.userId,
+    provider: owner.provider,
+    date: today
+  }
+  for (const key in record) row[column(key)] = record[key]
+  return row
+}
+
+export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/SyncStore", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /**
+     * One statement per chunk: the rows travel as one JSON parameter and Postgres types them
+     * by the table's own row type (`json_populate_recordset`), which is far cheaper than
+     * binding every value as its own parameter.
+     */
+    const upsertRows = (table: string, rows: ReadonlyArray<Row>) =>
+      Effect.gen(function*() {
+        if (rows.length === 0) return
+        const columns = Object.keys(rows[0]!)
+        const list = sql.literal(columns.join(", "))
+        const set = sql.literal(
+          columns.filter((c) => c !== "connection_id" && c !== "provider_record_id")
+            .map((c) => `${c} = excluded.${c}`).join(", ")
+        )
+        const target = sql(table)
+        for (let i = 0; i < rows.length; i += chunkRows) {
+          const chunk = JSON.stringify(rows.slice(i, i + chunkRows))
+          yield* sql`
+            insert into ${target} (${list})
+            select ${list} from json_populate_recordset(null::${target}, ${chunk}::json)
+            on conflict (connection_id, provider_record_id) do update set ${set}, updated_at = now()
+            where ${target}.raw_json is distinct from excluded.raw_json
+          `
+        }
+      })
+
+    /** Stores every record of a batch for one connection, in one transaction. */
+    const storeBatch = (owner: RecordOwner, batch: CanonicalBatch, today: string) =>
+      Effect.gen(function*() {
+        for (const [key, table] of Object.entries(tables) as Array<[keyof CanonicalBatch, string]>) {
+          const records = batch[key] as ReadonlyArray<object>
+          if (records.length > 0) {
+            yield* upsertRows(table, records.map((r) => toRow(owner, r as Row, today)))
+          }
+        }
+      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SyncStore.storeBatch"))
+
+    const state = (connectionId: string) =>
+      sql<SyncStateRow>`
+        select connection_id, state, rate_limited_until, last_synced_at, last_error,
+          backfill_from::text as backfill_from, backfill_cursor::text as backfill_cursor
+        from sync_state where connection_id = ${connectionId}
+      `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+
+    /** Plans a backfill of `from`..`to` (newest first); a backfill already under way keeps its cursor. */
+    const planBackfill = (connectionId: string, from: string, to: string) =>
+      sql`
+        insert into sync_state (connection_id, state, backfill_from, backfill_cursor)
+        values (${connectionId}, 'Backfilling', ${from}, ${to})
+        on conflict (connection_id) do update set
+          state = 'Backfilling', backfill_from = excluded.backfill_from,
+          backfill_cursor = excluded.backfill_cursor, last_error = null, updated_at = now()
+      `.pipe(Effect.orDie, Effect.asVoid)
+
+    /** Stores a backfill window's records and moves the cursor past it, atomically. */
+    const storeBackfillWindow = (
+      owner: RecordOwner,
+      batch: CanonicalBatch,
+      today: string,
+      nextCursor: string | null
+    ) =>
+      Effect.gen(function*() {
+        yield* storeBatch(owner, batch, today)
+        yield* sql`
+          update sync_state set backfill_cursor = ${nextCursor},
+            state = ${nextCursor === null ? "Idle" : "Backfilling"},
+            rate_limited_until = null, last_error = null,
+            last_synced_at = ${nextCursor === null ? sql.literal("now()") : sql.literal("last_synced_at")},
+            updated_at = now()
+          where connection_id = ${owner.connectionId}
+        `
+      }).pipe(sql.withTransaction, Effect.orDie)
+
+    const setState = (
+      connectionId: string,
+      update: {
+        readonly state: SyncStateName
+        readonly rateLimitedUntil?: Date | null
+        readonly lastError?: string | null
+        readonly synced?: boolean
+      }
+    ) =>
+      sql`
+        insert into sync_state (connection_id, state, rate_limited_until, last_error, last_synced_at)
+        values (${connectionId}, ${update.state}, ${update.rateLimitedUntil ?? null}, ${update.lastError ?? null},
+          ${update.synced === true ? new Date() : null})
+        on conflict (connection_id) do update set
+          state = excluded.state,
+          rate_limited_until = excluded.rate_limited_until,
+          last_error = excluded.last_error,
+          last_synced_at = coalesce(excluded.last_synced_at, sync_state.last_synced_at),
+          updated_at = now()
+      `.pipe(Effect.orDie, Effect.asVoid)
+
+    /** Connections the periodic sync visits: active, of active users. */
+    const syncable = sql<{ readonly id: ConnectionId; readonly backfillCursor: string | null }>`
+      select c.id, s.backfill_cursor::text as backfill_cursor
+      from connections c
+      join users u on u.id = c.user_id
+      left join sync_state s on s.connection_id = c.id
+      where c.status = 'Active' and u.status = 'Active'
+      order by c.id
+    `.pipe(Effect.orDie)
+
+    return { storeBatch, state, planBackfill, storeBackfillWindow, setState, syncable } as const
+  })
+}) {}

@@ -1,0 +1,141 @@
+/**
+ * A PulseBridge server in a child process (`pulsebridge serve`), for tests that kill it, restart
+ * it, or run two of them over one database. The child gets a clean environment (no config
+ * variables of the developer's shell) plus what the test passes.
+ */
+import { NodeHttpClient } from "@effect/platform-node"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as cp from "node:child_process"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { TestServer } from "./TestServer.js"
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
+const entry = path.join("packages", "cli", "src", "bin.ts")
+
+const configVariables = [
+  "DATABASE_URL",
+  "PORT",
+  "HOST",
+  "PUBLIC_URL",
+  "TLS_CERT_FILE",
+  "TLS_KEY_FILE",
+  "TRUST_PROXY",
+  "SECRET_KEY",
+  "SECRET_KEYS_OLD",
+  "SANDBOX",
+  "ROLE",
+  "LOG_LEVEL",
+  "LOG_FORMAT",
+  "BACKFILL_DAYS",
+  "SYNC_CRON",
+  "RUNNER_HOST",
+  "RUNNER_PORT"
+]
+
+/** A loopback port nothing listens on right now. */
+export const freePort = Effect.async<number>((resume) => {
+  const server = net.createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address() as net.AddressInfo
+    server.close(() => resume(Effect.succeed(address.port)))
+  })
+})
+
+export interface ChildServer {
+  readonly process: cp.ChildProcess
+  readonly port: number
+  /** Everything the child printed so far. */
+  readonly output: () => string
+  /** The demo app's API key, when this start created it. */
+  readonly apiKey: string | undefined
+}
+
+export interface ChildServerOptions {
+  readonly dataDir: string
+  readonly port: number
+  readonly args?: ReadonlyArray<string>
+  readonly env?: Readonly<Record<string, string>>
+  /** Printed once the server listens (default: the banner). */
+  readonly readyLine?: string
+}
+
+/**
+ * Starts `pulsebridge serve ...` and waits for it to listen. The scope kills it (SIGKILL) if the
+ * test has not already.
+ */
+export const startChildServer = (options: ChildServerOptions) =>
+  Effect.acquireRelease(
+    Effect.async<ChildServer>((resume) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
+      for (const name of configVariables) delete env[name]
+      Object.assign(env, { DATA_DIR: options.dataDir, PORT: String(options.port), HOST: "127.0.0.1" }, options.env)
+      // Node itself with tsx's loader: one process, so SIGKILL kills the server and nothing survives it.
+      const child = cp.spawn(process.execPath, ["--import", "tsx", entry, "serve", ...(options.args ?? [])], {
+        cwd: repoRoot,
+        env,
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let output = ""
+      let ready = false
+      const readyLine = options.readyLine ?? "PulseBridge is running"
+      const onExit = (code: number | null) =>
+        resume(Effect.dieMessage(`serve exited with ${code} before it was ready:\n${output}`))
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString()
+        if (!ready && output.includes(readyLine)) {
+          ready = true
+          child.off("exit", onExit)
+          const apiKey = /pb_sk_[A-Za-z0-9_-]+/.exec(output)?.[0]
+          resume(Effect.succeed({ process: child, port: options.port, output: () => output, apiKey }))
+        }
+      }
+      child.stdout.on("data", onData)
+      child.stderr.on("data", onData)
+      child.on("exit", onExit)
+      return Effect.sync(() => child.kill("SIGKILL"))
+    }),
+    (server) => killChild(server)
+  )
+
+/** SIGKILL, and wait for the process to be gone. */
+export const killChild = (server: ChildServer) =>
+  Effect.async<void>((resume) => {
+    const child = server.process
+    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+    child.on("exit", () => resume(Effect.void))
+    child.kill("SIGKILL")
+  })
+
+/**
+ * `TestServer` and an `HttpClient` trusting the certificate for a server on `port` whose TLS
+ * files are in `dataDir`, so the end-to-end fixtures can talk to a child server.
+ */
+export const childServerClient = (dataDir: string, port: number) => {
+  const ca = fs.readFileSync(path.join(dataDir, "tls", "cert.pem"), "utf8")
+  return NodeHttpClient.layerWithoutAgent.pipe(
+    Layer.provide(NodeHttpClient.makeAgentLayer({ ca })),
+    Layer.merge(Layer.succeed(TestServer, { baseUrl: `https://127.0.0.1:${port}`, port, dataDir, ca }))
+  )
+}
+
+/** Runs a `pulsebridge` command to its end in a child process with a clean environment plus `env`. */
+export const runCli = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>>) =>
+  Effect.async<{ readonly code: number | null; readonly output: string }>((resume) => {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
+    for (const name of configVariables) delete childEnv[name]
+    Object.assign(childEnv, env)
+    const child = cp.spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+      cwd: repoRoot,
+      env: childEnv,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    child.on("close", (code) => resume(Effect.succeed({ code, output })))
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
