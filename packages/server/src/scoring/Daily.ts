@@ -19,7 +19,7 @@ import type {
 } from "@pulsebridge/domain"
 import { DailyScore } from "@pulsebridge/domain"
 import type { Baseline } from "./Baselines.js"
-import { BaselineWindowDays, MinBaselineNights, MinValidNightMinutes, robustStats, SdFloor } from "./Baselines.js"
+import { BaselineWindowDays, MinBaselineNights, MinValidNightMinutes, robustStatsOf, SdFloor } from "./Baselines.js"
 import { dateOf, dayNumber } from "./Calendar.js"
 import * as Curves from "./Curves.js"
 import type { Reading, ScoringDay, ScoringInput } from "./Inputs.js"
@@ -176,10 +176,19 @@ export const assemblePillar = (
 
 // ---- the days of one user ----
 
+/** One metric as a dense series: the value (NaN when missing) and its provider per day. */
+interface Series {
+  readonly values: Float64Array
+  readonly sources: Array<Provider | undefined>
+}
+
 /** The input's days on a dense calendar, for window look-ups by day number. */
-class Days {
+export class Days {
   readonly first: number
   private readonly byDay: Array<ScoringDay | undefined>
+  /** 1 where the night counts for baselines: no main sleep known, or one of 3 hours or more. */
+  private readonly validNights: Uint8Array
+  private readonly series = new Map<string, Series>()
   constructor(input: ScoringInput) {
     const numbers = input.days.map((d) => dayNumber(d.date))
     this.first = numbers.length > 0 ? Math.min(...numbers) : 0
@@ -187,34 +196,49 @@ class Days {
     input.days.forEach((d, i) => {
       this.byDay[numbers[i]! - this.first] = d
     })
+    this.validNights = new Uint8Array(this.byDay.length)
+    this.byDay.forEach((d, i) => {
+      const asleep = d?.mainSleep?.asleepMinutes
+      this.validNights[i] = asleep === undefined || asleep === null || asleep >= MinValidNightMinutes ? 1 : 0
+    })
   }
   get(day: number): ScoringDay | undefined {
     return day < this.first ? undefined : this.byDay[day - this.first]
   }
-}
-
-const validNight = (day: ScoringDay): boolean => {
-  const asleep = day.mainSleep?.asleepMinutes
-  return asleep === undefined || asleep === null || asleep >= MinValidNightMinutes
-}
-
-/** Baseline of `metric` over the 60 days before `day`, from `source` only, valid nights only. */
-const baselineOf = (
-  days: Days,
-  day: number,
-  source: Provider,
-  metric: (d: ScoringDay) => Reading | null,
-  transform: (v: number) => number,
-  sdFloor: number
-): Baseline => {
-  const values: Array<number> = []
-  for (let t = day - BaselineWindowDays; t < day; t++) {
-    const d = days.get(t)
-    if (d === undefined) continue
-    const r = metric(d)
-    if (r !== null && r.source === source && validNight(d)) values.push(transform(r.value))
+  validNight(day: number): boolean {
+    return this.validNights[day - this.first] === 1
   }
-  return values.length === 0 ? { mean: NaN, sd: NaN, days: 0 } : robustStats(values, sdFloor)
+  /** The dense series of `metric` (values passed through `transform`), built once. */
+  seriesOf(key: string, metric: (d: ScoringDay) => Reading | null, transform: (v: number) => number): Series {
+    let s = this.series.get(key)
+    if (s === undefined) {
+      const values = new Float64Array(this.byDay.length).fill(NaN)
+      const sources: Array<Provider | undefined> = new Array(this.byDay.length)
+      this.byDay.forEach((d, i) => {
+        const r = d === undefined ? null : metric(d)
+        if (r === null) return
+        values[i] = transform(r.value)
+        sources[i] = r.source
+      })
+      s = { values, sources }
+      this.series.set(key, s)
+    }
+    return s
+  }
+}
+
+const windowBuffer = new Float64Array(BaselineWindowDays)
+
+/** Baseline of a series over the 60 days before `day`, from `source` only, valid nights only. */
+const baselineOf = (days: Days, series: Series, day: number, source: Provider, sdFloor: number): Baseline => {
+  let n = 0
+  const lo = Math.max(day - BaselineWindowDays, days.first) - days.first
+  const hi = Math.min(day - days.first, series.values.length)
+  for (let i = lo; i < hi; i++) {
+    const v = series.values[i]!
+    if (v === v && series.sources[i] === source && days.validNight(i + days.first)) windowBuffer[n++] = v
+  }
+  return robustStatsOf(windowBuffer, n, sdFloor)
 }
 
 const baselineReference = (baseline: Baseline, value: number = baseline.mean): ScoreReference => ({
@@ -235,7 +259,7 @@ const deltaFactor = (
   curve: Curves.Breakpoints
 ): { draft: Draft; delta: number | null } => {
   if (reading === null) return { draft: unavailable(key, unit), delta: null }
-  const baseline = baselineOf(days, day, reading.source, metric, (v) => v, sdFloor)
+  const baseline = baselineOf(days, days.seriesOf(key, metric, identity), day, reading.source, sdFloor)
   if (baseline.days < MinBaselineNights) {
     return { draft: calibrating(key, reading.value, unit, baseline.days, reading.source), delta: null }
   }
@@ -383,6 +407,7 @@ export const sleepPillar = (days: Days, day: number): PillarBreakdown => {
 
 // ---- recovery ----
 
+const identity = (v: number) => v
 const hrvOf = (d: ScoringDay) => d.hrvRmssdMs
 const rhrOf = (d: ScoringDay) => d.restingHeartRate
 const rrOf = (d: ScoringDay) => d.respiratoryRate
@@ -390,7 +415,7 @@ const skinOf = (d: ScoringDay) => d.skinTempCelsius
 
 const hrvFactor = (days: Days, day: number, reading: Reading | null): { draft: Draft; high: boolean } => {
   if (reading === null) return { draft: unavailable("hrv", "ms"), high: false }
-  const baseline = baselineOf(days, day, reading.source, hrvOf, Math.log, SdFloor.lnHrv)
+  const baseline = baselineOf(days, days.seriesOf("hrv", hrvOf, Math.log), day, reading.source, SdFloor.lnHrv)
   if (baseline.days < MinBaselineNights) {
     return { draft: calibrating("hrv", reading.value, "ms", baseline.days, reading.source), high: false }
   }
@@ -400,7 +425,7 @@ const hrvFactor = (days: Days, day: number, reading: Reading | null): { draft: D
   for (let t = day - 6; t <= day; t++) {
     const d = days.get(t)
     const r = d?.hrvRmssdMs
-    if (d === undefined || r === null || r === undefined || r.source !== reading.source || !validNight(d)) continue
+    if (d === undefined || r === null || r === undefined || r.source !== reading.source || !days.validNight(t)) continue
     weekSum += Math.log(r.value)
     weekNights++
   }
@@ -722,5 +747,3 @@ export const dailyScores = (
   }
   return out
 }
-
-export { Days }
