@@ -7,6 +7,7 @@ import * as Schema from "effect/Schema"
 import { UserTokenAuth } from "./Auth.js"
 import { DateRange, LocalDate, Provider } from "./Common.js"
 import { BadRequest } from "./Errors.js"
+import { dailyScoreExample } from "./ScoresExample.js"
 
 const score = Schema.NullOr(Schema.Number).annotations({
   description: "0-100, or null when there is not enough data for it"
@@ -132,6 +133,9 @@ export class DailyScore extends Schema.Class<DailyScore>("DailyScore")({
   components: ScoreComponents
 }, { description: "The scores of one local day" }) {}
 
+/** The daily-scores response with a worked example for the API reference. */
+const DailyScores = Schema.Array(DailyScore).annotations({ examples: [[new DailyScore(dailyScoreExample)]] })
+
 export class WeeklyScore extends Schema.Class<WeeklyScore>("WeeklyScore")({
   weekStartDate: LocalDate.annotations({ description: "The Monday of the ISO week" }),
   sleepScore: score,
@@ -145,7 +149,7 @@ export class ScoresGroup extends HttpApiGroup.make("scores")
   .add(
     HttpApiEndpoint.get("daily", "/api/v1/scores/daily")
       .setUrlParams(DateRange)
-      .addSuccess(Schema.Array(DailyScore))
+      .addSuccess(DailyScores)
       .annotate(OpenApi.Summary, "Daily scores, most recent first")
   )
   .add(

@@ -9,11 +9,13 @@
  * never made-up ones; the first 14 days of every persona have no recovery (calibrating).
  */
 import { describe, expect, it } from "@effect/vitest"
-import type { DailyScore } from "@pulsebridge/domain"
+import { DailyScore } from "@pulsebridge/domain"
+import { dailyScoreExample } from "@pulsebridge/domain/ScoresExample"
 import { dailyScores } from "@pulsebridge/server/scoring/Daily"
 import { buildScoringInput } from "@pulsebridge/server/scoring/Inputs"
 import type { Persona } from "@pulsebridge/testing/ScoringPersonas"
 import { personaRows, Personas } from "@pulsebridge/testing/ScoringPersonas"
+import * as Schema from "effect/Schema"
 
 const start = "2026-01-01"
 const end = "2026-03-31"
@@ -130,5 +132,15 @@ describe("synthetic personas over 90 days", () => {
         .toBeGreaterThan(0)
     }
     expect(scores.athlete.find((d) => d.date === "2026-01-15")?.recoveryScore).not.toBeNull()
+  })
+})
+
+describe("the API reference example", () => {
+  it("is what the algorithm computes for a sleep-deprived user on 2026-11-02 in Berlin", () => {
+    const input = buildScoringInput(personaRows(Personas.sleepDeprived, "2026-09-01", 70), {
+      timezone: "Europe/Berlin"
+    })
+    const [day] = dailyScores(input, { from: dailyScoreExample.date, to: dailyScoreExample.date })
+    expect(Schema.encodeSync(DailyScore)(day!)).toEqual(dailyScoreExample)
   })
 })
