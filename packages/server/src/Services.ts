@@ -7,6 +7,7 @@ import { Apps } from "./Apps.js"
 import { Connections } from "./Connections.js"
 import { HealthData } from "./HealthData.js"
 import { ProviderCredentials } from "./ProviderCredentials.js"
+import { ScoreData } from "./scoring/ScoreData.js"
 import { SecretBox } from "./SecretBox.js"
 import { Users } from "./Users.js"
 
@@ -16,5 +17,6 @@ export const ServicesLive = Layer.mergeAll(
   Users.Default,
   Connections.Default,
   HealthData.Default,
-  ProviderCredentials.Default
+  ProviderCredentials.Default,
+  ScoreData.Default
 ).pipe(Layer.provideMerge(SecretBox.layer))

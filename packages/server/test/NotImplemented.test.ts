@@ -1,5 +1,5 @@
 /**
- * Endpoints whose capability is not built yet (16-22) end to end: with valid input and the
+ * Endpoints whose capability is not built yet (16-20) end to end: with valid input and the
  * right credential they answer 501 with the JSON error body, never a stubbed success; they still
  * check credentials and still validate their input.
  */
@@ -35,7 +35,6 @@ const mealPhoto = () => {
 /** A valid request to each not-built endpoint, for user `userId`. */
 const notBuiltCalls = (userId: string): ReadonlyArray<Call> => {
   const user = `/api/v1/users/${userId}`
-  const range = "from=2026-01-01&to=2026-01-07"
   return [
     {
       number: 16,
@@ -57,9 +56,7 @@ const notBuiltCalls = (userId: string): ReadonlyArray<Call> => {
       method: "PATCH",
       path: `${user}/journal-entries/${unknownId()}`,
       options: { json: { items: [{ name: "Apple", quantity: 1, unit: "piece", nutrients: { caloriesKcal: 95 } }] } }
-    },
-    { number: 21, method: "GET", path: `/api/v1/scores/daily?${range}`, options: {} },
-    { number: 22, method: "GET", path: `/api/v1/scores/weekly?${range}`, options: {} }
+    }
   ]
 }
 
@@ -73,9 +70,9 @@ const withCredential = (c: Call, options: RequestOptions) => send(c.method, c.pa
 const credentialOf = (number: number) => specEndpoints.find((e) => e.number === number)!.credential
 
 it.layer(makeTestServer(), { timeout: "120 seconds" })("endpoints not built yet", (it) => {
-  it.effect("the not-built endpoints are 16-22 with the spec's methods", () =>
+  it.effect("the not-built endpoints are 16-20 with the spec's methods", () =>
     Effect.sync(() => {
-      expect(callNumbers).toEqual([16, 17, 18, 19, 20, 21, 22])
+      expect(callNumbers).toEqual([16, 17, 18, 19, 20])
       for (const number of callNumbers) {
         expect(callOf(number, "u").method, `endpoint ${number}`).toBe(specEndpoints[number - 1]!.method)
       }
@@ -111,7 +108,7 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("endpoints not built yet"
     Effect.gen(function*() {
       const { token } = yield* createUser("not-built-403")
       const other = yield* createUser("not-built-403-other")
-      for (const number of callNumbers.filter((n) => credentialOf(n) === "T" && n !== 21 && n !== 22)) {
+      for (const number of callNumbers.filter((n) => credentialOf(n) === "T")) {
         const c = callOf(number, other.user.id)
         const reply = yield* withCredential(c, { bearer: token })
         expect(reply.status, `endpoint ${number}: ${preview(reply)}`).toBe(403)

@@ -1,16 +1,17 @@
 /**
- * Handlers of the scores group (endpoints 21-22).
+ * Handlers of the scores group (endpoints 21-22): the token's user, from its canonical data.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Api } from "@pulsebridge/domain"
+import { Api, CurrentUser } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { ScoreData } from "../scoring/ScoreData.js"
 import { UserTokenAuthLive } from "./Auth.js"
-import { notImplemented } from "./NotImplemented.js"
 
 export const ScoresHttpLive = HttpApiBuilder.group(Api, "scores", (handlers) =>
-  Effect.succeed(
-    handlers
-      .handle("daily", () => notImplemented("Daily health scores"))
-      .handle("weekly", () => notImplemented("Weekly health scores"))
-  )).pipe(Layer.provide(UserTokenAuthLive))
+  Effect.gen(function*() {
+    const scores = yield* ScoreData
+    return handlers
+      .handle("daily", ({ urlParams }) => Effect.flatMap(CurrentUser, (user) => scores.daily(user.userId, urlParams)))
+      .handle("weekly", ({ urlParams }) => Effect.flatMap(CurrentUser, (user) => scores.weekly(user.userId, urlParams)))
+  })).pipe(Layer.provide(UserTokenAuthLive))

@@ -1,0 +1,7 @@
+export * from "./Baselines.js"
+export * from "./Calendar.js"
+export * as Curves from "./Curves.js"
+export * from "./Daily.js"
+export * from "./Inputs.js"
+export * from "./Scoring.js"
+export * from "./Weekly.js"
