@@ -23,7 +23,7 @@ import { ProviderCredentials } from "@pulsebridge/server/ProviderCredentials"
 import { ServicesLive } from "@pulsebridge/server/Server"
 import { ServerConfig } from "@pulsebridge/server/ServerConfig"
 import { Users } from "@pulsebridge/server/Users"
-import { SandboxRoutesLive } from "@pulsebridge/testing/Sandbox"
+import { AnalyzerSandboxRoutesLive, SandboxRoutesLive } from "@pulsebridge/testing/Sandbox"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -469,9 +469,17 @@ const migrate = Command.make(
     )
 ).pipe(Command.withDescription("Apply the database migrations"))
 
-/** The server, with the sandbox providers mounted when sandbox mode is on (`--sandbox` or `SANDBOX=true`). */
+/**
+ * The server, with the simulators mounted when sandbox mode is on (`--sandbox` or `SANDBOX=true`), and the
+ * meal-analyser simulator alone with `ANALYZER=sandbox` outside it.
+ */
 const ServerLive = Layer.unwrapEffect(
-  Effect.map(ServerConfig, (config) => config.sandbox ? makeServeLive(SandboxRoutesLive) : ServeLive)
+  Effect.map(ServerConfig, (config) =>
+    config.sandbox
+      ? makeServeLive(SandboxRoutesLive)
+      : config.analyzer === "sandbox"
+      ? makeServeLive(AnalyzerSandboxRoutesLive)
+      : ServeLive)
 )
 
 /**
