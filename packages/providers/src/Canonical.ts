@@ -7,8 +7,8 @@
  * otherwise, heart rates in bpm, glucose as the provider reports it (`unit` names it).
  * Timestamps are `Date`s (UTC instants). `null` means the provider did not report the value.
  */
-import type * as Effect from "effect/Effect"
 import type { HttpClient } from "@effect/platform"
+import type * as Effect from "effect/Effect"
 import type { ProviderError, TokenInput } from "./Adapter.js"
 
 /** A day of activity (Fitbit daily summary, Garmin dailies). */

@@ -8,6 +8,5 @@ import type { ProviderData } from "../Canonical.js"
 export const DexcomData: ProviderData = {
   windowDays: 7,
   maxBackfillDays: 30,
-  fetchWindow: () =>
-    Effect.fail(new ProviderError({ provider: "Dexcom", operation: "fetch", message: "not built" }))
+  fetchWindow: () => Effect.fail(new ProviderError({ provider: "Dexcom", operation: "fetch", message: "not built" }))
 }

@@ -8,6 +8,5 @@ import type { ProviderData } from "../Canonical.js"
 export const WhoopData: ProviderData = {
   windowDays: 7,
   maxBackfillDays: 30,
-  fetchWindow: () =>
-    Effect.fail(new ProviderError({ provider: "WHOOP", operation: "fetch", message: "not built" }))
+  fetchWindow: () => Effect.fail(new ProviderError({ provider: "WHOOP", operation: "fetch", message: "not built" }))
 }
