@@ -473,15 +473,18 @@ const migrate = Command.make(
 ).pipe(Command.withDescription("Apply the database migrations"))
 
 /**
- * The server, with the sandbox providers mounted when sandbox mode is on (`--sandbox` or `SANDBOX=true`).
- * Loaded on demand: the other commands need none of it (HTTP, the sync runtime, the simulators).
+ * The server, with the simulators mounted when sandbox mode is on (`--sandbox` or `SANDBOX=true`), and the
+ * meal-analyser simulator alone with `ANALYZER=sandbox` outside it. Loaded on demand: the other commands need
+ * none of it (HTTP, the background runtime, the simulators).
  */
 const ServerLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
   const { makeServeLive, ServeLive } = yield* Effect.promise(() => import("@pulsebridge/server/Main"))
-  if (!config.sandbox) return ServeLive
-  const { SandboxRoutesLive } = yield* Effect.promise(() => import("@pulsebridge/testing/Sandbox"))
-  return makeServeLive(SandboxRoutesLive)
+  if (!config.sandbox && config.analyzer !== "sandbox") return ServeLive
+  const { AnalyzerSandboxRoutesLive, SandboxRoutesLive } = yield* Effect.promise(() =>
+    import("@pulsebridge/testing/Sandbox")
+  )
+  return makeServeLive(config.sandbox ? SandboxRoutesLive : AnalyzerSandboxRoutesLive)
 }))
 
 /**

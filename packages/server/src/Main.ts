@@ -12,7 +12,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import { Apps } from "./Apps.js"
 import { DatabaseLive } from "./Database.js"
-import { ConnectServicesLive, HttpServerLive, makeHttpAppLive, ServicesLive } from "./Server.js"
+import { ConnectServicesLive, HttpServerLive, JournalServicesLive, makeHttpAppLive, ServicesLive } from "./Server.js"
 import { ServerBases } from "./ServerBases.js"
 import { ServerConfig } from "./ServerConfig.js"
 
@@ -67,6 +67,7 @@ export const LoggingLive = Layer.unwrapEffect(Effect.gen(function*() {
 export const makeServeLive = <E, R>(extraRoutes: Layer.Layer<never, E, R>) =>
   Banner.pipe(
     Layer.provideMerge(makeHttpAppLive(extraRoutes)),
+    Layer.provideMerge(JournalServicesLive),
     Layer.provideMerge(ConnectServicesLive),
     Layer.provideMerge(HttpServerLive),
     Layer.provideMerge(ServicesLive),

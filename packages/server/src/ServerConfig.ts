@@ -5,10 +5,13 @@ import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 
 export type Role = "all" | "api" | "worker"
+
+/** Which meal-photo analyser runs: an OpenAI-compatible model, the caption reader, or the sandbox simulator. */
+export type AnalyzerKind = "openai" | "offline" | "sandbox"
 
 export interface ServerConfigShape {
   readonly port: number
@@ -21,7 +24,12 @@ export interface ServerConfigShape {
   readonly trustProxy: boolean
   readonly secretKey: Option.Option<Redacted.Redacted>
   readonly sandbox: boolean
-  readonly analyzer: string
+  readonly analyzer: AnalyzerKind
+  /** Base URL of an OpenAI-compatible API (`.../v1`); `ANALYZER=openai` defaults to OpenAI's. */
+  readonly analyzerBaseUrl: Option.Option<string>
+  readonly analyzerModel: Option.Option<string>
+  /** Never logged. */
+  readonly analyzerApiKey: Option.Option<Redacted.Redacted>
   readonly role: Role
   readonly production: boolean
   /** Worker (`ROLE=worker`): the address other nodes reach its cluster runner on. */
@@ -33,7 +41,16 @@ export interface ServerConfigShape {
   readonly backfillDays?: number | undefined
 }
 
-export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
+const analyzerSetting = Config.option(Config.literal("openai", "offline", "sandbox")("ANALYZER"))
+
+/**
+ * The analyser when `ANALYZER` is unset: the simulator in sandbox mode, an OpenAI-compatible model when one is
+ * configured, else the offline caption reader.
+ */
+export const defaultAnalyzer = (config: Pick<ServerConfigShape, "sandbox" | "analyzerBaseUrl">): AnalyzerKind =>
+  config.sandbox ? "sandbox" : Option.isSome(config.analyzerBaseUrl) ? "openai" : "offline"
+
+const baseConfig = Config.all({
   port: Config.integer("PORT").pipe(
     Config.validate({
       message: "PORT must be a port number (0 picks a free port)",
@@ -50,7 +67,10 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
   secretKey: Config.option(Config.redacted("SECRET_KEY")),
   sandbox: Config.boolean("SANDBOX").pipe(Config.withDefault(false)),
-  analyzer: Config.string("ANALYZER").pipe(Config.withDefault("offline")),
+  analyzerSetting,
+  analyzerBaseUrl: Config.option(Config.string("ANALYZER_BASE_URL")),
+  analyzerModel: Config.option(Config.string("ANALYZER_MODEL")),
+  analyzerApiKey: Config.option(Config.redacted("ANALYZER_API_KEY")),
   role: Config.literal("all", "api", "worker")("ROLE").pipe(Config.withDefault("all" as const)),
   production: Config.string("NODE_ENV").pipe(
     Config.map((env) => env === "production"),
@@ -65,10 +85,23 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   )
 })
 
+const resolve = (
+  { analyzerSetting, ...config }: Config.Config.Success<typeof baseConfig>,
+  overrides: Partial<ServerConfigShape>
+): ServerConfigShape => {
+  const merged = { ...config, ...overrides }
+  return {
+    ...merged,
+    analyzer: overrides.analyzer ?? Option.getOrElse(analyzerSetting, () => defaultAnalyzer(merged))
+  }
+}
+
+export const serverConfig: Config.Config<ServerConfigShape> = Config.map(baseConfig, (config) => resolve(config, {}))
+
 export class ServerConfig extends Context.Tag("@pulsebridge/server/ServerConfig")<ServerConfig, ServerConfigShape>() {
   /** Reads the environment (or the active `ConfigProvider`). */
   static readonly layer = Layer.effect(ServerConfig, serverConfig)
 
   static readonly layerWith = (overrides: Partial<ServerConfigShape>) =>
-    Layer.effect(ServerConfig, Effect.map(serverConfig, (config) => ({ ...config, ...overrides })))
+    Layer.effect(ServerConfig, Effect.map(baseConfig, (config) => resolve(config, overrides)))
 }

@@ -55,10 +55,12 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
 
       const { connectionId } = yield* connect(user.id, token, "Fitbit", simulatedUser("fitbit"))
       yield* waitForSync(user.id, token, connectionId)
-      const subscriptions = yield* simCalls("Fitbit", {
-        method: "POST",
-        path: `/1/user/-/activities/apiSubscriptions/${connectionId}.json`
-      })
+      // The subscription follows the last stored window of the backfill.
+      const subscriptions = yield* eventually(
+        simCalls("Fitbit", { method: "POST", path: `/1/user/-/activities/apiSubscriptions/${connectionId}.json` }),
+        (calls) => calls.length > 0,
+        "the subscription"
+      )
       expect(subscriptions.length).toBe(1)
       expect(subscriptions[0]!.status).toBeLessThan(300)
     }))

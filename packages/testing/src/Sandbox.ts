@@ -2,21 +2,30 @@
  * Sandbox mode: the four provider simulators mounted on the PulseBridge server itself under
  * `/sandbox/<slug>`, accepting the sandbox credentials every app uses when it has none of its
  * own. Their grants are kept in `DATA_DIR/sandbox/<slug>.json`, so connections made in the
- * sandbox survive a restart.
+ * sandbox survive a restart. The meal-analyser simulator (the `sandbox` analyser) is mounted under
+ * `/sandbox/analyzer`.
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { providers } from "@pulsebridge/domain"
+import { sandboxAnalyzerPath } from "@pulsebridge/server/journal/MealAnalyzer"
 import { ProviderAccess, sandboxPath } from "@pulsebridge/server/ProviderAccess"
 import { ServerBases } from "@pulsebridge/server/ServerBases"
 import { ServerConfig } from "@pulsebridge/server/ServerConfig"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { makeAnalyzerSimulator } from "./simulators/Analyzer.js"
 import type { SimulatorStore } from "./simulators/index.js"
 import { fileStore, makeSimulator, memoryStore } from "./simulators/index.js"
 
-export const SandboxRoutesLive = HttpApiBuilder.Router.use((router) =>
+/** The meal-analyser simulator alone, for `ANALYZER=sandbox` outside sandbox mode. */
+export const AnalyzerSandboxRoutesLive = HttpApiBuilder.Router.use((router) =>
+  router.mountApp(sandboxAnalyzerPath, makeAnalyzerSimulator().app)
+)
+
+const ProviderSandboxRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* ServerConfig
     const access = yield* ProviderAccess
@@ -39,3 +48,6 @@ export const SandboxRoutesLive = HttpApiBuilder.Router.use((router) =>
     }
   })
 )
+
+/** Everything sandbox mode mounts: the four providers and the meal analyser. */
+export const SandboxRoutesLive = Layer.merge(ProviderSandboxRoutesLive, AnalyzerSandboxRoutesLive)

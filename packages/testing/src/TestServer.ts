@@ -8,7 +8,13 @@ import { HttpClient as Client } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Api, CreateUserPayload } from "@pulsebridge/domain"
 import { Apps } from "@pulsebridge/server/Apps"
-import { ConnectServicesLive, HttpServerLive, makeHttpAppLive, ServicesLive } from "@pulsebridge/server/Server"
+import {
+  ConnectServicesLive,
+  HttpServerLive,
+  JournalServicesLive,
+  makeHttpAppLive,
+  ServicesLive
+} from "@pulsebridge/server/Server"
 import type { ServerConfigShape } from "@pulsebridge/server/ServerConfig"
 import { ServerConfig } from "@pulsebridge/server/ServerConfig"
 import { Users } from "@pulsebridge/server/Users"
@@ -21,7 +27,7 @@ import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { SandboxRoutesLive } from "./Sandbox.js"
+import { AnalyzerSandboxRoutesLive, SandboxRoutesLive } from "./Sandbox.js"
 import { TestDatabaseLive } from "./TestDatabase.js"
 
 export class TestServer extends Context.Tag("@pulsebridge/testing/TestServer")<TestServer, {
@@ -50,6 +56,9 @@ export const testConfig = (dataDir: string, overrides: Partial<ServerConfigShape
   secretKey: Option.none(),
   sandbox: false,
   analyzer: "offline",
+  analyzerBaseUrl: Option.none(),
+  analyzerModel: Option.none(),
+  analyzerApiKey: Option.none(),
   role: "all",
   production: false,
   ...overrides
@@ -64,8 +73,15 @@ export const makeTestServer = (overrides: Partial<ServerConfigShape> = {}) =>
     const dataDir = yield* tempDir("pulsebridge-test-")
     const ConfigLive = Layer.succeed(ServerConfig, testConfig(dataDir, overrides))
     const Services = ServicesLive.pipe(Layer.provideMerge(TestDatabaseLive))
-    // With `sandbox: true` the provider simulators are mounted as `serve --sandbox` mounts them.
-    const Http = makeHttpAppLive(overrides.sandbox === true ? SandboxRoutesLive : Layer.empty).pipe(
+    // With `sandbox: true` the simulators are mounted as `serve --sandbox` mounts them; with
+    // `analyzer: "sandbox"` at least the meal-analyser simulator is.
+    const routes = overrides.sandbox === true
+      ? SandboxRoutesLive
+      : overrides.analyzer === "sandbox"
+      ? AnalyzerSandboxRoutesLive
+      : Layer.empty
+    const Http = makeHttpAppLive(routes).pipe(
+      Layer.provideMerge(JournalServicesLive),
       Layer.provideMerge(ConnectServicesLive),
       Layer.provideMerge(HttpServerLive),
       Layer.provideMerge(Services),

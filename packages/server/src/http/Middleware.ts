@@ -4,9 +4,18 @@
  * the proxy rule of `TRUST_PROXY`; and the JSON error body for everything the API itself does
  * not answer (unknown routes, body-parse failures, defects).
  */
-import { HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApiSchema,
+  HttpApp,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse,
+  Multipart
+} from "@effect/platform"
+import { ScanPayload } from "@pulsebridge/domain"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import type { IncomingMessage } from "node:http"
@@ -21,6 +30,112 @@ export const httpsRequiredMessage =
 
 /** Routes whose body is not JSON (multipart uploads). */
 const isMultipartRoute = (url: string) => /^\/api\/v1\/users\/[^/]+\/journal-entries\/scans\/?(\?|$)/.test(url)
+
+/** A scan's whole body: the 10 MiB image plus room for the form's other fields. */
+export const MaxScanBodyBytes = 10 * 1024 * 1024 + 64 * 1024
+
+const scanTooLarge = () => errorResponse(413, "PayloadTooLarge", "The image may be at most 10 MiB")
+
+/** Checks a scan upload's envelope before the API parses it (with the limits of its contract). */
+const checkScan = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    if (request.method !== "POST" || !isMultipartRoute(request.url)) {
+      return Option.none<HttpServerResponse.HttpServerResponse>()
+    }
+    const contentType = request.headers["content-type"]?.toLowerCase() ?? ""
+    if (!contentType.startsWith("multipart/form-data") || !/boundary=/.test(contentType)) {
+      return Option.some(
+        errorResponse(415, "UnsupportedMediaType", "Content-Type must be multipart/form-data with a boundary")
+      )
+    }
+    const length = Number(request.headers["content-length"] ?? 0)
+    if (length > MaxScanBodyBytes) {
+      yield* drain(request, length)
+      return Option.some(scanTooLarge())
+    }
+    return Option.none()
+  })
+
+const scanLimits = HttpApiSchema.getMultipart(ScanPayload.ast) ?? {}
+
+/**
+ * Parses a scan's form with the limits of its contract, before the API does: the platform would
+ * turn a failed parse into a 500, while it is the client's error (413 over a size limit, 400 for a
+ * body that is not a well-formed form). The parsed form is cached on the request for the API.
+ */
+const readScan = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    if (request.method !== "POST" || !isMultipartRoute(request.url)) {
+      return Option.none<HttpServerResponse.HttpServerResponse>()
+    }
+    // Requests are served uninterruptibly; the race must be able to stop its loser.
+    const parsed = yield* Effect.interruptible(Effect.raceFirst(
+      // Disconnected: a stalled parse is left to be interrupted in the background.
+      Effect.disconnect(Effect.either(Multipart.withLimits(request.multipart, scanLimits))),
+      Effect.map(watchBody(request), Either.left)
+    ))
+    if (parsed._tag === "Right") return Option.none()
+    // The rest of a refused upload is read and dropped, so that the client gets to see the answer.
+    yield* drain(request, Number(request.headers["content-length"] ?? 0))
+    return multipartFailure(parsed.left)
+  })
+
+const truncated = new Multipart.MultipartError({ reason: "Parse", cause: "the body ended inside a part" })
+const overLimit = new Multipart.MultipartError({ reason: "BodyTooLarge", cause: "the body is over the limit" })
+
+/**
+ * Watches a scan's body while the platform parses it, for the two cases where its parser (v3) waits
+ * forever instead of failing: a part over a size limit (so the limit is enforced here, on the bytes
+ * the connection has received, which also covers bodies sent without a length), and a body that ends
+ * inside a file part (a parse still running a moment after the last byte arrived).
+ */
+const watchBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.async<Multipart.MultipartError>((resume) => {
+    const source = request.source as IncomingMessage
+    const socket = source.socket
+    const start = socket?.bytesRead ?? 0
+    let stalled: ReturnType<typeof setTimeout> | undefined
+    const ended = () => {
+      stalled ??= setTimeout(() => resume(Effect.succeed(truncated)), 2000)
+    }
+    // `complete` turns true once the whole body has arrived, even while the parser leaves it unread.
+    const meter = setInterval(() => {
+      if (socket !== undefined && socket !== null && socket.bytesRead - start > MaxScanBodyBytes) {
+        resume(Effect.succeed(overLimit))
+      } else if (source.complete) ended()
+    }, 50)
+    if (source.complete || source.readableEnded || source.destroyed) ended()
+    source.once("end", ended)
+    source.once("close", ended)
+    return Effect.sync(() => {
+      clearInterval(meter)
+      if (stalled !== undefined) clearTimeout(stalled)
+      source.off("end", ended)
+      source.off("close", ended)
+    })
+  })
+
+const multipartFailure = (error: Multipart.MultipartError) => {
+  // A limit reached while a file is written arrives as an InternalError around the parser's ReachedLimit.
+  const cause = error.cause as { readonly _tag?: unknown; readonly limit?: unknown } | null | undefined
+  const limit = cause !== null && typeof cause === "object" && cause._tag === "ReachedLimit" ? cause.limit : undefined
+  if (error.reason === "InternalError" && limit === undefined) {
+    return Option.some(errorResponse(400, "BadRequest", "The upload could not be read to its end"))
+  }
+  if (
+    error.reason === "FileTooLarge" || error.reason === "BodyTooLarge" || limit === "MaxPartSize" ||
+    limit === "MaxTotalSize"
+  ) return Option.some(scanTooLarge())
+  return Option.some(errorResponse(
+    400,
+    "BadRequest",
+    error.reason === "TooManyParts" || limit === "MaxParts"
+      ? "The form has too many parts"
+      : error.reason === "FieldTooLarge" || limit === "MaxFieldSize"
+      ? "A form field is too large"
+      : "The multipart body is malformed or truncated"
+  ))
+}
 
 const isJsonContentType = (contentType: string) => {
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
@@ -56,6 +171,8 @@ const drain = (request: HttpServerRequest.HttpServerRequest, announced: number) 
     source.once("end", done)
     source.once("error", done)
     source.once("close", done)
+    // A parser that gave up may still be piped to the body and hold it back.
+    source.unpipe()
     source.resume()
   })
 
@@ -141,6 +258,10 @@ export const makeAppMiddleware =
       }
       const rejected = yield* checkBody(request)
       if (Option.isSome(rejected)) return rejected.value
+      const refusedScan = yield* checkScan(request)
+      if (Option.isSome(refusedScan)) return refusedScan.value
+      const unreadable = yield* readScan(request)
+      if (Option.isSome(unreadable)) return unreadable.value
       return yield* app
     })
     // Logs the path without its query string: OAuth callbacks carry codes there.

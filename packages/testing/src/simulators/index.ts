@@ -10,6 +10,8 @@
  * as `B/_sim/...` over HTTP) plus each provider's webhook senders. `serveSimulator(sim)` serves
  * one on 127.0.0.1 inside a scope.
  */
+export type { AnalyzerCall, AnalyzerFault, AnalyzerFaultKind, AnalyzerSimulator } from "./Analyzer.js"
+export { makeAnalyzerSimulator, sandboxMealFor, sandboxMeals, sandboxModel } from "./Analyzer.js"
 export type {
   CallFilter,
   CallRecord,
