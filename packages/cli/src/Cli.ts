@@ -18,7 +18,6 @@ import {
 import type { ApiKeyRecord, App } from "@pulsebridge/server/Apps"
 import { Apps } from "@pulsebridge/server/Apps"
 import { DatabaseLive } from "@pulsebridge/server/Database"
-import { makeServeLive, ServeLive } from "@pulsebridge/server/Main"
 import { ProviderCredentials } from "@pulsebridge/server/ProviderCredentials"
 import { ServicesLive } from "@pulsebridge/server/Server"
 import { ServerConfig } from "@pulsebridge/server/ServerConfig"
@@ -474,12 +473,17 @@ const migrate = Command.make(
  * meal-analyser simulator alone with `ANALYZER=sandbox` outside it.
  */
 const ServerLive = Layer.unwrapEffect(
-  Effect.map(ServerConfig, (config) =>
-    config.sandbox
-      ? makeServeLive(SandboxRoutesLive)
-      : config.analyzer === "sandbox"
-      ? makeServeLive(AnalyzerSandboxRoutesLive)
-      : ServeLive)
+  // Loaded when serving only: the other commands do without the cluster and the HTTP stack.
+  Effect.zipWith(
+    ServerConfig,
+    Effect.promise(() => import("@pulsebridge/server/Main")),
+    (config, { makeServeLive, ServeLive }) =>
+      config.sandbox
+        ? makeServeLive(SandboxRoutesLive)
+        : config.analyzer === "sandbox"
+        ? makeServeLive(AnalyzerSandboxRoutesLive)
+        : ServeLive
+  )
 )
 
 /**

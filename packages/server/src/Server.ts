@@ -13,7 +13,6 @@ import * as Option from "effect/Option"
 import * as http from "node:http"
 import * as tls from "node:tls"
 import { Apps } from "./Apps.js"
-import { ClusterLive } from "./Cluster.js"
 import { ConnectFlow } from "./ConnectFlow.js"
 import { Connections } from "./Connections.js"
 import { ConnectionTokens } from "./ConnectionTokens.js"
@@ -23,11 +22,6 @@ import { makeAppMiddleware } from "./http/Middleware.js"
 import { OAuthHttpLive } from "./http/OAuth.js"
 import { ScoresHttpLive } from "./http/Scores.js"
 import { UsersHttpLive } from "./http/Users.js"
-import { BlobStore } from "./journal/BlobStore.js"
-import { Journal } from "./journal/Journal.js"
-import { AnalysisQueueLive, MealAnalysisLive, ResumePendingLive } from "./journal/MealAnalysis.js"
-import { MealAnalyzerLive } from "./journal/MealAnalyzer.js"
-import { NutrientResolver } from "./journal/NutrientResolver.js"
 import { ProviderAccess } from "./ProviderAccess.js"
 import { ProviderCredentials } from "./ProviderCredentials.js"
 import { SecretBox } from "./SecretBox.js"
@@ -68,17 +62,6 @@ export const ConnectServicesLive = ConnectFlow.Default.pipe(
   Layer.provideMerge(ProviderRegistry.Default),
   Layer.provideMerge(ServerBases.layer),
   Layer.provideMerge(ProviderHttpClientLive)
-)
-
-/**
- * The journal and the durable analysis of meal photos: the cluster over the app's database, the
- * `MealAnalysis` entity, the configured analyser, and the photo store. It runs inside a listening
- * server (the sandbox analyser is mounted on it).
- */
-export const JournalServicesLive = Layer.mergeAll(MealAnalysisLive, ResumePendingLive).pipe(
-  Layer.provideMerge(Journal.Default),
-  Layer.provideMerge(Layer.mergeAll(MealAnalyzerLive, NutrientResolver.Default, BlobStore.local, AnalysisQueueLive)),
-  Layer.provideMerge(ClusterLive)
 )
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
