@@ -21,11 +21,6 @@ import { OAuthHttpLive } from "./http/OAuth.js"
 import { ScoresHttpLive } from "./http/Scores.js"
 import { UsersHttpLive } from "./http/Users.js"
 import { WebhookRoutesLive } from "./http/Webhooks.js"
-import { BlobStore } from "./journal/BlobStore.js"
-import { Journal } from "./journal/Journal.js"
-import { AnalysisQueueLive, MealAnalysisLive, ResumePendingLive } from "./journal/MealAnalysis.js"
-import { MealAnalyzerLive } from "./journal/MealAnalyzer.js"
-import { NutrientResolver } from "./journal/NutrientResolver.js"
 import { ProviderAccess } from "./ProviderAccess.js"
 import { ServerBases } from "./ServerBases.js"
 import { ServerConfig } from "./ServerConfig.js"
@@ -61,18 +56,6 @@ export const ConnectServicesLive = Layer.mergeAll(ConnectFlow.Default, Webhooks.
   Layer.provideMerge(ServerBases.layer),
   Layer.provideMerge(ProviderHttpClientLive)
 )
-
-/**
- * The journal and the durable analysis of meal photos: the cluster over the app's database, the
- * `MealAnalysis` entity, the configured analyser, and the photo store. It runs inside a listening
- * server (the sandbox analyser is mounted on it).
- */
-export const JournalServicesLive = Layer.unwrapEffect(Effect.map(ServerConfig, (config) =>
-  // API nodes only enqueue analyses; the entity runs where the background work runs.
-  (config.role === "api" ? ResumePendingLive : Layer.mergeAll(MealAnalysisLive, ResumePendingLive)).pipe(
-    Layer.provideMerge(Journal.Default),
-    Layer.provideMerge(Layer.mergeAll(MealAnalyzerLive, NutrientResolver.Default, BlobStore.local, AnalysisQueueLive))
-  )))
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([UsersHttpLive, ConnectionsHttpLive, JournalHttpLive, ScoresHttpLive, OAuthHttpLive])

@@ -8,13 +8,8 @@ import { HttpClient as Client } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Api, CreateUserPayload } from "@pulsebridge/domain"
 import { Apps } from "@pulsebridge/server/Apps"
-import {
-  ConnectServicesLive,
-  HttpServerLive,
-  JournalServicesLive,
-  makeHttpAppLive,
-  ServicesLive
-} from "@pulsebridge/server/Server"
+import { JournalServicesLive } from "@pulsebridge/server/journal/Live"
+import { ConnectServicesLive, HttpServerLive, makeHttpAppLive, ServicesLive } from "@pulsebridge/server/Server"
 import type { ServerConfigShape } from "@pulsebridge/server/ServerConfig"
 import { ServerConfig } from "@pulsebridge/server/ServerConfig"
 import { Users } from "@pulsebridge/server/Users"
