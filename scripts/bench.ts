@@ -1,9 +1,11 @@
 /**
  * `npm run bench`: the full PulseBridge server against a minimal node:https + pg baseline, both on one fresh
  * database (the embedded PGlite, or a database created for the run on the PostgreSQL of `DATABASE_URL` and dropped
- * after it), measured with autocannon over HTTPS on `GET /api/v1/users/:id` and `POST /api/v1/users`. Prints the
- * table and rewrites `docs/benchmarks.md` (see `bench/Report.ts`). `BENCH_DURATION` sets the measured seconds of
- * each run (default 8), `BENCH_CONNECTIONS` the concurrent connections (default 10).
+ * after it). First a year-long Dexcom backfill from the simulator (see `bench/Backfill.ts`), then autocannon over
+ * HTTPS on `GET /api/v1/users/:id/connections/glucose` (30 days of that backfill), `GET /api/v1/users/:id` and
+ * `POST /api/v1/users`. Prints the figures and rewrites `docs/benchmarks.md` (see `bench/Report.ts`).
+ * `BENCH_DURATION` sets the measured seconds of each run (default 8), `BENCH_CONNECTIONS` the concurrent
+ * connections (default 10).
  */
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
@@ -23,12 +25,13 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import type pg from "pg"
+import { measureBackfill } from "./bench/Backfill.js"
 import { startBaseline } from "./bench/Baseline.js"
 import type { LoadSettings, Measurement, Target } from "./bench/Load.js"
 import { BenchError, measure, requestOnce } from "./bench/Load.js"
 import { fileConsole } from "./bench/LogSink.js"
 import type { DatabaseKind, RouteResult } from "./bench/Report.js"
-import { currentMachine, databaseTitle, problems, terminalTable, writeMarkdown } from "./bench/Report.js"
+import { currentMachine, databaseTitle, rate, runProblems, terminalTable, writeMarkdown } from "./bench/Report.js"
 
 const docsFile = fileURLToPath(new URL("../docs/benchmarks.md", import.meta.url))
 
@@ -95,7 +98,63 @@ const setupDatabase = (kind: DatabaseKind) =>
     } satisfies Database
   })
 
-const routes = (apiKey: string, userId: string) => [
+/** Days of the Dexcom backfill (`BACKFILL_DAYS`, at most 365). */
+const backfillDays = 365
+/** Days of glucose read per request, and the smallest acceptable req/s of PulseBridge over the baseline's. */
+const glucoseDays = 30
+const glucoseTargetRatio = 0.7
+
+interface Route {
+  readonly route: string
+  readonly description: string
+  readonly target: (base: string, ca: string) => Target
+  /** What of an answer must be the same on both servers. */
+  readonly comparable: (body: string) => Effect.Effect<string, BenchError>
+  readonly targetRatio?: number
+  /** The load of this route's runs, where it differs from the other routes'. */
+  readonly load?: (settings: LoadSettings) => LoadSettings
+}
+
+const parseJson = (text: string, what: string) =>
+  Effect.try({
+    try: () => JSON.parse(text) as Record<string, unknown>,
+    catch: () => new BenchError({ message: `${what}: the body is not JSON: ${text.slice(0, 500)}` })
+  })
+
+/** The body as JSON without the fresh token of a created user. */
+const withoutToken = (route: string) => (body: string) =>
+  Effect.map(parseJson(body, route), ({ token: _token, ...rest }) => JSON.stringify(rest))
+
+/** `from`..`to` of the glucose reads: whole days ending the day before yesterday, well inside the backfill. */
+const glucoseRange = (today: string) => {
+  const day = (offset: number) => new Date(Date.parse(`${today}T00:00:00Z`) + offset * 86_400_000).toISOString()
+  return { from: day(-(glucoseDays + 1)).slice(0, 10), to: day(-2).slice(0, 10) }
+}
+
+const glucoseRoute = (userId: string, userToken: string, range: { from: string; to: string }): Route => ({
+  route: "GET /api/v1/users/:id/connections/glucose",
+  description: `User token lookup by hash, then ${glucoseDays} days (${range.from} to ${range.to}) of the Dexcom ` +
+    "backfill in three queries (readings, events, calibrations, each joined to connections), answered as one " +
+    "JSON document.",
+  target: (base: string, ca: string): Target => ({
+    url: `${base}/api/v1/users/${userId}/connections/glucose?${new URLSearchParams(range)}`,
+    method: "GET",
+    headers: { authorization: `Bearer ${userToken}` },
+    ca
+  }),
+  // Byte for byte: the same fields in the same order with the same value formats.
+  comparable: Effect.succeed,
+  targetRatio: glucoseTargetRatio,
+  // An answer takes a good part of a second of one CPU: two connections keep both servers busy without measuring
+  // mostly the wait in a queue, and a longer run gives the percentiles enough answers.
+  load: (settings) => ({
+    ...settings,
+    connections: Math.min(2, settings.connections),
+    durationSeconds: 2 * settings.durationSeconds
+  })
+})
+
+const routes = (apiKey: string, userId: string): ReadonlyArray<Route> => [
   {
     route: "GET /api/v1/users/:id",
     description: "API key lookup by hash, then the user row by id and app.",
@@ -104,7 +163,8 @@ const routes = (apiKey: string, userId: string) => [
       method: "GET",
       headers: { authorization: `Bearer ${apiKey}` },
       ca
-    })
+    }),
+    comparable: withoutToken("GET /api/v1/users/:id")
   },
   {
     route: "POST /api/v1/users",
@@ -115,34 +175,40 @@ const routes = (apiKey: string, userId: string) => [
       headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
       body: JSON.stringify({ externalUserId: "bench-user" }),
       ca
-    })
+    }),
+    comparable: withoutToken("POST /api/v1/users")
   }
 ]
 
-const parseJson = (text: string, what: string) =>
-  Effect.try({
-    try: () => JSON.parse(text) as Record<string, unknown>,
-    catch: () => new BenchError({ message: `${what}: the body is not JSON: ${text}` })
-  })
+/** Where two texts first differ, with some context of both. */
+const firstDifference = (ours: string, theirs: string) => {
+  let at = 0
+  while (at < ours.length && at < theirs.length && ours[at] === theirs[at]) at++
+  const around = (text: string) => JSON.stringify(text.slice(Math.max(0, at - 80), at + 160))
+  return `at character ${at} of ${ours.length} (PulseBridge) and ${theirs.length} (baseline):\n` +
+    `  PulseBridge: ${around(ours)}\n  baseline:    ${around(theirs)}`
+}
 
-/** Both servers answer 200 with the same body (the fresh token aside) before any load is sent. */
-const preflight = (route: string, pulsebridge: Target, baseline: Target) =>
+/**
+ * Both servers answer 200 with the same body (`comparable` of each) before any load is sent; the answer of
+ * PulseBridge is returned.
+ */
+const preflight = (route: Route, pulsebridge: Target, baseline: Target) =>
   Effect.gen(function*() {
     const answers = yield* Effect.all([requestOnce(pulsebridge), requestOnce(baseline)])
     const [ours, theirs] = yield* Effect.forEach(answers, (answer, i) =>
       answer.status === 200
-        ? parseJson(answer.body, route)
+        ? route.comparable(answer.body)
         : new BenchError({
-          message: `${route} on ${i === 0 ? "PulseBridge" : "the baseline"}: ${answer.status} ${answer.body}`
+          message: `${route.route} on ${i === 0 ? "PulseBridge" : "the baseline"}: ${answer.status} ` +
+            answer.body.slice(0, 500)
         }))
-    const { token: _ours, ...oursWithoutToken } = ours!
-    const { token: _theirs, ...theirsWithoutToken } = theirs!
-    if (JSON.stringify(oursWithoutToken) !== JSON.stringify(theirsWithoutToken)) {
+    if (ours !== theirs) {
       return yield* new BenchError({
-        message: `${route}: the baseline answers differently:\n  PulseBridge: ${JSON.stringify(ours)}\n` +
-          `  baseline:    ${JSON.stringify(theirs)}`
+        message: `${route.route}: the baseline answers differently, ${firstDifference(ours!, theirs!)}`
       })
     }
+    return answers[0].body
   })
 
 /** Progress, straight to stdout: the server's layers set their own console and loggers on the fibers building them. */
@@ -150,9 +216,17 @@ const say = (text: string) => Effect.sync(() => process.stdout.write(`${text}\n`
 
 const describe = (name: string, route: string, m: Measurement) =>
   say(
-    `  ${name.padEnd(11)} ${route.padEnd(22)} ${Math.round(m.requestsPerSecond).toString().padStart(6)} req/s` +
+    `  ${name.padEnd(11)} ${route.padEnd(41)} ${rate(m.requestsPerSecond).padStart(6)} req/s` +
       `  p50 ${m.p50} ms  p99 ${m.p99} ms${m.problems.length === 0 ? "" : `  INVALID: ${m.problems.join("; ")}`}`
   )
+
+/** What one glucose answer holds, e.g. "Each answer: 8,640 readings, 151 events, 9 calibrations, 3.1 MB.". */
+const answerSize = (body: string) => {
+  const data = JSON.parse(body) as Record<"readings" | "events" | "calibrations", Array<unknown>>
+  const count = (n: number) => n.toLocaleString("en-US")
+  return `Each answer: ${count(data.readings.length)} readings, ${count(data.events.length)} events, ` +
+    `${count(data.calibrations.length)} calibrations, ${(Buffer.byteLength(body) / 1e6).toFixed(1)} MB.`
+}
 
 const shutdownSeconds = 20
 
@@ -190,6 +264,8 @@ const withServer = <A, E, ROut, E2>(
 
 const program = Effect.gen(function*() {
   const settings = yield* readSettings
+  // Before any work of the run: the load average then tells what else the machine was doing.
+  const machine = currentMachine()
   const adminUrl = process.env["DATABASE_URL"]
   const kind: DatabaseKind = adminUrl !== undefined && adminUrl !== "" ? "postgres" : "pglite"
   const dataDir = yield* tempDir
@@ -206,10 +282,13 @@ const program = Effect.gen(function*() {
     dataDir,
     tlsCertFile: Option.none(),
     tlsKeyFile: Option.none(),
-    trustProxy: false
+    trustProxy: false,
+    backfillDays,
+    // Yearly, so that no periodic sync runs into the measurements.
+    syncCron: "0 0 1 1 *"
   })
   // Exactly what `pulsebridge serve` runs (its logging included), configured like `serve` from the environment
-  // but for the listener, the data dir and the database.
+  // but for the listener, the data dir, the database, the backfill span and the periodic sync's schedule.
   const ServerLive = ServeLive.pipe(Layer.provideMerge(ConfigLive))
 
   const run = Effect.gen(function*() {
@@ -221,19 +300,25 @@ const program = Effect.gen(function*() {
     const [{ version }] = yield* sql<{ version: string }>`select current_setting('server_version') as version`
     const databaseVersion = `PostgreSQL ${version}`
 
-    const { apiKey } = yield* Effect.flatMap(Apps, (apps) => apps.create("Benchmark app"))
+    const { apiKey, app } = yield* Effect.flatMap(Apps, (apps) => apps.create("Benchmark app"))
     const pulsebridgeBase = `https://127.0.0.1:${port}`
-    const created = yield* requestOnce({
-      url: `${pulsebridgeBase}/api/v1/users`,
-      method: "POST",
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ externalUserId: "bench-user" }),
-      ca: cert
-    })
-    if (created.status !== 201) {
-      return yield* new BenchError({ message: `creating the user answered ${created.status} ${created.body}` })
-    }
-    const userId = String((yield* parseJson(created.body, "POST /api/v1/users"))["id"])
+    const createUser = (externalUserId: string) =>
+      Effect.gen(function*() {
+        const created = yield* requestOnce({
+          url: `${pulsebridgeBase}/api/v1/users`,
+          method: "POST",
+          headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+          body: JSON.stringify({ externalUserId }),
+          ca: cert
+        })
+        if (created.status !== 201) {
+          return yield* new BenchError({ message: `creating a user answered ${created.status} ${created.body}` })
+        }
+        const body = yield* parseJson(created.body, "POST /api/v1/users")
+        return { id: String(body["id"]), token: String(body["token"]) }
+      })
+    const user = yield* createUser("bench-user")
+    const glucoseUser = yield* createUser("bench-glucose-user")
 
     const baseline = yield* Effect.acquireRelease(
       Effect.promise(() => startBaseline({ cert, key, pool: database.pool(dataDir) })),
@@ -242,35 +327,67 @@ const program = Effect.gen(function*() {
     )
     const baselineBase = `https://127.0.0.1:${baseline.port}`
 
+    yield* say(`  Dexcom backfill of ${backfillDays} days from the simulator...`)
+    const backfill = yield* measureBackfill({
+      serverBase: pulsebridgeBase,
+      cert,
+      appId: app.id,
+      userId: glucoseUser.id,
+      userToken: glucoseUser.token,
+      days: backfillDays,
+      providerUser: "BenchUser",
+      timeoutSeconds: 600,
+      profileName: `backfill-${kind}`
+    })
+    yield* say(
+      `  PulseBridge Dexcom backfill: ${backfill.seconds.toFixed(1)} s, ${backfill.readings} readings ` +
+        `(simulator: ${backfill.expectedReadings})${
+          backfill.problems.length === 0 ? "" : `  INVALID: ${backfill.problems.join("; ")}`
+        }`
+    )
+
     const results: Array<RouteResult> = []
-    for (const route of routes(apiKey, userId)) {
+    const measured = [
+      glucoseRoute(glucoseUser.id, glucoseUser.token, glucoseRange(backfill.to)),
+      ...routes(apiKey, user.id)
+    ]
+    for (const route of measured) {
       const ours = route.target(pulsebridgeBase, cert)
       const theirs = route.target(baselineBase, cert)
-      yield* preflight(route.route, ours, theirs)
-      const pulsebridge = yield* measure(ours, settings)
+      const answer = yield* preflight(route, ours, theirs)
+      const load = route.load?.(settings) ?? settings
+      const pulsebridge = yield* measure(ours, load, route.load === undefined ? undefined : `glucose-${kind}`)
       yield* describe("PulseBridge", route.route, pulsebridge)
-      const base = yield* measure(theirs, settings)
+      const base = yield* measure(theirs, load)
       yield* describe("baseline", route.route, base)
-      results.push({ route: route.route, description: route.description, pulsebridge, baseline: base })
+      results.push({
+        route: route.route,
+        description: route.load === undefined ? route.description : `${route.description} ${answerSize(answer)}`,
+        pulsebridge,
+        baseline: base,
+        targetRatio: route.targetRatio,
+        load
+      })
     }
-    return { databaseVersion, results }
+    return { databaseVersion, results, backfill }
   }).pipe(Effect.scoped)
 
   const shutdown = { finished: true }
-  const { databaseVersion, results } = yield* withServer(ServerLive, serverConsole, shutdown, run)
+  const { backfill, databaseVersion, results } = yield* withServer(ServerLive, serverConsole, shutdown, run)
   const benchRun = {
     kind,
     databaseDetail: database.detail,
     databaseVersion,
-    machine: currentMachine(),
+    machine,
     date: new Date(),
     settings,
+    backfill,
     routes: results
   }
   yield* say(`\n${terminalTable(benchRun)}\n`)
   writeMarkdown(docsFile, benchRun)
   yield* say(`Wrote the ${databaseTitle[kind]} section of docs/benchmarks.md`)
-  const invalid = problems(results)
+  const invalid = runProblems(benchRun)
   if (invalid.length > 0 || !shutdown.finished) {
     return yield* new BenchError({
       message: [

@@ -1,9 +1,12 @@
 /**
  * The baseline of the benchmark: a minimal `node:https` server with plain `pg` and no Effect that does the same
- * database work as PulseBridge for the two measured routes. `GET /api/v1/users/:id` looks the bearer API key up
+ * database work as PulseBridge for the measured routes. `GET /api/v1/users/:id` looks the bearer API key up
  * by its SHA-256 hash and reads the user row; `POST /api/v1/users` does the same, then runs the upsert and the
- * token insert of the real `Users.create` in one transaction. Bodies are the same JSON shape, written with
- * `JSON.stringify`; there is no logging, routing library, schema or error catalogue.
+ * token insert of the real `Users.create` in one transaction. `GET /api/v1/users/:id/connections/glucose` looks
+ * the bearer user token up as `Users.authenticate` does, then runs the three queries of `HealthData.glucose`
+ * (readings, events, calibrations) as they are, one after the other, and renames their snake_case columns in JS
+ * as the server's SQL client does. Bodies are the same JSON, written with `JSON.stringify`; there is no logging,
+ * routing library, schema or error catalogue.
  */
 import * as crypto from "node:crypto"
 import type * as http from "node:http"
@@ -28,6 +31,9 @@ const userTokenPrefix = "pb_ut_"
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const secretPattern = /^[A-Za-z0-9_-]{43}$/
 const userPath = /^\/api\/v1\/users\/([^/?]+)$/
+const glucosePath = /^\/api\/v1\/users\/([^/?]+)\/connections\/glucose$/
+const datePattern = /^\d{4}-\d{2}-\d{2}$/
+const maxRangeDays = 366
 
 // The aliases give the JSON shape of the API directly; PulseBridge renames in JS instead.
 const userColumns = `id, app_id as "appId", external_user_id as "externalUserId", status, locale, timezone, ` +
@@ -45,6 +51,55 @@ const upsertUserSql = `
   returning ${userColumns}, (xmax = 0) as inserted
 `
 const insertTokenSql = "insert into user_tokens (id, user_id, token_hash) values ($1, $2, $3)"
+
+// `Users.authenticate` and the three queries of `HealthData.glucose`, without the optional provider filter.
+const authenticateUserSql = `
+  select u.app_id, u.id as user_id, u.timezone
+  from user_tokens t join users u on u.id = t.user_id
+  where t.token_hash = $1 and t.revoked_at is null and u.status = 'Active'
+`
+const glucoseWhere = `
+  x.user_id = $1 and x.date between $2 and $3
+  and c.status <> 'Disconnected'
+`
+const glucoseReadingsSql = `
+  select x.connection_id, x.provider, x.date::text as date, x.system_time, x.display_time, x.value, x.trend,
+    x.trend_rate, x.unit, x.rate_unit, x.status, x.transmitter_id, x.provider_record_id as record_id
+  from glucose_readings x join connections c on c.id = x.connection_id
+  where ${glucoseWhere}
+  order by x.date, x.provider, x.connection_id, x.system_time
+`
+const glucoseEventsSql = `
+  select x.connection_id, x.provider, x.date::text as date, x.system_time, x.display_time, x.event_type,
+    x.event_sub_type, x.value, x.unit, x.provider_record_id as event_id
+  from glucose_events x join connections c on c.id = x.connection_id
+  where ${glucoseWhere} and (x.event_status is null or x.event_status <> 'deleted')
+  order by x.date, x.provider, x.connection_id, x.system_time
+`
+const glucoseCalibrationsSql = `
+  select x.connection_id, x.provider, x.date::text as date, x.system_time, x.display_time, x.value, x.unit
+  from glucose_calibrations x join connections c on c.id = x.connection_id
+  where ${glucoseWhere}
+  order by x.date, x.provider, x.connection_id, x.system_time
+`
+
+const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
+
+/** The rows with camelCase keys, in the column order (the order of the API's fields). */
+const renamed = (result: pg.QueryResult<Record<string, unknown>>): Array<Record<string, unknown>> => {
+  const columns = result.fields.map((field) => [field.name, camelCase(field.name)] as const)
+  return result.rows.map((row) => {
+    const out: Record<string, unknown> = {}
+    for (const [from, to] of columns) out[to] = row[from]
+    return out
+  })
+}
+
+/** A calendar day `YYYY-MM-DD` that exists. */
+const isDate = (value: string | null): value is string =>
+  value !== null && datePattern.test(value) && new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value
+
+const dayNumber = (date: string) => Math.floor(Date.parse(`${date}T00:00:00Z`) / 86_400_000)
 
 const sha256 = (secret: string) => crypto.createHash("sha256").update(secret).digest("hex")
 
@@ -129,6 +184,36 @@ export const startBaseline = (options: BaselineOptions): Promise<Baseline> => {
     send(response, 200, rows[0])
   }
 
+  const glucose = async (
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+    userId: string,
+    query: URLSearchParams
+  ) => {
+    const secret = bearer(request.headers.authorization)
+    const wellFormed = secret !== undefined && secret.startsWith(userTokenPrefix) &&
+      secretPattern.test(secret.slice(userTokenPrefix.length))
+    const rows = wellFormed
+      ? (await pool.query<{ user_id: string }>(authenticateUserSql, [sha256(secret)])).rows
+      : []
+    if (rows[0] === undefined) {
+      return fail(response, 401, "Unauthorized", "Invalid or revoked user token, or the user was deleted")
+    }
+    if (rows[0].user_id !== userId) {
+      return fail(response, 403, "Forbidden", "This user token may only access its own user")
+    }
+    const from = query.get("from")
+    const to = query.get("to")
+    if (!isDate(from) || !isDate(to) || from > to || dayNumber(to) - dayNumber(from) + 1 > maxRangeDays) {
+      return fail(response, 400, "BadRequest", "from and to must be dates at most 366 days apart")
+    }
+    const params = [userId, from, to]
+    const readings = renamed(await pool.query(glucoseReadingsSql, params))
+    const events = renamed(await pool.query(glucoseEventsSql, params))
+    const calibrations = renamed(await pool.query(glucoseCalibrationsSql, params))
+    send(response, 200, { readings, events, calibrations })
+  }
+
   const createUser = async (
     request: http.IncomingMessage,
     response: http.ServerResponse
@@ -164,9 +249,14 @@ export const startBaseline = (options: BaselineOptions): Promise<Baseline> => {
 
   const server = https.createServer({ cert: options.cert, key: options.key }, (request, response) => {
     const url = request.url ?? "/"
+    const queryAt = url.indexOf("?")
+    const pathname = queryAt === -1 ? url : url.slice(0, queryAt)
     const userMatch = userPath.exec(url)
+    const glucoseMatch = glucosePath.exec(pathname)
     const handled = request.method === "GET" && userMatch !== null
       ? getUser(request, response, userMatch[1]!)
+      : request.method === "GET" && glucoseMatch !== null
+      ? glucose(request, response, glucoseMatch[1]!, new URLSearchParams(queryAt === -1 ? "" : url.slice(queryAt + 1)))
       : request.method === "POST" && url === "/api/v1/users"
       ? createUser(request, response)
       : Promise.resolve(fail(response, 404, "NotFound", "No such route"))

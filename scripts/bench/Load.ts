@@ -1,12 +1,15 @@
 /**
  * The load side of the benchmark: autocannon against one target (a warm-up, then the measurement), its figures,
  * and what makes a run invalid: any connection error, timeout, non-2xx answer or body mismatch.
- * Also a one-shot HTTPS request that verifies the server certificate, for seeding and pre-flight checks.
+ * Also a one-shot request (HTTPS verifying the server certificate, or plain HTTP to the provider simulator), for
+ * seeding, the connect flow and pre-flight checks.
  */
 import autocannon from "autocannon"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as http from "node:http"
 import * as https from "node:https"
+import { profiled } from "./Profile.js"
 
 export class BenchError extends Data.TaggedError("BenchError")<{ readonly message: string }> {}
 
@@ -15,7 +18,7 @@ export interface Target {
   readonly method: "GET" | "POST"
   readonly headers: Readonly<Record<string, string>>
   readonly body?: string | undefined
-  /** The certificate the server presents (self-signed, so it is its own CA). */
+  /** The certificate the server presents (self-signed, so it is its own CA); unused for `http:` URLs. */
   readonly ca: string
 }
 
@@ -78,15 +81,28 @@ const problemsOf = (result: autocannon.Result): Array<string> => {
 }
 
 /**
- * A warm-up run (its figures discarded) followed by the measured run. Problems of either are recorded rather than
- * failing at once, so that every route is measured; the caller fails the benchmark when any run has problems.
+ * Waits for the work a run left behind, by one more request of the same kind, which queues behind it. Requests
+ * autocannon gave up on at the end of a run may still wait for a database connection (the baseline's `pg` does not
+ * drop them), or, in PulseBridge, be cancelled through the same pool they wait in; and on the embedded database
+ * two servers working at once would mix up their statements.
  */
-export const measure = (target: Target, settings: LoadSettings) =>
+const settle = (target: Target) => Effect.asVoid(requestOnce(target, 120))
+
+/**
+ * A warm-up run (its figures discarded) followed by the measured run, each followed by `settle`. Problems of either
+ * are recorded rather than failing at once, so that every route is measured; the caller fails the benchmark when
+ * any run has problems. With `profileName`, the measured run is CPU-profiled when profiles are asked for (see
+ * `Profile.ts`).
+ */
+export const measure = (target: Target, settings: LoadSettings, profileName?: string) =>
   Effect.gen(function*() {
     const warmup = settings.warmupSeconds > 0
       ? problemsOf(yield* run(target, settings, settings.warmupSeconds)).map((problem) => `warm-up: ${problem}`)
       : []
-    const result = yield* run(target, settings, settings.durationSeconds)
+    yield* settle(target)
+    const measured = run(target, settings, settings.durationSeconds)
+    const result = yield* (profileName === undefined ? measured : profiled(profileName, measured))
+    yield* settle(target)
     return {
       requests: result.requests.total,
       requestsPerSecond: result.requests.average,
@@ -98,36 +114,38 @@ export const measure = (target: Target, settings: LoadSettings) =>
 
 export interface Response {
   readonly status: number
+  readonly headers: http.IncomingHttpHeaders
   readonly body: string
 }
 
-/** One request that trusts only the server's own certificate. */
-export const requestOnce = (target: Target) =>
+/** One request; over HTTPS it trusts only the server's own certificate. */
+export const requestOnce = (target: Target, timeoutSeconds = 10) =>
   Effect.tryPromise({
     try: (signal) =>
       new Promise<Response>((resolve, reject) => {
-        const request = https.request(target.url, {
-          method: target.method,
-          headers: target.headers,
-          ca: target.ca,
-          agent: false,
-          signal
-        }, (response) => {
+        const options = { method: target.method, headers: target.headers, agent: false, signal } as const
+        const onResponse = (response: http.IncomingMessage) => {
           const chunks: Array<Buffer> = []
           response.on("data", (chunk: Buffer) => chunks.push(chunk))
-          response.on(
-            "end",
-            () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") })
-          )
+          response.on("end", () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              body: Buffer.concat(chunks).toString("utf8")
+            }))
           response.on("error", reject)
-        })
+        }
+        const request = new URL(target.url).protocol === "http:"
+          ? http.request(target.url, options, onResponse)
+          : https.request(target.url, { ...options, ca: target.ca }, onResponse)
         request.on("error", reject)
         request.end(target.body)
       }),
     catch: (cause) => new BenchError({ message: `${target.method} ${target.url} failed: ${cause}` })
   }).pipe(
     Effect.timeoutFail({
-      duration: "10 seconds",
-      onTimeout: () => new BenchError({ message: `${target.method} ${target.url} got no answer within 10 s` })
+      duration: `${timeoutSeconds} seconds`,
+      onTimeout: () =>
+        new BenchError({ message: `${target.method} ${target.url} got no answer within ${timeoutSeconds} s` })
     })
   )

@@ -5,6 +5,7 @@
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
+import type { BackfillResult, MemorySample } from "./Backfill.js"
 import type { LoadSettings, Measurement } from "./Load.js"
 
 export type DatabaseKind = "pglite" | "postgres"
@@ -19,7 +20,13 @@ export interface RouteResult {
   readonly description: string
   readonly pulsebridge: Measurement
   readonly baseline: Measurement
+  /** The smallest acceptable PulseBridge req/s over the baseline's, where the route has a target. */
+  readonly targetRatio?: number | undefined
+  readonly load: LoadSettings
 }
+
+/** The backfill's target: done within this many seconds. */
+export const backfillTargetSeconds = 30
 
 export interface Machine {
   readonly cpuModel: string
@@ -27,6 +34,8 @@ export interface Machine {
   readonly memoryGiB: number
   readonly os: string
   readonly node: string
+  /** The 1-minute load average when the run started: other work on the machine skews the figures. */
+  readonly loadAverage: number
 }
 
 export interface BenchRun {
@@ -37,6 +46,7 @@ export interface BenchRun {
   readonly machine: Machine
   readonly date: Date
   readonly settings: LoadSettings
+  readonly backfill: BackfillResult
   readonly routes: ReadonlyArray<RouteResult>
 }
 
@@ -47,11 +57,14 @@ export const currentMachine = (): Machine => {
     cpuCount: cpus.length,
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     os: `${os.type()} ${os.release()} (${os.arch()})`,
-    node: process.version
+    node: process.version,
+    loadAverage: os.loadavg()[0] ?? 0
   }
 }
 
 const integer = (n: number) => Math.round(n).toLocaleString("en-US")
+/** Requests per second: whole above 100, else with a decimal (a heavy route answers a few per second). */
+export const rate = (n: number) => n >= 100 ? integer(n) : n.toFixed(1)
 const millis = (n: number) => Number.isInteger(n) ? `${n}` : n.toFixed(2)
 const isValid = (route: RouteResult) => route.pulsebridge.problems.length === 0 && route.baseline.problems.length === 0
 const formatRatio = (n: number) => `${n.toFixed(2)}×`
@@ -66,6 +79,40 @@ export const problems = (routes: ReadonlyArray<RouteResult>): Array<string> =>
     ...route.baseline.problems.map((problem) => `${route.route}, baseline: ${problem}`)
   ])
 
+/** Every problem of a run, the backfill's included. */
+export const runProblems = (run: Pick<BenchRun, "backfill" | "routes">): Array<string> => [
+  ...run.backfill.problems.map((problem) => `Dexcom backfill: ${problem}`),
+  ...problems(run.routes)
+]
+
+const met = (ok: boolean) => ok ? "met" : "not met"
+
+/** Whether the route meets its req/s target; undefined without a target or with invalid runs. */
+const meetsTarget = (route: RouteResult): boolean | undefined =>
+  route.targetRatio === undefined || !isValid(route)
+    ? undefined
+    : route.pulsebridge.requestsPerSecond / route.baseline.requestsPerSecond >= route.targetRatio
+
+const backfillValid = (backfill: BackfillResult) => backfill.problems.length === 0
+const backfillMet = (backfill: BackfillResult) => backfill.seconds < backfillTargetSeconds
+const readingsPerSecond = (backfill: BackfillResult) => backfill.readings / backfill.seconds
+
+const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20).toLocaleString("en-US")} MiB`
+const growth = (start: number, peak: number) => `${mib(start)} → ${mib(peak)} (+${mib(Math.max(0, peak - start))})`
+const memoryLine = (memory: BackfillResult["memory"], key: keyof MemorySample) =>
+  growth(memory.start[key], memory.peak[key])
+const seconds = (n: number | undefined) => n === undefined || Number.isNaN(n) ? "unknown" : `${n.toFixed(1)} s`
+
+/** The backfill's figures for the terminal. */
+const backfillLines = (backfill: BackfillResult): Array<string> => [
+  `Dexcom backfill of ${backfill.days} days: ${backfill.seconds.toFixed(1)} s ` +
+  `(target < ${backfillTargetSeconds} s: ${backfillValid(backfill) ? met(backfillMet(backfill)) : "invalid"}), ` +
+  `${integer(backfill.readings)} readings (simulator: ${integer(backfill.expectedReadings)}), ` +
+  `${integer(readingsPerSecond(backfill))} readings/s, ${integer(backfill.providerRequests)} provider requests`,
+  `  memory of the server process, start → peak: heap used ${memoryLine(backfill.memory, "heapUsed")}, ` +
+  `RSS ${memoryLine(backfill.memory, "rss")}, external ${memoryLine(backfill.memory, "external")}`
+]
+
 /** The side-by-side table for the terminal. */
 export const terminalTable = (run: BenchRun): string => {
   const header = ["route", "server", "req/s", "p50 ms", "p99 ms", "requests", "vs baseline"]
@@ -73,7 +120,7 @@ export const terminalTable = (run: BenchRun): string => {
     [
       route.route,
       "PulseBridge",
-      integer(route.pulsebridge.requestsPerSecond),
+      rate(route.pulsebridge.requestsPerSecond),
       millis(route.pulsebridge.p50),
       millis(route.pulsebridge.p99),
       integer(route.pulsebridge.requests),
@@ -82,7 +129,7 @@ export const terminalTable = (run: BenchRun): string => {
     [
       "",
       "baseline",
-      integer(route.baseline.requestsPerSecond),
+      rate(route.baseline.requestsPerSecond),
       millis(route.baseline.p50),
       millis(route.baseline.p99),
       integer(route.baseline.requests),
@@ -92,33 +139,99 @@ export const terminalTable = (run: BenchRun): string => {
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)))
   const line = (cells: ReadonlyArray<string>) =>
     cells.map((cell, i) => i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)).join("  ")
-  const invalid = problems(run.routes).map((problem) => `INVALID ${problem}`)
-  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line), ...invalid].join("\n")
+  const targets = run.routes.flatMap((route) => {
+    const ok = meetsTarget(route)
+    return ok === undefined ? [] : [
+      `${route.route}: target >= ${formatRatio(route.targetRatio!)} the baseline's req/s: ${met(ok)}`
+    ]
+  })
+  const invalid = runProblems(run).map((problem) => `INVALID ${problem}`)
+  return [
+    ...backfillLines(run.backfill),
+    "",
+    line(header),
+    widths.map((w) => "-".repeat(w)).join("  "),
+    ...rows.map(line),
+    ...targets,
+    ...invalid
+  ].join("\n")
 }
 
 const startMarker = (kind: DatabaseKind) => `<!-- bench:${kind} -->`
 const endMarker = (kind: DatabaseKind) => `<!-- /bench:${kind} -->`
 
-const routeTable = (route: RouteResult) => {
+const loadLine = (settings: LoadSettings) =>
+  `autocannon, ${settings.connections} connection${settings.connections === 1 ? "" : "s"}, pipelining ` +
+  `${settings.pipelining}, ${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s measured, per server`
+
+const routeTable = (route: RouteResult, settings: LoadSettings) => {
   const invalid = problems([route])
   return [
     `### ${route.route}`,
     "",
     route.description,
+    ...(loadLine(route.load) === loadLine(settings) ? [] : ["", `Load of this route: ${loadLine(route.load)}.`]),
     "",
     "| Server | req/s (mean) | p50 (ms) | p99 (ms) | Requests | req/s vs baseline |",
     "| --- | ---: | ---: | ---: | ---: | ---: |",
-    `| PulseBridge | ${integer(route.pulsebridge.requestsPerSecond)} | ${millis(route.pulsebridge.p50)} | ${
+    `| PulseBridge | ${rate(route.pulsebridge.requestsPerSecond)} | ${millis(route.pulsebridge.p50)} | ${
       millis(route.pulsebridge.p99)
     } | ${integer(route.pulsebridge.requests)} | **${ratio(route)}** |`,
-    `| Baseline (node:https + pg) | ${integer(route.baseline.requestsPerSecond)} | ${millis(route.baseline.p50)} | ${
+    `| Baseline (node:https + pg) | ${rate(route.baseline.requestsPerSecond)} | ${millis(route.baseline.p50)} | ${
       millis(route.baseline.p99)
     } | ${integer(route.baseline.requests)} | ${isValid(route) ? formatRatio(1) : "invalid"} |`,
+    ...(route.targetRatio === undefined ? [] : [
+      "",
+      `Target: at least ${formatRatio(route.targetRatio)} the baseline's req/s: **${
+        meetsTarget(route) === undefined ? "invalid" : met(meetsTarget(route)!)
+      }**.`
+    ]),
     ...(invalid.length === 0 ? [] : [
       "",
       "**These figures are invalid**: the runs did not answer only 2xx, and the benchmark failed.",
       "",
       ...invalid.map((problem) => `- ${problem}`)
+    ])
+  ].join("\n")
+}
+
+const backfillTable = (backfill: BackfillResult, kind: DatabaseKind) => {
+  const embeddedNote = kind === "pglite" ? " (the embedded database included)" : ""
+  const valid = backfillValid(backfill)
+  const stored = (storedCount: number, expected: number) =>
+    `${integer(storedCount)} (the simulator served ${integer(expected)})`
+  return [
+    `### Dexcom backfill, ${backfill.days} days`,
+    "",
+    `Connecting Dexcom for a user with \`BACKFILL_DAYS=${backfill.days}\` on ${backfill.to}: the server read ` +
+    `${backfill.from} to ${backfill.to} (Dexcom requests padded by a day) from the simulator in its own process, ` +
+    "timed from the OAuth callback to the connection listing showing `syncState: Idle`. Memory is this server's " +
+    `process, sampled every 50 ms${
+      backfill.memory.gc ? " from a full garbage collection just before the callback" : ""
+    }; the peak of heap used includes garbage not yet collected, so it is an upper bound of what the backfill ` +
+    "holds, and the heap once `Idle` shows what it kept.",
+    "",
+    "| Measure | Value |",
+    "| --- | ---: |",
+    `| Callback to \`Idle\` | **${backfill.seconds.toFixed(1)} s** |`,
+    `| Target: under ${backfillTargetSeconds} s | **${valid ? met(backfillMet(backfill)) : "invalid"}** |`,
+    `| Readings stored | ${stored(backfill.readings, backfill.expectedReadings)} |`,
+    `| Readings per second | ${integer(readingsPerSecond(backfill))} |`,
+    `| Events stored | ${stored(backfill.events, backfill.expectedEvents)} |`,
+    `| Calibrations stored | ${stored(backfill.calibrations, backfill.expectedCalibrations)} |`,
+    `| Data requests to the simulator | ${integer(backfill.providerRequests)} |`,
+    `| Heap used: start → peak | ${memoryLine(backfill.memory, "heapUsed")} |`,
+    `| RSS: start → peak | ${memoryLine(backfill.memory, "rss")} |`,
+    `| External (incl. array buffers): start → peak | ${memoryLine(backfill.memory, "external")} |`,
+    `| Heap used once \`Idle\`${backfill.memory.gc ? ", after a full garbage collection" : ""} | ` +
+    `${mib(backfill.memory.end.heapUsed)} |`,
+    `| CPU time of the server's process${embeddedNote} | ${seconds(backfill.cpuSeconds.server)} |`,
+    `| CPU time of the simulator's process | ${seconds(backfill.cpuSeconds.simulator)} |`,
+    ...(valid ? [] : [
+      "",
+      "**These figures are invalid**, and the benchmark failed:",
+      "",
+      ...backfill.problems.map((problem) => `- ${problem}`)
     ])
   ].join("\n")
 }
@@ -130,13 +243,15 @@ const section = (run: BenchRun) => {
     `## ${databaseTitle[run.kind]}`,
     "",
     `- Date: ${run.date.toISOString().slice(0, 16).replace("T", " ")} UTC`,
-    `- Machine: ${machine.cpuCount} × ${machine.cpuModel}, ${machine.memoryGiB} GiB RAM, ${machine.os}`,
+    `- Machine: ${machine.cpuCount} × ${machine.cpuModel}, ${machine.memoryGiB} GiB RAM, ${machine.os}; ` +
+    `1-minute load average ${machine.loadAverage.toFixed(1)} at the start`,
     `- Node.js: ${machine.node}`,
     `- Database: ${databaseTitle[run.kind]}, ${run.databaseDetail} (${run.databaseVersion})`,
-    `- Load: autocannon, ${settings.connections} connections, pipelining ${settings.pipelining}, ` +
-    `${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s measured, per server and route`,
+    `- Load: ${loadLine(settings)} and route (unless a route says otherwise)`,
     "",
-    ...run.routes.flatMap((route) => [routeTable(route), ""]),
+    backfillTable(run.backfill, run.kind),
+    "",
+    ...run.routes.flatMap((route) => [routeTable(route, settings), ""]),
     endMarker(run.kind)
   ].join("\n")
 }
@@ -160,23 +275,45 @@ and keeps the other one, so edits by hand are lost.
 Run it with the embedded database (\`npm run bench\`: PGlite in a temporary data dir) or against PostgreSQL
 (\`DATABASE_URL=postgres://user@host:5432/postgres npm run bench\`: a fresh database is created on that server for
 the run and dropped after it). \`BENCH_DURATION=3 npm run bench\` shortens the measured part of each run (seconds,
-default 8) for a quick check; \`BENCH_CONNECTIONS\` sets the concurrent connections (default 10).
+default 8) for a quick check; \`BENCH_CONNECTIONS\` sets the concurrent connections (default 10);
+\`BENCH_CPU_PROFILE=<dir>\` writes CPU profiles of the backfill and of PulseBridge's measured glucose run there
+(\`.cpuprofile\`, for Chrome DevTools or VS Code; profiling slows the server down a little).
 
 What is measured: the whole PulseBridge server, started in-process exactly as \`pulsebridge serve\` composes it
-(HTTPS with a self-signed certificate, the request middleware and its request logs, API key authentication, the
-services over \`@effect/sql-pg\`; configured from the environment like \`serve\`, logs written to a file in the
-system temp directory instead of the terminal), on a fresh database holding one app and one user. Next to it runs
-a baseline: a minimal \`node:https\` server with plain \`pg\`, no Effect and no logging, that does the same database
-work for the same two routes and answers the same JSON (checked before loading). autocannon, on a worker thread,
-loads each server in turn over HTTPS with keep-alive connections, a warm-up run first:
+(HTTPS with a self-signed certificate, the request middleware and its request logs, API key and user token
+authentication, the sync engine on Effect Cluster, the services over \`@effect/sql-pg\`; configured from the
+environment like \`serve\` but with \`BACKFILL_DAYS=365\` and a yearly \`SYNC_CRON\`, so that no periodic sync runs
+into the measurements; logs written to a file in the system temp directory instead of the terminal), on a fresh
+database.
 
+**Dexcom backfill.** The Dexcom simulator (\`@pulsebridge/testing\`, without its rate limits) runs in a process of
+its own, with its clock held still, and the benchmark app's Dexcom credentials point at it. A user connects Dexcom
+through the hosted connect flow over HTTPS (connect session, the simulator's consent form, our callback), which
+backfills 365 days of 5-minute readings. The time runs from the callback request to the connection listing
+(polled every 100 ms) showing \`syncState: Idle\`. Meanwhile the memory of the benchmark's process, which is the
+server's (and, on the embedded database, the database's too), is sampled every 50 ms. Afterwards every stored
+reading, event and calibration is compared by record id with what the simulator serves for the span the server
+asked for (\`dexcomRecords\`), and readings sharing a time are counted as duplicates. Targets: under 30 s, memory
+bounded (it should not grow with the length of the backfill).
+
+**Routes.** Next to the server runs a baseline: a minimal \`node:https\` server with plain \`pg\`, no Effect and no
+logging, that does the same database work for the same routes and answers the same JSON (checked before loading;
+for the glucose read, byte for byte). autocannon, on a worker thread, loads each server in turn over HTTPS with
+keep-alive connections, a warm-up run first; after each run one more request waits for the work the run left
+behind:
+
+- \`GET /api/v1/users/:id/connections/glucose\`: look the bearer user token up by its SHA-256 hash, then read 30 days
+  of the backfilled user's glucose with the three queries of \`HealthData.glucose\` (readings, events,
+  calibrations); the baseline runs the same SQL and answers \`JSON.stringify\` of the rows. Target: at least 0.7×
+  the baseline's requests per second.
 - \`GET /api/v1/users/:id\`: look the bearer API key up by its SHA-256 hash, then read the user row.
 - \`POST /api/v1/users\` for an existing \`externalUserId\`: the API key lookup, then one transaction with the user
   upsert and the insert of a fresh user token (the idempotent re-create path of the real service).
 
-A run with any connection error, timeout or non-2xx answer is marked invalid and makes \`npm run bench\` fail. The
-load generator, the servers and the database share one machine, so compare the figures within a section rather
-than across machines.`
+A run with any connection error, timeout or non-2xx answer, or a backfill that does not end \`Idle\` with exactly
+the simulator's records, is marked invalid and makes \`npm run bench\` fail; a missed target does not. The load
+generator, the simulator, the servers and the database share one machine, so compare the figures within a section
+rather than across machines, and mind the load average a section gives.`
 
 /** Rewrites `file` with the section of `run` and the other kind's section kept from the current file. */
 export const writeMarkdown = (file: string, run: BenchRun) => {

@@ -215,7 +215,7 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("health data reads", (it)
       expectError(yield* get(`${base}/${whoop}/activity-load/2026-03-03`, token), 404, "NotFound")
     }))
 
-  it.effect("endpoint 14 returns readings, events and calibrations; null values stay null", () =>
+  it.effect("endpoint 14 returns readings, events (not deleted ones) and calibrations; null values stay null", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("reads-glucose")
       const dexcom = yield* addConnection(user.id, "Dexcom")
@@ -234,6 +234,17 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("health data reads", (it)
           eventSubType: null,
           value: 30,
           unit: "minutes",
+          rawJson: "{}"
+        }, {
+          providerRecordId: "e2",
+          date: "2026-03-01",
+          systemTime: new Date("2026-03-01T13:00:00.000Z"),
+          displayTime: new Date("2026-03-01T13:00:00.000Z"),
+          eventStatus: "Deleted",
+          eventType: "Carbs",
+          eventSubType: null,
+          value: 40,
+          unit: "grams",
           rawJson: "{}"
         }],
         glucoseCalibrations: [{
@@ -286,6 +297,11 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("health data reads", (it)
         value: 105,
         unit: "mg/dL"
       }])
+      const filtered = yield* get(
+        `/api/v1/users/${user.id}/connections/glucose?from=2026-03-01&to=2026-03-01&provider=Fitbit`,
+        token
+      )
+      expect(json(filtered)).toEqual({ readings: [], events: [], calibrations: [] })
       const empty = yield* get(`/api/v1/users/${user.id}/connections/glucose?from=2026-03-02&to=2026-03-02`, token)
       expect(json(empty)).toEqual({ readings: [], events: [], calibrations: [] })
     }))
