@@ -4,101 +4,13 @@
  * and is started again on the same data: every analysis then completes, once.
  */
 import { expect, it } from "@effect/vitest"
-import { freshDatabase } from "@pulsebridge/testing"
+import { freePort, freshDatabase, killChild, startChildServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import * as cp from "node:child_process"
 import * as fs from "node:fs"
 import * as https from "node:https"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { makePng } from "./fixtures/Images.js"
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
-const tsx = path.join(repoRoot, "node_modules", ".bin", "tsx")
-const entry = path.join("packages", "cli", "src", "bin.ts")
-
-const configVariables = [
-  "DATABASE_URL",
-  "PORT",
-  "HOST",
-  "PUBLIC_URL",
-  "TLS_CERT_FILE",
-  "TLS_KEY_FILE",
-  "TRUST_PROXY",
-  "SECRET_KEY",
-  "SANDBOX",
-  "ANALYZER",
-  "ANALYZER_BASE_URL",
-  "ANALYZER_MODEL",
-  "ANALYZER_API_KEY",
-  "ROLE"
-]
-
-const freePort = () =>
-  Effect.async<number>((resume) => {
-    const server = net.createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as net.AddressInfo).port
-      server.close(() => resume(Effect.succeed(port)))
-    })
-  })
-
-interface Child {
-  readonly process: cp.ChildProcess
-  readonly output: () => string
-}
-
-/** Starts `serve --sandbox` and waits until it has printed its banner. */
-const startServer = (dataDir: string, port: number, databaseUrl: string | undefined) =>
-  Effect.async<Child, Error>((resume) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, NO_COLOR: "1" }
-    for (const name of configVariables) delete env[name]
-    env["PORT"] = String(port)
-    env["HOST"] = "127.0.0.1"
-    if (databaseUrl !== undefined) env["DATABASE_URL"] = databaseUrl
-    const child = cp.spawn(tsx, [entry, "serve", "--sandbox"], {
-      cwd: repoRoot,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-      // Its own process group: tsx runs the server in a child process, and a kill must reach both.
-      detached: true
-    })
-    let out = ""
-    let done = false
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString()
-      if (!done && out.includes("PulseBridge is running")) {
-        done = true
-        resume(Effect.succeed({ process: child, output: () => out }))
-      }
-    }
-    child.stdout!.on("data", onData)
-    child.stderr!.on("data", onData)
-    child.once("exit", (code) => {
-      if (!done) {
-        done = true
-        resume(Effect.fail(new Error(`the server exited with ${code} before it was ready:\n${out}`)))
-      }
-    })
-    return Effect.sync(() => killGroup(child))
-  })
-
-const killGroup = (child: cp.ChildProcess) => {
-  try {
-    if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
-  } catch {
-    // already gone
-  }
-}
-
-const kill = (child: Child) =>
-  Effect.async<void>((resume) => {
-    if (child.process.exitCode !== null || child.process.signalCode !== null) return resume(Effect.void)
-    child.process.once("exit", () => resume(Effect.void))
-    killGroup(child.process)
-  })
 
 interface Reply {
   readonly status: number
@@ -168,9 +80,14 @@ it.live(
       )
       const url = process.env["DATABASE_URL"]
       const databaseUrl = url !== undefined && url !== "" ? yield* freshDatabase(url) : undefined
-      const port = yield* freePort()
+      const port = yield* freePort
 
-      const first = yield* startServer(dataDir, port, databaseUrl)
+      const first = yield* startChildServer({
+        dataDir,
+        port,
+        args: ["--sandbox"],
+        env: databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }
+      })
       const apiKey = /pb_sk_[A-Za-z0-9_-]+/.exec(first.output())?.[0]
       expect(apiKey, first.output()).toBeDefined()
       const ca = fs.readFileSync(path.join(dataDir, "tls", "cert.pem"), "utf8")
@@ -203,9 +120,14 @@ it.live(
         (held) => held >= 3,
         60_000
       )
-      yield* kill(first)
+      yield* killChild(first)
 
-      const second = yield* startServer(dataDir, port, databaseUrl)
+      const second = yield* startChildServer({
+        dataDir,
+        port,
+        args: ["--sandbox"],
+        env: databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }
+      })
       const read = (entryId: string) =>
         Effect.map(
           api("GET", `/api/v1/users/${userId}/journal-entries/${entryId}`, { bearer: token }),
@@ -226,7 +148,7 @@ it.live(
       // one analysis per entry after the restart: three answered requests, no more
       const calls = JSON.parse((yield* api("GET", "/sandbox/analyzer/_sim/calls")).body).calls as Array<any>
       expect(calls.filter((c) => c.status === 200)).toHaveLength(3)
-      yield* kill(second)
+      yield* killChild(second)
     }).pipe(Effect.scoped),
   300_000
 )
