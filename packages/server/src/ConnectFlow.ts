@@ -19,10 +19,10 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as crypto from "node:crypto"
 import { ConnectionTokens } from "./ConnectionTokens.js"
-import { newId } from "./Ids.js"
+import { newId } from "./platform/Ids.js"
+import { SecretBox } from "./platform/SecretBox.js"
+import { ServerBases } from "./platform/ServerBases.js"
 import { ProviderAccess, splitScopes } from "./ProviderAccess.js"
-import { SecretBox } from "./SecretBox.js"
-import { ServerBases } from "./ServerBases.js"
 import { SyncQueue } from "./SyncCluster.js"
 
 export const SessionLifetimeMs = 15 * 60 * 1000

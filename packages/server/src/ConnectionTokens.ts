@@ -13,8 +13,8 @@ import { isInvalidGrant, ProviderError } from "@pulsebridge/providers"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import { SecretBox } from "./platform/SecretBox.js"
 import { ProviderAccess } from "./ProviderAccess.js"
-import { SecretBox } from "./SecretBox.js"
 
 /** Refresh when less than this is left of the access token's life. */
 export const RefreshMarginMs = 5 * 60 * 1000

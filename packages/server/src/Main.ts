@@ -11,11 +11,11 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import { Apps } from "./Apps.js"
-import { DatabaseLive } from "./Database.js"
 import { JournalServicesLive } from "./journal/Live.js"
+import { DatabaseLive } from "./platform/Database.js"
+import { ServerBases } from "./platform/ServerBases.js"
+import { ServerConfig } from "./platform/ServerConfig.js"
 import { ConnectServicesLive, HttpServerLive, makeHttpAppLive, ServicesLive } from "./Server.js"
-import { ServerBases } from "./ServerBases.js"
-import { ServerConfig } from "./ServerConfig.js"
 
 /** On a database without any app, creates the demo app and prints its API key once. */
 export const ensureDemoApp = Effect.gen(function*() {

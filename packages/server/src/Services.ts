@@ -6,9 +6,9 @@ import * as Layer from "effect/Layer"
 import { Apps } from "./Apps.js"
 import { Connections } from "./Connections.js"
 import { HealthData } from "./HealthData.js"
+import { SecretBox } from "./platform/SecretBox.js"
 import { ProviderCredentials } from "./ProviderCredentials.js"
 import { ScoreData } from "./scoring/ScoreData.js"
-import { SecretBox } from "./SecretBox.js"
 import { Users } from "./Users.js"
 
 /** The services of the data model; they need a migrated `SqlClient` and the `ServerConfig`. */

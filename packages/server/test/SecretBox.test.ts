@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { checkRedirectUrl } from "../src/ConnectFlow.js"
-import { makeSecretBox } from "../src/SecretBox.js"
+import { makeSecretBox } from "../src/platform/SecretBox.js"
 
 describe("SecretBox", () => {
   it.effect("seals to a value that names its key and hides the plain text, and opens it again", () =>

@@ -5,7 +5,7 @@
  * real PostgreSQL (`DATABASE_URL`): the embedded database belongs to one process.
  */
 import { expect, it } from "@effect/vitest"
-import { makeSecretBox } from "@pulsebridge/server/SecretBox"
+import { makeSecretBox } from "@pulsebridge/server/platform/SecretBox"
 import { addDays, localToday } from "@pulsebridge/server/SyncEngine"
 import {
   childServerClient,

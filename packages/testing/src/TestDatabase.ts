@@ -4,7 +4,12 @@
  */
 import type { SqlClient } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
-import { MigratorLive, pgClientFromEndpoint, pgClientFromUrl, startEmbedded } from "@pulsebridge/server/Database"
+import {
+  MigratorLive,
+  pgClientFromEndpoint,
+  pgClientFromUrl,
+  startEmbedded
+} from "@pulsebridge/server/platform/Database"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"

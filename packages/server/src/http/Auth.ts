@@ -11,7 +11,7 @@ import type * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { Apps } from "../Apps.js"
-import { ApiKeyPrefix, isWellFormed, UserTokenPrefix } from "../Secrets.js"
+import { ApiKeyPrefix, isWellFormed, UserTokenPrefix } from "../platform/CredentialHash.js"
 import { Users } from "../Users.js"
 
 /** The presented credential: the bearer token, else the legacy header's value. */

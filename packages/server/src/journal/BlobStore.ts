@@ -10,7 +10,7 @@ import * as Layer from "effect/Layer"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { ServerConfig } from "../ServerConfig.js"
+import { ServerConfig } from "../platform/ServerConfig.js"
 
 export class BlobNotFound extends Data.TaggedError("BlobNotFound")<{ readonly key: string }> {}
 

@@ -7,7 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { ServerConfig } from "../ServerConfig.js"
+import { ServerConfig } from "../platform/ServerConfig.js"
 import { BlobStore } from "./BlobStore.js"
 import { Journal } from "./Journal.js"
 import { AnalysisQueueLive, MealAnalysisLive, ResumePendingLive } from "./MealAnalysis.js"
