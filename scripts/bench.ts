@@ -10,7 +10,7 @@
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { Apps } from "@pulsebridge/server/Apps"
+import { Apps } from "@pulsebridge/server/apps/Apps"
 import { ServeLive } from "@pulsebridge/server/Main"
 import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
 import { freshDatabase } from "@pulsebridge/testing/TestDatabase"

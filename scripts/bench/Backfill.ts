@@ -11,7 +11,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { AppId } from "@pulsebridge/domain"
-import { ProviderCredentials } from "@pulsebridge/server/ProviderCredentials"
+import { ProviderCredentials } from "@pulsebridge/server/apps/ProviderCredentials"
 import type { DexcomRecordKind } from "@pulsebridge/testing/simulators/index"
 import { dexcomRecords } from "@pulsebridge/testing/simulators/index"
 import * as Effect from "effect/Effect"

@@ -15,13 +15,13 @@ import {
   UpdateUserPayload,
   User
 } from "@pulsebridge/domain"
-import type { ApiKeyRecord, App } from "@pulsebridge/server/Apps"
-import { Apps } from "@pulsebridge/server/Apps"
+import type { ApiKeyRecord, App } from "@pulsebridge/server/apps/Apps"
+import { Apps } from "@pulsebridge/server/apps/Apps"
 import { DatabaseLive } from "@pulsebridge/server/platform/Database"
 import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
-import { ProviderCredentials } from "@pulsebridge/server/ProviderCredentials"
+import { ProviderCredentials } from "@pulsebridge/server/apps/ProviderCredentials"
 import { ServicesLive } from "@pulsebridge/server/Services"
-import { Users } from "@pulsebridge/server/Users"
+import { Users } from "@pulsebridge/server/users/Users"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import type { Provider } from "@pulsebridge/domain"
-import { ConnectionTokens } from "@pulsebridge/server/ConnectionTokens"
+import { ConnectionTokens } from "@pulsebridge/server/connections/ConnectionTokens"
 import { SecretBox } from "@pulsebridge/server/platform/SecretBox"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"

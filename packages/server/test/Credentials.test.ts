@@ -4,7 +4,7 @@
  * wrong-type, revoked, rotated, cross-user, cross-app and under-permitted credentials.
  */
 import { expect, it } from "@effect/vitest"
-import { Apps } from "@pulsebridge/server/Apps"
+import { Apps } from "@pulsebridge/server/apps/Apps"
 import { createApp, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"

@@ -4,7 +4,7 @@
  * breakdown, most recent first; weekly scores over ISO weeks. Also credentials and validation.
  */
 import { expect, layer } from "@effect/vitest"
-import { addDays, localToday } from "@pulsebridge/server/SyncEngine"
+import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import { connect, simulatedUser } from "./fixtures/Connect.js"

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { checkRedirectUrl } from "../src/ConnectFlow.js"
+import { checkRedirectUrl } from "../src/connections/ConnectFlow.js"
 import { makeSecretBox } from "../src/platform/SecretBox.js"
 
 describe("SecretBox", () => {

@@ -5,7 +5,7 @@
  * ends complete, without duplicates.
  */
 import { expect, it } from "@effect/vitest"
-import { addDays, localToday } from "@pulsebridge/server/SyncEngine"
+import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
 import {
   childServerClient,
   freePort,

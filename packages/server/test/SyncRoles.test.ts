@@ -6,7 +6,7 @@
  */
 import { expect, it } from "@effect/vitest"
 import { makeSecretBox } from "@pulsebridge/server/platform/SecretBox"
-import { addDays, localToday } from "@pulsebridge/server/SyncEngine"
+import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
 import {
   childServerClient,
   freePort,

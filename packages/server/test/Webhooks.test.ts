@@ -6,8 +6,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { ProviderAccess } from "@pulsebridge/server/ProviderAccess"
-import { addDays, localToday } from "@pulsebridge/server/SyncEngine"
+import { ProviderAccess } from "@pulsebridge/server/connections/ProviderAccess"
+import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
 import { createUser, makeTestServer, Simulators } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"

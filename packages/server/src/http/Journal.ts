@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Journal } from "../journal/Journal.js"
 import { MealAnalyzer } from "../journal/MealAnalyzer.js"
-import { requireSelf, UserTokenAuthLive } from "./Auth.js"
+import { requireSelf, UserTokenAuthLive } from "../users/UserTokenAuth.js"
 
 const inlineName = (fileName: string) => fileName.replace(/[^A-Za-z0-9._-]/g, "_")
 

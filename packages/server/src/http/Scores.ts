@@ -6,7 +6,7 @@ import { Api, CurrentUser } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ScoreData } from "../scoring/ScoreData.js"
-import { UserTokenAuthLive } from "./Auth.js"
+import { UserTokenAuthLive } from "../users/UserTokenAuth.js"
 
 export const ScoresHttpLive = HttpApiBuilder.group(Api, "scores", (handlers) =>
   Effect.gen(function*() {

@@ -16,9 +16,9 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as crypto from "node:crypto"
-import { ProviderAccess } from "./ProviderAccess.js"
-import { SyncQueue } from "./SyncCluster.js"
-import type { SyncNotification } from "./SyncEngine.js"
+import { ProviderAccess } from "../connections/ProviderAccess.js"
+import { SyncQueue } from "../sync/SyncCluster.js"
+import type { SyncNotification } from "../sync/SyncEngine.js"
 
 /** How old a WHOOP signature timestamp may be, either way. */
 export const WhoopTimestampToleranceMs = 5 * 60 * 1000

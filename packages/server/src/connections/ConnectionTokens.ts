@@ -13,7 +13,7 @@ import { isInvalidGrant, ProviderError } from "@pulsebridge/providers"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { SecretBox } from "./platform/SecretBox.js"
+import { SecretBox } from "../platform/SecretBox.js"
 import { ProviderAccess } from "./ProviderAccess.js"
 
 /** Refresh when less than this is left of the access token's life. */

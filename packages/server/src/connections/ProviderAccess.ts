@@ -10,10 +10,10 @@ import { catalog, ProviderRegistry } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { SecretBox } from "./platform/SecretBox.js"
-import { ServerBases } from "./platform/ServerBases.js"
-import { ServerConfig } from "./platform/ServerConfig.js"
-import { ProviderCredentials } from "./ProviderCredentials.js"
+import { ProviderCredentials } from "../apps/ProviderCredentials.js"
+import { SecretBox } from "../platform/SecretBox.js"
+import { ServerBases } from "../platform/ServerBases.js"
+import { ServerConfig } from "../platform/ServerConfig.js"
 
 export interface ResolvedProvider {
   readonly adapter: ProviderAdapter

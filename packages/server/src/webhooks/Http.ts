@@ -5,8 +5,8 @@
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { WebhookOutcome } from "../Webhooks.js"
-import { Webhooks } from "../Webhooks.js"
+import type { WebhookOutcome } from "./Webhooks.js"
+import { Webhooks } from "./Webhooks.js"
 
 const errorTags = { 400: "BadRequest", 401: "Unauthorized", 404: "NotFound" } as const
 

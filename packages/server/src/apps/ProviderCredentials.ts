@@ -8,7 +8,7 @@ import type { AppId, Provider } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import { SecretBox } from "./platform/SecretBox.js"
+import { SecretBox } from "../platform/SecretBox.js"
 
 export interface ProviderCredentialsInput {
   readonly clientId: string

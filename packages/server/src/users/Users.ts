@@ -7,8 +7,8 @@ import type { AppId, CreateUserPayload, UpdateUserPayload, UserId } from "@pulse
 import { BadRequest, NotFound, User } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { generateSecret, hashSecret, UserTokenPrefix } from "./platform/CredentialHash.js"
-import { isUuid, newId } from "./platform/Ids.js"
+import { generateSecret, hashSecret, UserTokenPrefix } from "../platform/CredentialHash.js"
+import { isUuid, newId } from "../platform/Ids.js"
 
 interface UserRow {
   readonly id: UserId

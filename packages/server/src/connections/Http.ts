@@ -5,10 +5,10 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Api } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { ConnectFlow } from "../ConnectFlow.js"
-import { Connections } from "../Connections.js"
-import { HealthData } from "../HealthData.js"
-import { requireSelf, UserTokenAuthLive } from "./Auth.js"
+import { HealthData } from "../healthData/HealthData.js"
+import { requireSelf, UserTokenAuthLive } from "../users/UserTokenAuth.js"
+import { ConnectFlow } from "./ConnectFlow.js"
+import { Connections } from "./Connections.js"
 
 export const ConnectionsHttpLive = HttpApiBuilder.group(Api, "connections", (handlers) =>
   Effect.gen(function*() {

@@ -5,9 +5,9 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Api, UserWithToken } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { SyncQueue } from "../SyncCluster.js"
-import { Users } from "../Users.js"
-import { ApiKeyAuthLive, requirePermission } from "./Auth.js"
+import { ApiKeyAuthLive, requirePermission } from "../apps/ApiKeyAuth.js"
+import { SyncQueue } from "../sync/SyncCluster.js"
+import { Users } from "./Users.js"
 
 const encodeExisting = HttpServerResponse.schemaJson(UserWithToken)
 

@@ -5,8 +5,8 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Api, BadRequest } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
-import type { CallbackOutcome } from "../ConnectFlow.js"
-import { ConnectFlow } from "../ConnectFlow.js"
+import type { CallbackOutcome } from "./ConnectFlow.js"
+import { ConnectFlow } from "./ConnectFlow.js"
 
 const respond = (outcome: CallbackOutcome) =>
   outcome._tag === "Redirect"

@@ -8,8 +8,8 @@ import { allPermissions, NotFound } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
-import { ApiKeyPrefix, displayPrefix, generateSecret, hashSecret } from "./platform/CredentialHash.js"
-import { isUuid } from "./platform/Ids.js"
+import { ApiKeyPrefix, displayPrefix, generateSecret, hashSecret } from "../platform/CredentialHash.js"
+import { isUuid } from "../platform/Ids.js"
 
 export interface App {
   readonly id: AppId

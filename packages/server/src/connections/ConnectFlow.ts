@@ -18,12 +18,12 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as crypto from "node:crypto"
+import { newId } from "../platform/Ids.js"
+import { SecretBox } from "../platform/SecretBox.js"
+import { ServerBases } from "../platform/ServerBases.js"
+import { SyncQueue } from "../sync/SyncCluster.js"
 import { ConnectionTokens } from "./ConnectionTokens.js"
-import { newId } from "./platform/Ids.js"
-import { SecretBox } from "./platform/SecretBox.js"
-import { ServerBases } from "./platform/ServerBases.js"
 import { ProviderAccess, splitScopes } from "./ProviderAccess.js"
-import { SyncQueue } from "./SyncCluster.js"
 
 export const SessionLifetimeMs = 15 * 60 * 1000
 

@@ -22,8 +22,8 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { ConnectionTokens } from "./ConnectionTokens.js"
-import { ProviderAccess } from "./ProviderAccess.js"
+import { ConnectionTokens } from "../connections/ConnectionTokens.js"
+import { ProviderAccess } from "../connections/ProviderAccess.js"
 import { SyncStore } from "./SyncStore.js"
 
 /** What a provider told us about new data for one connection. */

@@ -1,0 +1,51 @@
+/**
+ * The user-token check of the user-scoped endpoints: the token's user becomes `CurrentUser`; an
+ * API key, a missing or revoked token, or a deleted user is a 401; another user's path a 403.
+ */
+import { HttpServerRequest } from "@effect/platform"
+import { CurrentUser, Forbidden, Unauthorized, UserTokenAuth } from "@pulsebridge/domain"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { memoised, presentedCredential } from "../http/Credentials.js"
+import { ApiKeyPrefix, isWellFormed, UserTokenPrefix } from "../platform/CredentialHash.js"
+import { Users } from "./Users.js"
+
+export const UserTokenAuthLive = Layer.effect(
+  UserTokenAuth,
+  Effect.gen(function*() {
+    const users = yield* Users
+    const check = memoised(Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const credential = presentedCredential(request.headers, "x-user-token")
+      if (credential === undefined && request.headers["x-app-api-key"] !== undefined) {
+        return yield* new Unauthorized({
+          message: "Wrong credential type: this endpoint needs a user token (pb_ut_...), not an API key"
+        })
+      }
+      if (credential === undefined) {
+        return yield* new Unauthorized({
+          message: "Missing credential: send the user's token as `Authorization: Bearer pb_ut_...`"
+        })
+      }
+      if (credential.startsWith(ApiKeyPrefix)) {
+        return yield* new Unauthorized({
+          message: "Wrong credential type: this endpoint needs a user token (pb_ut_...), not an API key"
+        })
+      }
+      const user = isWellFormed(credential, UserTokenPrefix) ? yield* users.authenticate(credential) : Option.none()
+      if (Option.isNone(user)) {
+        return yield* new Unauthorized({ message: "Invalid or revoked user token, or the user was deleted" })
+      }
+      return user.value
+    }))
+    return UserTokenAuth.of({ userTokenBearer: () => check, userTokenHeader: () => check })
+  })
+)
+
+/** Fails with 403 unless the user token belongs to the user of the path. */
+export const requireSelf = (userId: string) =>
+  Effect.flatMap(CurrentUser, (user) =>
+    user.userId === userId
+      ? Effect.succeed(user)
+      : Effect.fail(new Forbidden({ message: "This user token may only access its own user" })))
