@@ -15,12 +15,12 @@ import {
   UpdateUserPayload,
   User
 } from "@pulsebridge/domain"
+import { DataLive } from "@pulsebridge/server/App"
 import type { ApiKeyRecord, App } from "@pulsebridge/server/apps/Apps"
 import { Apps } from "@pulsebridge/server/apps/Apps"
+import { ProviderCredentials } from "@pulsebridge/server/apps/ProviderCredentials"
 import { DatabaseLive } from "@pulsebridge/server/platform/Database"
 import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
-import { ProviderCredentials } from "@pulsebridge/server/apps/ProviderCredentials"
-import { ServicesLive } from "@pulsebridge/server/Services"
 import { Users } from "@pulsebridge/server/users/Users"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -30,7 +30,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { consoleToStderr, printJson, printResult, quietLogs, reportFailure } from "./Output.js"
 
-const ServicesFromEnv = ServicesLive.pipe(
+const ServicesFromEnv = DataLive.pipe(
   Layer.provideMerge(DatabaseLive({ attach: true })),
   Layer.provide(ServerConfig.layer)
 )

@@ -1,6 +1,6 @@
 /**
- * The running server: configuration, database (migrated at start), services and the HTTPS
- * listener, plus the first-start demo app and the start-up banner.
+ * `serve`: the application (App.ts) over the configured database (migrated at start), with
+ * structured logs, the first-start demo app and the start-up banner; nothing else.
  */
 import { SqlClient } from "@effect/sql"
 import * as Config from "effect/Config"
@@ -10,12 +10,11 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
+import { makeAppLive } from "./App.js"
 import { Apps } from "./apps/Apps.js"
-import { JournalServicesLive } from "./journal/Live.js"
 import { DatabaseLive } from "./platform/Database.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
-import { ConnectServicesLive, HttpServerLive, makeHttpAppLive, ServicesLive } from "./Server.js"
 
 /** On a database without any app, creates the demo app and prints its API key once. */
 export const ensureDemoApp = Effect.gen(function*() {
@@ -67,11 +66,7 @@ export const LoggingLive = Layer.unwrapEffect(Effect.gen(function*() {
  */
 export const makeServeLive = <E, R>(extraRoutes: Layer.Layer<never, E, R>) =>
   Banner.pipe(
-    Layer.provideMerge(makeHttpAppLive(extraRoutes)),
-    Layer.provideMerge(JournalServicesLive),
-    Layer.provideMerge(ConnectServicesLive),
-    Layer.provideMerge(HttpServerLive),
-    Layer.provideMerge(ServicesLive),
+    Layer.provideMerge(makeAppLive(extraRoutes)),
     Layer.provideMerge(DatabaseLive({ attach: false })),
     Layer.provide(LoggingLive)
   )

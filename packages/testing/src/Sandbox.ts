@@ -7,10 +7,10 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { providers } from "@pulsebridge/domain"
+import { ProviderAccess, sandboxPath } from "@pulsebridge/server/connections/ProviderAccess"
 import { sandboxAnalyzerPath } from "@pulsebridge/server/journal/MealAnalyzer"
 import { ServerBases } from "@pulsebridge/server/platform/ServerBases"
 import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
-import { ProviderAccess, sandboxPath } from "@pulsebridge/server/connections/ProviderAccess"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"

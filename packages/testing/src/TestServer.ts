@@ -7,11 +7,10 @@ import { HttpApiClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { HttpClient as Client } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Api, CreateUserPayload } from "@pulsebridge/domain"
+import { makeAppLive } from "@pulsebridge/server/App"
 import { Apps } from "@pulsebridge/server/apps/Apps"
-import { JournalServicesLive } from "@pulsebridge/server/journal/Live"
 import type { ServerConfigShape } from "@pulsebridge/server/platform/ServerConfig"
 import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
-import { ConnectServicesLive, HttpServerLive, makeHttpAppLive, ServicesLive } from "@pulsebridge/server/Server"
 import { Users } from "@pulsebridge/server/users/Users"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -67,7 +66,6 @@ export const makeTestServer = (overrides: Partial<ServerConfigShape> = {}) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const dataDir = yield* tempDir("pulsebridge-test-")
     const ConfigLive = Layer.succeed(ServerConfig, testConfig(dataDir, overrides))
-    const Services = ServicesLive.pipe(Layer.provideMerge(TestDatabaseLive))
     // With `sandbox: true` the simulators are mounted as `serve --sandbox` mounts them; with
     // `analyzer: "sandbox"` at least the meal-analyser simulator is.
     const routes = overrides.sandbox === true
@@ -75,11 +73,8 @@ export const makeTestServer = (overrides: Partial<ServerConfigShape> = {}) =>
       : overrides.analyzer === "sandbox"
       ? AnalyzerSandboxRoutesLive
       : Layer.empty
-    const Http = makeHttpAppLive(routes).pipe(
-      Layer.provideMerge(JournalServicesLive),
-      Layer.provideMerge(ConnectServicesLive),
-      Layer.provideMerge(HttpServerLive),
-      Layer.provideMerge(Services),
+    const Http = makeAppLive(routes).pipe(
+      Layer.provideMerge(TestDatabaseLive),
       Layer.provideMerge(ConfigLive)
     )
     const Info = Layer.effect(

@@ -9,8 +9,7 @@
  * the user, so the answer is a 400 JSON error.
  */
 import { HttpClient } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import type { AppId, ConnectionId, CreateConnectSessionPayload, Provider, UserId } from "@pulsebridge/domain"
+import type { AppId, CreateConnectSessionPayload, UserId } from "@pulsebridge/domain"
 import { BadRequest, ConnectSession, NotFound, ProviderUnavailable } from "@pulsebridge/domain"
 import type { TokenSet } from "@pulsebridge/providers"
 import { makeCodeVerifier, makeState } from "@pulsebridge/providers"
@@ -21,8 +20,11 @@ import * as crypto from "node:crypto"
 import { newId } from "../platform/Ids.js"
 import { SecretBox } from "../platform/SecretBox.js"
 import { ServerBases } from "../platform/ServerBases.js"
-import { SyncQueue } from "../sync/SyncCluster.js"
+import { SyncQueue } from "../sync/SyncQueue.js"
+import { ConnectionsRepo } from "./ConnectionsRepo.js"
 import { ConnectionTokens } from "./ConnectionTokens.js"
+import type { SessionRow } from "./ConnectSessionsRepo.js"
+import { ConnectSessionsRepo } from "./ConnectSessionsRepo.js"
 import { ProviderAccess, splitScopes } from "./ProviderAccess.js"
 
 export const SessionLifetimeMs = 15 * 60 * 1000
@@ -50,20 +52,6 @@ export const checkRedirectUrl = (value: string, prefixes: ReadonlyArray<string>)
   return undefined
 }
 
-interface SessionRow {
-  readonly id: string
-  readonly appId: AppId
-  readonly userId: UserId
-  readonly provider: Provider
-  readonly redirectUrl: string
-  readonly scopes: string
-  readonly codeVerifierSealed: string | null
-  readonly requestToken: string | null
-  readonly requestTokenSecretSealed: string | null
-  readonly expiresAt: Date
-  readonly usedAt: Date | null
-}
-
 export type CallbackOutcome =
   | { readonly _tag: "Redirect"; readonly location: string }
   | { readonly _tag: "NoSession"; readonly message: string }
@@ -80,7 +68,8 @@ const safeErrorCode = (code: string) => /^[a-z_]{1,40}$/.test(code) ? code : "au
 export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/server/ConnectFlow", {
   effect: Effect.gen(function*() {
     const syncQueue = yield* SyncQueue
-    const sql = yield* SqlClient.SqlClient
+    const connections = yield* ConnectionsRepo
+    const sessions = yield* ConnectSessionsRepo
     const box = yield* SecretBox
     const access = yield* ProviderAccess
     const bases = yield* ServerBases
@@ -120,58 +109,34 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
         )
         const id = newId()
         const expiresAt = new Date(Date.now() + SessionLifetimeMs)
-        yield* sql`
-          insert into connect_sessions (
-            id, app_id, user_id, provider, state_hash, request_token, redirect_url, scopes,
-            code_verifier_sealed, request_token_secret_sealed, expires_at
-          ) values (
-            ${id}, ${user.appId}, ${user.userId}, ${payload.provider}, ${hashState(state)}, ${start.requestToken},
-            ${payload.redirectUrl}, ${scopes.join(" ")},
-            ${start.usesPkce ? box.seal(codeVerifier) : null},
-            ${start.requestTokenSecret === null ? null : box.seal(start.requestTokenSecret)},
-            ${expiresAt}
-          )
-        `.pipe(Effect.orDie)
+        yield* sessions.insert({
+          id,
+          appId: user.appId,
+          userId: user.userId,
+          provider: payload.provider,
+          stateHash: hashState(state),
+          requestToken: start.requestToken,
+          redirectUrl: payload.redirectUrl,
+          scopes: scopes.join(" "),
+          codeVerifierSealed: start.usesPkce ? box.seal(codeVerifier) : null,
+          requestTokenSecretSealed: start.requestTokenSecret === null ? null : box.seal(start.requestTokenSecret),
+          expiresAt
+        })
         return new ConnectSession({ id, authorizationUrl: start.authorizationUrl, expiresAt }, true)
       })
 
-    const sessionColumns = sql.literal(
-      "id, app_id, user_id, provider, redirect_url, scopes, code_verifier_sealed, request_token, " +
-        "request_token_secret_sealed, expires_at, used_at"
-    )
-
-    /** Claims the session once; a second claim (replay or race) finds it used. */
-    const claim = (session: SessionRow, outcome: string) =>
-      sql<{ id: string }>`
-        update connect_sessions set used_at = now(), outcome = ${outcome}
-        where id = ${session.id} and used_at is null
-        returning id
-      `.pipe(Effect.orDie, Effect.map((rows) => rows.length === 1))
-
     const upsertConnection = (session: SessionRow, providerUserId: string, tokenSet: TokenSet) =>
-      Effect.gen(function*() {
-        const rows = yield* sql<{ id: ConnectionId }>`
-          insert into connections (
-            id, app_id, user_id, provider, provider_user_id, status, scopes, token_expires_at,
-            access_token_sealed, refresh_token_sealed, token_secret_sealed
-          ) values (
-            ${newId()}, ${session.appId}, ${session.userId}, ${session.provider}, ${providerUserId}, 'Active',
-            ${tokenSet.scopes}, ${tokenSet.expiresAt}, ${box.seal(tokenSet.accessToken)},
-            ${tokenSet.refreshToken === null ? null : box.seal(tokenSet.refreshToken)},
-            ${tokenSet.tokenSecret === null ? null : box.seal(tokenSet.tokenSecret)}
-          )
-          on conflict (user_id, provider) where status <> 'Disconnected' do update set
-            provider_user_id = excluded.provider_user_id,
-            status = 'Active',
-            scopes = excluded.scopes,
-            token_expires_at = excluded.token_expires_at,
-            access_token_sealed = excluded.access_token_sealed,
-            refresh_token_sealed = excluded.refresh_token_sealed,
-            token_secret_sealed = excluded.token_secret_sealed,
-            updated_at = now()
-          returning id
-        `.pipe(Effect.orDie)
-        return rows[0]!.id
+      connections.upsertActive({
+        id: newId(),
+        appId: session.appId,
+        userId: session.userId,
+        provider: session.provider,
+        providerUserId,
+        accessTokenSealed: box.seal(tokenSet.accessToken),
+        refreshTokenSealed: tokenSet.refreshToken === null ? null : box.seal(tokenSet.refreshToken),
+        tokenSecretSealed: tokenSet.tokenSecret === null ? null : box.seal(tokenSet.tokenSecret),
+        tokenExpiresAt: tokenSet.expiresAt,
+        scopes: tokenSet.scopes
       })
 
     /** Exchange, provider user id, connection: the part of a callback that talks to the provider. */
@@ -211,7 +176,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
       Effect.gen(function*() {
         const fail = (error: string) =>
           Effect.as(
-            claim(session, error),
+            sessions.claim(session.id, error),
             redirectTo(session.redirectUrl, { success: "false", error, provider: session.provider })
           )
         if (session.usedAt !== null) {
@@ -225,7 +190,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
         if (input.error !== undefined) return yield* fail(safeErrorCode(input.error))
         if (input.code === undefined || input.code === "") return yield* fail("access_denied")
         // Claim before talking to the provider: a replayed callback must not exchange again.
-        const claimed = yield* claim(session, "pending")
+        const claimed = yield* sessions.claim(session.id, "pending")
         if (!claimed) {
           return redirectTo(session.redirectUrl, {
             success: "false",
@@ -238,16 +203,14 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
           yield* Effect.logWarning("Connect callback failed", result.left.message).pipe(
             Effect.annotateLogs({ provider: session.provider, sessionId: session.id })
           )
-          yield* sql`update connect_sessions set outcome = ${result.left.code} where id = ${session.id}`.pipe(
-            Effect.orDie
-          )
+          yield* sessions.setOutcome(session.id, result.left.code)
           return redirectTo(session.redirectUrl, {
             success: "false",
             error: result.left.code,
             provider: session.provider
           })
         }
-        yield* sql`update connect_sessions set outcome = 'connected' where id = ${session.id}`.pipe(Effect.orDie)
+        yield* sessions.setOutcome(session.id, "connected")
         // History is read in the background; the user comes back to the app at once.
         yield* syncQueue.backfill(result.right)
         return redirectTo(session.redirectUrl, {
@@ -256,12 +219,6 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
           connectionId: result.right
         })
       })
-
-    const findBy = (column: "state_hash" | "request_token", value: string) =>
-      sql<SessionRow>`select ${sessionColumns} from connect_sessions where ${sql(column)} = ${value}`.pipe(
-        Effect.orDie,
-        Effect.map((rows) => Option.fromNullable(rows[0]))
-      )
 
     const noSession = (message: string): CallbackOutcome => ({ _tag: "NoSession", message })
 
@@ -278,7 +235,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
       ) =>
         Effect.gen(function*() {
           if (params.state === undefined || params.state === "") return noSession("The callback has no state")
-          const session = yield* findBy("state_hash", hashState(params.state))
+          const session = yield* sessions.byStateHash(hashState(params.state))
           if (Option.isNone(session)) return noSession("Unknown state: no connect session matches this callback")
           return yield* finish(session.value, { code: params.code, error: params.error })
         }),
@@ -291,7 +248,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
           if (params.oauth_token === undefined || params.oauth_token === "") {
             return noSession("The callback has no oauth_token")
           }
-          const session = yield* findBy("request_token", params.oauth_token)
+          const session = yield* sessions.byRequestToken(params.oauth_token)
           if (Option.isNone(session)) return noSession("Unknown oauth_token: no connect session matches this callback")
           return yield* finish(session.value, { code: params.oauth_verifier })
         }),
@@ -302,12 +259,9 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
        */
       disconnect: (userId: UserId, connectionId: string) =>
         Effect.gen(function*() {
-          const rows = yield* sql<{ id: ConnectionId; appId: AppId; provider: Provider }>`
-            select id, app_id, provider from connections
-            where id = ${connectionId} and user_id = ${userId} and status <> 'Disconnected'
-          `.pipe(Effect.orDie)
-          const connection = rows[0]
-          if (connection === undefined) return yield* new NotFound({ message: `no connection with id ${connectionId}` })
+          const found = yield* connections.findOpenOfUser(userId, connectionId)
+          if (Option.isNone(found)) return yield* new NotFound({ message: `no connection with id ${connectionId}` })
+          const connection = found.value
           const revoked = yield* Effect.gen(function*() {
             const resolved = yield* access.resolve(connection.appId, connection.provider)
             const current = yield* tokens.fresh(connection.id).pipe(
@@ -328,14 +282,10 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
               })
             )
           }
-          yield* sql`
-            update connections set
-              status = 'Disconnected', disconnected_at = now(), updated_at = now(),
-              access_token_sealed = null, refresh_token_sealed = null, token_secret_sealed = null
-            where id = ${connection.id}
-          `.pipe(Effect.orDie)
+          yield* connections.markDisconnected(connection.id)
           yield* syncQueue.stop(connection.id)
         })
     } as const
-  })
+  }),
+  dependencies: [ConnectionsRepo.Default, ConnectSessionsRepo.Default]
 }) {}

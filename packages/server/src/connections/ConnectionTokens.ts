@@ -7,13 +7,15 @@
  */
 import { HttpClient } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import type { AppId, ConnectionId, Provider } from "@pulsebridge/domain"
 import type { TokenSet } from "@pulsebridge/providers"
 import { isInvalidGrant, ProviderError } from "@pulsebridge/providers"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { SecretBox } from "../platform/SecretBox.js"
+import type { TokenRow } from "./ConnectionsRepo.js"
+import { ConnectionsRepo } from "./ConnectionsRepo.js"
 import { ProviderAccess } from "./ProviderAccess.js"
 
 /** Refresh when less than this is left of the access token's life. */
@@ -25,22 +27,10 @@ export class ConnectionUnusable extends Data.TaggedError("ConnectionUnusable")<{
   readonly message: string
 }> {}
 
-interface TokenRow {
-  readonly id: ConnectionId
-  readonly appId: AppId
-  readonly provider: Provider
-  readonly status: string
-  readonly accessTokenSealed: string | null
-  readonly refreshTokenSealed: string | null
-  readonly tokenSecretSealed: string | null
-  readonly tokenExpiresAt: Date | null
-  readonly scopes: string
-  readonly updatedAt: Date
-}
-
 export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulsebridge/server/ConnectionTokens", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const repo = yield* ConnectionsRepo
     const box = yield* SecretBox
     const access = yield* ProviderAccess
     const httpClient = yield* HttpClient.HttpClient
@@ -57,22 +47,16 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
         } satisfies TokenSet
       }).pipe(Effect.orDie)
 
-    const tokenColumns = sql.literal(
-      "id, app_id, provider, status, access_token_sealed, refresh_token_sealed, token_secret_sealed, " +
-        "token_expires_at, scopes, updated_at"
-    )
-
-    const lockRow = (connectionId: string) =>
-      sql<TokenRow>`select ${tokenColumns} from connections where id = ${connectionId} for update`.pipe(
-        Effect.orDie,
-        Effect.map((rows) => rows[0])
-      )
+    const lockRow = (connectionId: string) => Effect.map(repo.lockTokens(connectionId), Option.getOrUndefined)
 
     /** The stored tokens as they are, without refreshing (e.g. to revoke a grant that no longer refreshes). */
     const stored = (connectionId: string) =>
-      sql<TokenRow>`select ${tokenColumns} from connections where id = ${connectionId}`.pipe(
-        Effect.orDie,
-        Effect.flatMap((rows) => openTokens(rows[0]!))
+      repo.tokens(connectionId).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () =>
+            Effect.fail(new ConnectionUnusable({ connectionId, status: "Missing", message: "no such connection" })),
+          onSome: openTokens
+        }))
       )
 
     const needsRefresh = (row: TokenRow, now: number) =>
@@ -81,16 +65,13 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
 
     /** Stores a token set on the connection (sealed). */
     const storeTokens = (connectionId: string, tokens: TokenSet) =>
-      sql`
-        update connections set
-          access_token_sealed = ${box.seal(tokens.accessToken)},
-          refresh_token_sealed = ${tokens.refreshToken === null ? null : box.seal(tokens.refreshToken)},
-          token_secret_sealed = ${tokens.tokenSecret === null ? null : box.seal(tokens.tokenSecret)},
-          token_expires_at = ${tokens.expiresAt},
-          scopes = ${tokens.scopes},
-          updated_at = clock_timestamp()
-        where id = ${connectionId}
-      `.pipe(Effect.orDie)
+      repo.storeTokens(connectionId, {
+        accessTokenSealed: box.seal(tokens.accessToken),
+        refreshTokenSealed: tokens.refreshToken === null ? null : box.seal(tokens.refreshToken),
+        tokenSecretSealed: tokens.tokenSecret === null ? null : box.seal(tokens.tokenSecret),
+        tokenExpiresAt: tokens.expiresAt,
+        scopes: tokens.scopes
+      })
 
     /**
      * A usable token set for the connection, refreshed first when needed. `force` refreshes
@@ -130,8 +111,7 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
         }).pipe(Effect.provideService(HttpClient.HttpClient, httpClient), Effect.either)
         if (refreshed._tag === "Left") {
           if (isInvalidGrant(refreshed.left)) {
-            yield* sql`update connections set status = 'Reauthorize', updated_at = now() where id = ${connectionId}`
-              .pipe(Effect.orDie)
+            yield* repo.markReauthorize(connectionId)
             yield* Effect.logWarning("Provider refused the refresh token; the connection needs reauthorization").pipe(
               Effect.annotateLogs({ connectionId, provider: row.provider })
             )
@@ -161,7 +141,8 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
       )
 
     return { fresh, stored, storeTokens, openTokens } as const
-  })
+  }),
+  dependencies: [ConnectionsRepo.Default]
 }) {}
 
 export { ProviderError }

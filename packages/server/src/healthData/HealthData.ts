@@ -9,6 +9,8 @@ import { SqlClient } from "@effect/sql"
 import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
 import { DailyActivity, DailyActivitySummary, DailyLoadRecord, DailyLoadSummary, NotFound } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 
 export interface RangeQuery {
   readonly from: string
@@ -21,21 +23,18 @@ const activityProviders: ReadonlyArray<Provider> = ["Fitbit", "Garmin"]
 export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/server/HealthData", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const connections = yield* ConnectionsRepo
 
     const providerFilter = (alias: string, provider: Provider | undefined) =>
       provider === undefined ? sql.literal("") : sql`and ${sql.literal(alias)}.provider = ${provider}`
 
     /** The user's connection with this id, or 404 (another user's connection looks absent). */
     const connectionOf = (userId: UserId, connectionId: ConnectionId) =>
-      sql<{ readonly id: ConnectionId; readonly provider: Provider }>`
-        select id, provider from connections where id = ${connectionId} and user_id = ${userId}
-      `.pipe(
-        Effect.orDie,
-        Effect.flatMap((rows) =>
-          rows[0] === undefined
-            ? Effect.fail(new NotFound({ message: `no connection with id ${connectionId}` }))
-            : Effect.succeed(rows[0])
-        )
+      connections.findOfUser(userId, connectionId).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new NotFound({ message: `no connection with id ${connectionId}` })),
+          onSome: Effect.succeed
+        }))
       )
 
     const activityRange = (userId: UserId, query: RangeQuery) =>
@@ -162,5 +161,6 @@ export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/serve
       }).pipe(Effect.orDie)
 
     return { activityRange, activityByDate, loadRange, loadByDate, glucose } as const
-  })
+  }),
+  dependencies: [ConnectionsRepo.Default]
 }) {}

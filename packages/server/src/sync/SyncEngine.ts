@@ -6,11 +6,11 @@
  * expired access token is refreshed once and retried, other faults retry with backoff and then
  * leave the connection in `Error` for the next periodic sync to pick up.
  *
- * The cluster entity (`SyncCluster.ts`) calls these one at a time per connection.
+ * The cluster entity (`ConnectionSync.ts`) calls these one at a time per connection.
  */
 import { HttpClient } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import type { AppId, ConnectionId, Provider, UserId } from "@pulsebridge/domain"
+import type { Provider } from "@pulsebridge/domain"
 import type { CanonicalBatch, DateWindow, FetchInput, ProviderData, ProviderError } from "@pulsebridge/providers"
 import { dataSources, emptyBatch, fitbitSubscribe } from "@pulsebridge/providers"
 import { garminPushDailies, pullGarminCallback } from "@pulsebridge/providers/data/Garmin"
@@ -21,7 +21,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
+import type { SyncTarget as ConnectionInfo } from "../connections/ConnectionsRepo.js"
 import { ConnectionTokens } from "../connections/ConnectionTokens.js"
 import { ProviderAccess } from "../connections/ProviderAccess.js"
 import { SyncStore } from "./SyncStore.js"
@@ -61,17 +64,6 @@ export class SyncSettings extends Context.Reference<SyncSettings>()("@pulsebridg
 
 export class SyncFailed extends Data.TaggedError("SyncFailed")<{ readonly message: string }> {}
 
-interface ConnectionInfo {
-  readonly id: ConnectionId
-  readonly appId: AppId
-  readonly userId: UserId
-  readonly provider: Provider
-  readonly providerUserId: string
-  readonly status: string
-  readonly userStatus: string
-  readonly timezone: string | null
-}
-
 const dayMs = 24 * 60 * 60 * 1000
 
 export const addDays = (date: string, days: number): string =>
@@ -107,6 +99,7 @@ const describe = (error: ProviderError) =>
 export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/server/SyncEngine", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const connections = yield* ConnectionsRepo
     const store = yield* SyncStore
     const tokens = yield* ConnectionTokens
     const access = yield* ProviderAccess
@@ -114,13 +107,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
     const httpClient = yield* HttpClient.HttpClient
     const settings = yield* SyncSettings
 
-    const load = (connectionId: string) =>
-      sql<ConnectionInfo>`
-        select c.id, c.app_id, c.user_id, c.provider, c.provider_user_id, c.status,
-          u.status as user_status, u.timezone
-        from connections c join users u on u.id = c.user_id
-        where c.id = ${connectionId}
-      `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+    const load = (connectionId: string) => Effect.map(connections.syncTarget(connectionId), Option.getOrUndefined)
 
     /** The connection if its sync may run; otherwise records why not and yields nothing. */
     const usable = (connectionId: string) =>
@@ -375,5 +362,6 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       )
 
     return { planBackfill, notify, backfill, syncWindow, storeDelivered, stop, fetchWindow, load, usable } as const
-  })
+  }),
+  dependencies: [ConnectionsRepo.Default]
 }) {}

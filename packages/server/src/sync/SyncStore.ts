@@ -170,16 +170,6 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
           updated_at = now()
       `.pipe(Effect.orDie, Effect.asVoid)
 
-    /** Connections the periodic sync visits: active, of active users. */
-    const syncable = sql<{ readonly id: ConnectionId; readonly backfillCursor: string | null }>`
-      select c.id, s.backfill_cursor::text as backfill_cursor
-      from connections c
-      join users u on u.id = c.user_id
-      left join sync_state s on s.connection_id = c.id
-      where c.status = 'Active' and u.status = 'Active'
-      order by c.id
-    `.pipe(Effect.orDie)
-
-    return { storeBatch, state, planBackfill, storeBackfillWindow, setState, syncable } as const
+    return { storeBatch, state, planBackfill, storeBackfillWindow, setState } as const
   })
 }) {}

@@ -6,7 +6,7 @@ import { Api, UserWithToken } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ApiKeyAuthLive, requirePermission } from "../apps/ApiKeyAuth.js"
-import { SyncQueue } from "../sync/SyncCluster.js"
+import { SyncQueue } from "../sync/SyncQueue.js"
 import { Users } from "./Users.js"
 
 const encodeExisting = HttpServerResponse.schemaJson(UserWithToken)

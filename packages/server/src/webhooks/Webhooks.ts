@@ -10,15 +10,17 @@
  * Routes are per app: `/webhooks/<provider slug>/<appId>`, the URL an operator enters in the
  * provider's developer console.
  */
-import { SqlClient } from "@effect/sql"
-import type { AppId, ConnectionId, Provider } from "@pulsebridge/domain"
+import type { ConnectionId, Provider } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as crypto from "node:crypto"
+import { Apps } from "../apps/Apps.js"
+import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { ProviderAccess } from "../connections/ProviderAccess.js"
-import { SyncQueue } from "../sync/SyncCluster.js"
 import type { SyncNotification } from "../sync/SyncEngine.js"
+import { SyncQueue } from "../sync/SyncQueue.js"
 
 /** How old a WHOOP signature timestamp may be, either way. */
 export const WhoopTimestampToleranceMs = 5 * 60 * 1000
@@ -63,29 +65,20 @@ const GarminBody = Schema.parseJson(Schema.Struct({
 
 export class Webhooks extends Effect.Service<Webhooks>()("@pulsebridge/server/Webhooks", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const apps = yield* Apps
+    const connections = yield* ConnectionsRepo
     const access = yield* ProviderAccess
     const queue = yield* SyncQueue
 
     const credentialsOf = (appId: string, provider: Provider) =>
-      sql<{ readonly id: AppId }>`select id from apps where id = ${appId}`.pipe(
-        Effect.orDie,
-        Effect.flatMap((rows) =>
-          rows[0] === undefined
-            ? Effect.succeed(undefined)
-            : access.resolve(rows[0].id, provider).pipe(
-              Effect.option,
-              Effect.map((o) => o._tag === "Some" ? o.value : undefined)
-            )
-        )
+      apps.get(appId).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.succeed(undefined),
+          onSome: (app) => access.resolve(app.id, provider).pipe(Effect.option, Effect.map(Option.getOrUndefined))
+        }))
       )
 
-    const connectionsOf = (appId: string, provider: Provider, providerUserId: string) =>
-      sql<{ readonly id: ConnectionId }>`
-        select id from connections
-        where app_id = ${appId} and provider = ${provider} and provider_user_id = ${providerUserId}
-          and status = 'Active'
-      `.pipe(Effect.orDie, Effect.map((rows) => rows.map((r) => r.id)))
+    const connectionsOf = connections.activeIdsAtProvider
 
     const notifyAll = (ids: ReadonlyArray<ConnectionId>, notification: SyncNotification) =>
       Effect.forEach(ids, (id) => queue.notify(id, notification), { discard: true }).pipe(Effect.as(ids.length))
@@ -176,9 +169,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@pulsebridge/server/We
             const ids = yield* connectionsOf(appId, "Garmin", item.userId)
             for (const id of ids) {
               // The user removed our access at Garmin: the grant is gone, so is the sync.
-              yield* sql`update connections set status = 'Reauthorize', updated_at = now() where id = ${id}`.pipe(
-                Effect.orDie
-              )
+              yield* connections.markReauthorize(id)
               yield* queue.stop(id)
               notified++
             }
@@ -186,5 +177,6 @@ export class Webhooks extends Effect.Service<Webhooks>()("@pulsebridge/server/We
           return { _tag: "Accepted", notified } satisfies WebhookOutcome
         })
     } as const
-  })
+  }),
+  dependencies: [ConnectionsRepo.Default]
 }) {}

@@ -1,0 +1,143 @@
+/**
+ * The one composition root: every feature's services, the sync and analysis runtimes, the HTTP
+ * application and the listener, wired once. `serve` (Main.ts), the end-to-end test harness and the
+ * operator CLI all use these layers as they are; each leaves open only what its caller decides:
+ * the configuration (`ServerConfig`) and a migrated database (`SqlClient`).
+ *
+ * Naming: a service is an `Effect.Service` whose `Default` layer carries its dependencies; any
+ * other layer is named `<What>Live`.
+ */
+import { HttpApiBuilder, HttpApiScalar } from "@effect/platform"
+import { Api } from "@pulsebridge/domain"
+import { ProviderRegistry } from "@pulsebridge/providers"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Apps } from "./apps/Apps.js"
+import { ProviderCredentials } from "./apps/ProviderCredentials.js"
+import { ConnectFlow } from "./connections/ConnectFlow.js"
+import { Connections } from "./connections/Connections.js"
+import { ConnectionsRepo } from "./connections/ConnectionsRepo.js"
+import { ConnectionTokens } from "./connections/ConnectionTokens.js"
+import { ConnectionsHttpLive } from "./connections/Http.js"
+import { OAuthHttpLive } from "./connections/OAuthHttp.js"
+import { ProviderAccess } from "./connections/ProviderAccess.js"
+import { HealthData } from "./healthData/HealthData.js"
+import { JournalHttpLive } from "./http/Journal.js"
+import { makeAppMiddleware } from "./http/Middleware.js"
+import { RootRoutesLive } from "./http/RootRoutes.js"
+import { ScoresHttpLive } from "./http/Scores.js"
+import { BlobStore } from "./journal/BlobStore.js"
+import { Journal } from "./journal/Journal.js"
+import { AnalysisQueueLive, MealAnalysisLive, ResumePendingLive } from "./journal/MealAnalysis.js"
+import { MealAnalyzerLive } from "./journal/MealAnalyzer.js"
+import { NutrientResolver } from "./journal/NutrientResolver.js"
+import { ShardingLive } from "./platform/Cluster.js"
+import { HttpServerLive, ProviderHttpClientLive } from "./platform/HttpServer.js"
+import { SecretBox } from "./platform/SecretBox.js"
+import { ServerBases } from "./platform/ServerBases.js"
+import { ServerConfig } from "./platform/ServerConfig.js"
+import { ScoreData } from "./scoring/ScoreData.js"
+import { ConnectionSyncLive } from "./sync/ConnectionSync.js"
+import { PeriodicSyncLive } from "./sync/PeriodicSync.js"
+import { ProviderDataSources, SyncEngine, SyncSettings } from "./sync/SyncEngine.js"
+import { SyncQueueLive } from "./sync/SyncQueue.js"
+import { SyncStore } from "./sync/SyncStore.js"
+import { UsersHttpLive } from "./users/Http.js"
+import { Users } from "./users/Users.js"
+import { WebhookRoutesLive } from "./webhooks/Http.js"
+import { Webhooks } from "./webhooks/Webhooks.js"
+
+/**
+ * The services of the data model, without the listener, the connect flow or the sync runtime:
+ * what the operator CLI needs, kept apart so its commands load no more than that.
+ */
+export const DataLive = Layer.mergeAll(
+  Apps.Default,
+  ConnectionsRepo.Default,
+  Users.Default,
+  Connections.Default,
+  HealthData.Default,
+  ProviderCredentials.Default,
+  ScoreData.Default
+).pipe(Layer.provideMerge(SecretBox.layer))
+
+/**
+ * The sync runtime: `SyncQueue` for every role; the `ConnectionSync` entity and the periodic sync
+ * where this process runs workers (`ROLE=all|worker`).
+ */
+const SyncLive = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* ServerConfig
+  const settings = Layer.succeed(SyncSettings, {
+    ...SyncSettings.defaultValue(),
+    backfillDays: config.backfillDays ?? 30
+  })
+  const workers = config.role === "api" ? Layer.empty : Layer.mergeAll(ConnectionSyncLive, PeriodicSyncLive)
+  return workers.pipe(
+    Layer.provideMerge(SyncQueueLive),
+    Layer.provideMerge(ShardingLive),
+    Layer.provideMerge(SyncEngine.Default),
+    Layer.provideMerge(SyncStore.Default),
+    Layer.provide(ProviderDataSources.Default),
+    Layer.provide(settings)
+  )
+}))
+
+/** The connect flow, provider webhooks and the sync: they call providers, so they need the listener. */
+const ConnectLive = Layer.mergeAll(ConnectFlow.Default, Webhooks.Default).pipe(
+  Layer.provideMerge(SyncLive),
+  Layer.provideMerge(ConnectionTokens.Default),
+  Layer.provideMerge(ProviderAccess.Default),
+  Layer.provideMerge(ProviderRegistry.Default),
+  Layer.provideMerge(ServerBases.layer),
+  Layer.provideMerge(ProviderHttpClientLive)
+)
+
+/**
+ * The journal with the durable analysis of meal photos: the `MealAnalysis` entity registers on the
+ * process's one cluster; API nodes (`ROLE=api`) only enqueue.
+ */
+const JournalLive = Layer.unwrapEffect(
+  Effect.map(
+    ServerConfig,
+    (config) =>
+      (config.role === "api" ? ResumePendingLive : Layer.mergeAll(MealAnalysisLive, ResumePendingLive)).pipe(
+        Layer.provideMerge(Journal.Default),
+        Layer.provideMerge(
+          Layer.mergeAll(MealAnalyzerLive, NutrientResolver.Default, BlobStore.local, AnalysisQueueLive)
+        )
+      )
+  )
+)
+
+/** The contract's handlers, one layer per group. */
+export const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([UsersHttpLive, ConnectionsHttpLive, JournalHttpLive, ScoresHttpLive, OAuthHttpLive])
+)
+
+/**
+ * The whole HTTP application: the API, the docs and OpenAPI routes, the root routes, provider
+ * webhooks, and `extraRoutes` on the same router (the sandbox providers).
+ */
+const makeHttpAppLive = <E, R>(extraRoutes: Layer.Layer<never, E, R>) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const config = yield* ServerConfig
+    return HttpApiBuilder.serve(makeAppMiddleware({ trustProxy: config.trustProxy })).pipe(
+      Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+      Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+      Layer.provide(RootRoutesLive),
+      Layer.provide(WebhookRoutesLive),
+      Layer.provide(extraRoutes),
+      Layer.provide(ApiLive)
+    )
+  }))
+
+/** Everything the server runs, listening, given `ServerConfig` and a migrated `SqlClient`. */
+export const makeAppLive = <E, R>(extraRoutes: Layer.Layer<never, E, R>) =>
+  makeHttpAppLive(extraRoutes).pipe(
+    Layer.provideMerge(JournalLive),
+    Layer.provideMerge(ConnectLive),
+    Layer.provideMerge(HttpServerLive),
+    Layer.provideMerge(DataLive)
+  )
+
+export const AppLive = makeAppLive(Layer.empty)

@@ -1,0 +1,262 @@
+/**
+ * Every statement on the `connections` table: the listings, the connect flow's upsert, token
+ * reads and writes (the row lock that makes refresh single-flight), the status changes
+ * (`Reauthorize`, `Disconnected`) and the look-ups of the sync and the provider webhooks. Rows
+ * are decoded with their schemas; tokens arrive here already sealed and leave sealed.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { AppId, ConnectionId, Provider, SyncState, UserId } from "@pulsebridge/domain"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+export const ConnectionStatus = Schema.Literal("Active", "Reauthorize", "Disconnected")
+
+/** A connection with its sync state, as the listings show it. */
+export class ConnectionRow extends Schema.Class<ConnectionRow>("ConnectionRow")({
+  id: ConnectionId,
+  userId: UserId,
+  provider: Provider,
+  providerUserId: Schema.String,
+  status: ConnectionStatus,
+  scopes: Schema.String,
+  tokenExpiresAt: Schema.NullOr(Schema.DateFromSelf),
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf,
+  lastSyncedAt: Schema.NullOr(Schema.DateFromSelf),
+  syncState: Schema.NullOr(SyncState),
+  rateLimitedUntil: Schema.NullOr(Schema.DateFromSelf),
+  syncError: Schema.NullOr(Schema.String)
+}) {}
+
+/** Which connection, of which app and provider. */
+export const ConnectionRef = Schema.Struct({ id: ConnectionId, appId: AppId, provider: Provider })
+export type ConnectionRef = typeof ConnectionRef.Type
+
+/** The sealed tokens of a connection and what a refresh decision needs. */
+export const TokenRow = Schema.Struct({
+  id: ConnectionId,
+  appId: AppId,
+  provider: Provider,
+  status: ConnectionStatus,
+  accessTokenSealed: Schema.NullOr(Schema.String),
+  refreshTokenSealed: Schema.NullOr(Schema.String),
+  tokenSecretSealed: Schema.NullOr(Schema.String),
+  tokenExpiresAt: Schema.NullOr(Schema.DateFromSelf),
+  scopes: Schema.String,
+  updatedAt: Schema.DateFromSelf
+})
+export type TokenRow = typeof TokenRow.Type
+
+/** A connection with its user's status and time zone: what the sync decides by. */
+export const SyncTarget = Schema.Struct({
+  id: ConnectionId,
+  appId: AppId,
+  userId: UserId,
+  provider: Provider,
+  providerUserId: Schema.String,
+  status: ConnectionStatus,
+  userStatus: Schema.String,
+  timezone: Schema.NullOr(Schema.String)
+})
+export type SyncTarget = typeof SyncTarget.Type
+
+/** Sealed tokens to store. */
+export interface SealedTokens {
+  readonly accessTokenSealed: string
+  readonly refreshTokenSealed: string | null
+  readonly tokenSecretSealed: string | null
+  readonly tokenExpiresAt: Date | null
+  readonly scopes: string
+}
+
+const IdRow = Schema.Struct({ id: ConnectionId })
+
+export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebridge/server/ConnectionsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const tokenColumns = sql.literal(
+      "id, app_id, provider, status, access_token_sealed, refresh_token_sealed, token_secret_sealed, " +
+        "token_expires_at, scopes, updated_at"
+    )
+
+    const listActive = SqlSchema.findAll({
+      Request: UserId,
+      Result: ConnectionRow,
+      execute: (userId) =>
+        sql`
+          select c.id, c.user_id, c.provider, c.provider_user_id, c.status, c.scopes, c.token_expires_at,
+            c.created_at, c.updated_at, s.last_synced_at, s.state as sync_state, s.rate_limited_until,
+            s.last_error as sync_error
+          from connections c left join sync_state s on s.connection_id = c.id
+          where c.user_id = ${userId} and c.status = 'Active'
+          order by c.created_at, c.id
+        `
+    })
+
+    const findOfUser = SqlSchema.findOne({
+      Request: Schema.Struct({ userId: UserId, connectionId: Schema.String, open: Schema.Boolean }),
+      Result: ConnectionRef,
+      execute: ({ connectionId, open, userId }) =>
+        sql`
+          select id, app_id, provider from connections
+          where id = ${connectionId} and user_id = ${userId}
+            ${open ? sql`and status <> 'Disconnected'` : sql.literal("")}
+        `
+    })
+
+    const activeIdsOfUser = SqlSchema.findAll({
+      Request: UserId,
+      Result: IdRow,
+      execute: (userId) => sql`select id from connections where user_id = ${userId} and status = 'Active'`
+    })
+
+    const activeIdsAtProvider = SqlSchema.findAll({
+      Request: Schema.Struct({ appId: Schema.String, provider: Schema.String, providerUserId: Schema.String }),
+      Result: IdRow,
+      execute: ({ appId, provider, providerUserId }) =>
+        sql`
+          select id from connections
+          where app_id = ${appId} and provider = ${provider} and provider_user_id = ${providerUserId}
+            and status = 'Active'
+        `
+    })
+
+    const tokensOf = (lock: boolean) =>
+      SqlSchema.findOne({
+        Request: Schema.String,
+        Result: TokenRow,
+        execute: (id) =>
+          sql`select ${tokenColumns} from connections where id = ${id} ${
+            lock ? sql.literal("for update") : sql.literal("")
+          }`
+      })
+
+    const syncTarget = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: SyncTarget,
+      execute: (id) =>
+        sql`
+          select c.id, c.app_id, c.user_id, c.provider, c.provider_user_id, c.status,
+            u.status as user_status, u.timezone
+          from connections c join users u on u.id = c.user_id
+          where c.id = ${id}
+        `
+    })
+
+    const syncable = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: Schema.Struct({ id: ConnectionId, backfillCursor: Schema.NullOr(Schema.String) }),
+      execute: () =>
+        sql`
+          select c.id, s.backfill_cursor::text as backfill_cursor
+          from connections c
+          join users u on u.id = c.user_id
+          left join sync_state s on s.connection_id = c.id
+          where c.status = 'Active' and u.status = 'Active'
+          order by c.id
+        `
+    })
+
+    return {
+      /** The user's Active connections with their sync state, oldest first. */
+      listActive: (userId: UserId) => listActive(userId).pipe(Effect.orDie),
+
+      /** The user's connection with this id (any status), or none: another user's looks absent. */
+      findOfUser: (userId: UserId, connectionId: string) =>
+        findOfUser({ userId, connectionId, open: false }).pipe(Effect.orDie),
+
+      /** The user's connection with this id unless it is Disconnected. */
+      findOpenOfUser: (userId: UserId, connectionId: string) =>
+        findOfUser({ userId, connectionId, open: true }).pipe(Effect.orDie),
+
+      activeIdsOfUser: (userId: UserId) =>
+        activeIdsOfUser(userId).pipe(Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie),
+
+      /** The Active connections of an app's user at a provider (what a provider notification names). */
+      activeIdsAtProvider: (appId: string, provider: string, providerUserId: string) =>
+        activeIdsAtProvider({ appId, provider, providerUserId }).pipe(
+          Effect.map((rows) => rows.map((row) => row.id)),
+          Effect.orDie
+        ),
+
+      /**
+       * The connection after a consent: a new Active connection, or the user's existing one at the
+       * provider (not Disconnected) made Active again with the new grant. Returns its id.
+       */
+      upsertActive: (
+        input: {
+          readonly id: ConnectionId
+          readonly appId: AppId
+          readonly userId: UserId
+          readonly provider: Provider
+          readonly providerUserId: string
+        } & SealedTokens
+      ) =>
+        sql`
+          insert into connections (
+            id, app_id, user_id, provider, provider_user_id, status, scopes, token_expires_at,
+            access_token_sealed, refresh_token_sealed, token_secret_sealed
+          ) values (
+            ${input.id}, ${input.appId}, ${input.userId}, ${input.provider}, ${input.providerUserId}, 'Active',
+            ${input.scopes}, ${input.tokenExpiresAt}, ${input.accessTokenSealed}, ${input.refreshTokenSealed},
+            ${input.tokenSecretSealed}
+          )
+          on conflict (user_id, provider) where status <> 'Disconnected' do update set
+            provider_user_id = excluded.provider_user_id,
+            status = 'Active',
+            scopes = excluded.scopes,
+            token_expires_at = excluded.token_expires_at,
+            access_token_sealed = excluded.access_token_sealed,
+            refresh_token_sealed = excluded.refresh_token_sealed,
+            token_secret_sealed = excluded.token_secret_sealed,
+            updated_at = now()
+          returning id
+        `.pipe(
+          Effect.flatMap(Schema.decodeUnknown(Schema.Tuple(IdRow))),
+          Effect.map(([row]) => row.id),
+          Effect.orDie
+        ),
+
+      /** The sealed tokens, the row locked until the transaction ends (refresh is single-flight). */
+      lockTokens: (connectionId: string) => tokensOf(true)(connectionId).pipe(Effect.orDie),
+
+      /** The sealed tokens as stored, without a lock. */
+      tokens: (connectionId: string) => tokensOf(false)(connectionId).pipe(Effect.orDie),
+
+      storeTokens: (connectionId: string, tokens: SealedTokens) =>
+        sql`
+          update connections set
+            access_token_sealed = ${tokens.accessTokenSealed},
+            refresh_token_sealed = ${tokens.refreshTokenSealed},
+            token_secret_sealed = ${tokens.tokenSecretSealed},
+            token_expires_at = ${tokens.tokenExpiresAt},
+            scopes = ${tokens.scopes},
+            updated_at = clock_timestamp()
+          where id = ${connectionId}
+        `.pipe(Effect.asVoid, Effect.orDie),
+
+      /** The grant is gone (refused refresh, deregistration): the user must connect again. */
+      markReauthorize: (connectionId: string) =>
+        sql`update connections set status = 'Reauthorize', updated_at = now() where id = ${connectionId}`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
+
+      /** Disconnected by the app: the tokens are dropped, the data stays. */
+      markDisconnected: (connectionId: string) =>
+        sql`
+          update connections set
+            status = 'Disconnected', disconnected_at = now(), updated_at = now(),
+            access_token_sealed = null, refresh_token_sealed = null, token_secret_sealed = null
+          where id = ${connectionId}
+        `.pipe(Effect.asVoid, Effect.orDie),
+
+      /** The connection with its user, for the sync's checks. */
+      syncTarget: (connectionId: string) => syncTarget(connectionId).pipe(Effect.orDie),
+
+      /** Connections the periodic sync visits: Active, of Active users. */
+      syncable: syncable(undefined).pipe(Effect.orDie)
+    } as const
+  })
+}) {}

@@ -1,0 +1,36 @@
+/**
+ * Effect Cluster for this process's role: `all` (default) runs one process with a `SingleRunner`;
+ * `api` nodes only send messages (client-only sharding) and `worker` nodes run the entities, all
+ * over one PostgreSQL through SQL message and runner storage.
+ */
+import { RunnerAddress, SingleRunner } from "@effect/cluster"
+import { NodeClusterSocket } from "@effect/platform-node"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { ServerConfig } from "./ServerConfig.js"
+
+/** Sharding for this process's role. */
+export const ShardingLive = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* ServerConfig
+  const shardingConfig = { entityMessagePollInterval: "2 seconds" } as const
+  switch (config.role) {
+    case "all":
+      // One runner owns every shard; runner storage in memory needs no lock connection, which
+      // the embedded database (one connection) could not spare.
+      return SingleRunner.layer({ runnerStorage: "memory", shardingConfig })
+    case "api":
+      return NodeClusterSocket.layer({ clientOnly: true, storage: "sql", shardingConfig })
+    case "worker": {
+      const port = config.runnerPort ?? 34431
+      return NodeClusterSocket.layer({
+        storage: "sql",
+        shardingConfig: {
+          ...shardingConfig,
+          runnerAddress: Option.some(RunnerAddress.make(config.runnerHost ?? "localhost", port)),
+          runnerListenAddress: Option.some(RunnerAddress.make("0.0.0.0", port))
+        }
+      })
+    }
+  }
+}))

@@ -1,0 +1,37 @@
+/**
+ * The sync on Effect Cluster: each connection is a `ConnectionSync` entity whose messages are
+ * persisted in the database and processed one at a time per connection, so a connection never
+ * runs two syncs at once, and a message that was not finished (a crash, a kill -9, a deploy) is
+ * delivered again when a runner comes back.
+ */
+import { ClusterSchema, Entity } from "@effect/cluster"
+import { Rpc } from "@effect/rpc"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { SyncEngine, SyncNotification } from "./SyncEngine.js"
+
+export const ConnectionSync = Entity.make("ConnectionSync", [
+  Rpc.make("Backfill").annotate(ClusterSchema.Persisted, true),
+  Rpc.make("SyncWindow", {
+    payload: { from: Schema.optional(Schema.String), to: Schema.optional(Schema.String) }
+  }).annotate(ClusterSchema.Persisted, true),
+  Rpc.make("Notify", { payload: { notification: SyncNotification } }).annotate(ClusterSchema.Persisted, true),
+  Rpc.make("Stop").annotate(ClusterSchema.Persisted, true)
+])
+
+/** The entity's behaviour: each message runs the engine for its connection. */
+export const ConnectionSyncLive = ConnectionSync.toLayer(Effect.gen(function*() {
+  const engine = yield* SyncEngine
+  const address = yield* Entity.CurrentAddress
+  const connectionId = address.entityId
+  return {
+    Backfill: () => engine.backfill(connectionId),
+    SyncWindow: ({ payload }) =>
+      engine.syncWindow(
+        connectionId,
+        payload.from !== undefined && payload.to !== undefined ? { from: payload.from, to: payload.to } : undefined
+      ),
+    Notify: ({ payload }) => engine.notify(connectionId, payload.notification),
+    Stop: () => engine.stop(connectionId)
+  }
+}))

@@ -1,0 +1,58 @@
+/**
+ * Sending work to connections' sync entities, from any process role: API nodes only send, the
+ * entities run where the background work runs.
+ */
+import type { UserId } from "@pulsebridge/domain"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
+import { ConnectionSync } from "./ConnectionSync.js"
+import type { SyncNotification as Notification } from "./SyncEngine.js"
+import { SyncEngine } from "./SyncEngine.js"
+
+/** Sends work to connections' sync entities. Sending returns once the message is stored. */
+export class SyncQueue extends Context.Tag("@pulsebridge/server/SyncQueue")<SyncQueue, {
+  /** Plans the connect-time backfill and starts it. */
+  readonly backfill: (connectionId: string) => Effect.Effect<void>
+  readonly syncWindow: (connectionId: string, window?: { from: string; to: string }) => Effect.Effect<void>
+  readonly notify: (connectionId: string, notification: Notification) => Effect.Effect<void>
+  readonly stop: (connectionId: string) => Effect.Effect<void>
+  /** Stops every connection of a user (soft delete). */
+  readonly stopUser: (userId: UserId) => Effect.Effect<void>
+}>() {}
+
+export const SyncQueueLive = Layer.effect(
+  SyncQueue,
+  Effect.gen(function*() {
+    const makeClient = yield* ConnectionSync.client
+    const engine = yield* SyncEngine
+    const connections = yield* ConnectionsRepo
+    const send = <A, E>(connectionId: string, what: string, effect: Effect.Effect<A, E>) =>
+      effect.pipe(
+        Effect.asVoid,
+        Effect.tapErrorCause((cause) =>
+          Effect.logError("Could not queue sync work", cause).pipe(Effect.annotateLogs({ connectionId, what }))
+        ),
+        Effect.orDie
+      )
+    return {
+      backfill: (connectionId) =>
+        Effect.gen(function*() {
+          yield* engine.planBackfill(connectionId)
+          yield* send(connectionId, "Backfill", makeClient(connectionId).Backfill(undefined, { discard: true }))
+        }),
+      syncWindow: (connectionId, window) =>
+        send(connectionId, "SyncWindow", makeClient(connectionId).SyncWindow(window ?? {}, { discard: true })),
+      notify: (connectionId, notification) =>
+        send(connectionId, "Notify", makeClient(connectionId).Notify({ notification }, { discard: true })),
+      stop: (connectionId) => send(connectionId, "Stop", makeClient(connectionId).Stop(undefined, { discard: true })),
+      stopUser: (userId) =>
+        Effect.gen(function*() {
+          for (const id of yield* connections.activeIdsOfUser(userId)) {
+            yield* send(id, "Stop", makeClient(id).Stop(undefined, { discard: true }))
+          }
+        })
+    }
+  })
+)
