@@ -13,6 +13,7 @@ import type { AppId, CreateConnectSessionPayload, UserId } from "@pulsebridge/do
 import { BadRequest, ConnectSession, NotFound, ProviderUnavailable } from "@pulsebridge/domain"
 import type { TokenSet } from "@pulsebridge/providers"
 import { makeCodeVerifier, makeState } from "@pulsebridge/providers"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -108,7 +109,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
           )
         )
         const id = newId()
-        const expiresAt = new Date(Date.now() + SessionLifetimeMs)
+        const expiresAt = new Date((yield* Clock.currentTimeMillis) + SessionLifetimeMs)
         yield* sessions.insert({
           id,
           appId: user.appId,
@@ -186,7 +187,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
             provider: session.provider
           })
         }
-        if (session.expiresAt.getTime() < Date.now()) return yield* fail("session_expired")
+        if (session.expiresAt.getTime() < (yield* Clock.currentTimeMillis)) return yield* fail("session_expired")
         if (input.error !== undefined) return yield* fail(safeErrorCode(input.error))
         if (input.code === undefined || input.code === "") return yield* fail("access_denied")
         // Claim before talking to the provider: a replayed callback must not exchange again.

@@ -9,6 +9,7 @@ import { HttpClient } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import type { TokenSet } from "@pulsebridge/providers"
 import { isInvalidGrant, ProviderError } from "@pulsebridge/providers"
+import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -78,7 +79,7 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
      * even a token that looks fresh (after the provider said it expired early).
      */
     const fresh = (connectionId: string, options: { readonly force?: boolean } = {}) =>
-      Effect.suspend(() => refreshIfNeeded(connectionId, options, Date.now()))
+      Effect.flatMap(Clock.currentTimeMillis, (requestedAt) => refreshIfNeeded(connectionId, options, requestedAt))
 
     // `requestedAt` is taken before waiting for a connection or the row lock.
     const refreshIfNeeded = (connectionId: string, options: { readonly force?: boolean }, requestedAt: number) =>
@@ -98,7 +99,7 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
         // A forced refresh is skipped when another caller refreshed while this one waited for the lock.
         const forced = options.force === true && row.refreshTokenSealed !== null &&
           row.updatedAt.getTime() < requestedAt
-        if (!forced && !needsRefresh(row, Date.now())) {
+        if (!forced && !needsRefresh(row, yield* Clock.currentTimeMillis)) {
           return tokens
         }
         const resolved = yield* access.resolve(row.appId, row.provider).pipe(

@@ -15,6 +15,7 @@ import type { CanonicalBatch, DateWindow, FetchInput, ProviderData, ProviderErro
 import { dataSources, emptyBatch, fitbitSubscribe } from "@pulsebridge/providers"
 import { garminPushDailies, pullGarminCallback } from "@pulsebridge/providers/data/Garmin"
 import { fetchWhoopNotified } from "@pulsebridge/providers/data/Whoop"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -22,9 +23,12 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import type { SyncTarget as ConnectionInfo } from "../connections/ConnectionsRepo.js"
+import type { ConnectionUnusable } from "../connections/ConnectionTokens.js"
 import { ConnectionTokens } from "../connections/ConnectionTokens.js"
 import { ProviderAccess } from "../connections/ProviderAccess.js"
 import { SyncStore } from "./SyncStore.js"
@@ -124,9 +128,24 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         return info
       })
 
+    /** Today in the user's time zone, by the `Clock`. */
+    const todayOf = (info: ConnectionInfo) =>
+      Effect.map(Clock.currentTimeMillis, (now) => localToday(new Date(now), info.timezone))
+
+    /** How long a 429 asks us to wait. */
+    const rateLimitWait = (error: ProviderError) =>
+      error.retryAfterSeconds !== undefined && error.retryAfterSeconds >= 0
+        ? Duration.seconds(error.retryAfterSeconds)
+        : settings.defaultRateLimitWait
+
     /**
      * One provider read with fresh tokens, waiting out rate limits and retrying transient faults
      * (an expired access token is refreshed once first).
+     *
+     * Two schedules: a 429 waits as long as the provider asks, records `RateLimited`, and tries
+     * again without counting an attempt (nothing is dropped); any other provider fault counts an
+     * attempt and backs off exponentially, except a 401 on the first attempt, which is retried at
+     * once with a forced refresh. After `maxAttempts` the read fails with `SyncFailed`.
      */
     const fetchWith = (
       info: ConnectionInfo,
@@ -136,57 +155,69 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         const resolved = yield* access.resolve(info.appId, info.provider).pipe(
           Effect.mapError((e) => new SyncFailed({ message: e.message }))
         )
-        let attempt = 0
-        let forceRefresh = false
-        while (true) {
-          const result = yield* tokens.fresh(info.id, { force: forceRefresh }).pipe(
-            Effect.flatMap((current) =>
-              read({
-                credentials: resolved.credentials,
-                endpoints: resolved.endpoints,
-                tokens: current,
-                providerUserId: info.providerUserId,
-                now: new Date()
+        const annotations = { connectionId: info.id, provider: info.provider }
+        const forceRefresh = yield* Ref.make(false)
+        const attempt = Effect.gen(function*() {
+          const force = yield* Ref.getAndSet(forceRefresh, false)
+          const current = yield* tokens.fresh(info.id, { force })
+          const now = new Date(yield* Clock.currentTimeMillis)
+          return yield* read({
+            credentials: resolved.credentials,
+            endpoints: resolved.endpoints,
+            tokens: current,
+            providerUserId: info.providerUserId,
+            now
+          })
+        }).pipe(Effect.provideService(HttpClient.HttpClient, httpClient))
+
+        const whileRateLimited = Schedule.identity<ProviderError | ConnectionUnusable>().pipe(
+          Schedule.whileInput((error) => error._tag === "ProviderError" && error.status === 429),
+          Schedule.addDelay((error) => rateLimitWait(error as ProviderError)),
+          Schedule.tapInput((error) =>
+            Effect.gen(function*() {
+              const wait = rateLimitWait(error as ProviderError)
+              const until = new Date((yield* Clock.currentTimeMillis) + Duration.toMillis(wait))
+              yield* store.setState(info.id, {
+                state: "RateLimited",
+                rateLimitedUntil: until,
+                lastError: describe(error as ProviderError)
               })
-            ),
-            Effect.provideService(HttpClient.HttpClient, httpClient),
-            Effect.either
-          )
-          forceRefresh = false
-          if (result._tag === "Right") return result.right
-          if (result.left._tag === "ConnectionUnusable") {
-            return yield* new SyncFailed({ message: result.left.message })
-          }
-          const error = result.left
-          if (error.status === 429) {
-            const wait = error.retryAfterSeconds !== undefined && error.retryAfterSeconds >= 0
-              ? Duration.seconds(error.retryAfterSeconds)
-              : settings.defaultRateLimitWait
-            const until = new Date(Date.now() + Duration.toMillis(wait))
-            yield* store.setState(info.id, {
-              state: "RateLimited",
-              rateLimitedUntil: until,
-              lastError: describe(error)
+              yield* Effect.logInfo("Provider rate limit; waiting").pipe(
+                Effect.annotateLogs({ ...annotations, until: until.toISOString() })
+              )
             })
-            yield* Effect.logInfo("Provider rate limit; waiting").pipe(
-              Effect.annotateLogs({ connectionId: info.id, provider: info.provider, until: until.toISOString() })
-            )
-            yield* Effect.sleep(wait)
-            continue
-          }
-          attempt++
-          if (attempt >= settings.maxAttempts) {
-            return yield* new SyncFailed({ message: describe(error) })
-          }
-          if (error.status === 401 && attempt === 1) {
-            forceRefresh = true
-            continue
-          }
-          yield* Effect.logWarning("Provider call failed; retrying").pipe(
-            Effect.annotateLogs({ connectionId: info.id, provider: info.provider, attempt, error: describe(error) })
           )
-          yield* Effect.sleep(Duration.times(settings.backoffBase, 2 ** (attempt - 1)))
-        }
+        )
+
+        const whileTransient = Schedule.exponential(settings.backoffBase).pipe(
+          Schedule.intersect(Schedule.recurs(settings.maxAttempts - 1)),
+          Schedule.intersect(Schedule.identity<ProviderError | ConnectionUnusable>()),
+          Schedule.whileInput((error) => error._tag === "ProviderError"),
+          // A 401 on the first attempt: the token expired early; refresh it and try again at once.
+          Schedule.modifyDelay(([[_, n], error], delay) =>
+            n === 0 && error._tag === "ProviderError" && error.status === 401 ? Duration.zero : delay
+          ),
+          Schedule.tapOutput(([[delay, n], error]) =>
+            n === 0 && error._tag === "ProviderError" && error.status === 401
+              ? Ref.set(forceRefresh, true)
+              : Effect.logWarning("Provider call failed").pipe(
+                Effect.annotateLogs({
+                  ...annotations,
+                  attempt: `${n + 1}/${settings.maxAttempts}`,
+                  error: error._tag === "ProviderError" ? describe(error) : error.message,
+                  retryInMs: Duration.toMillis(delay)
+                })
+              )
+          )
+        )
+
+        return yield* attempt.pipe(
+          Effect.retry(whileRateLimited),
+          Effect.retry(whileTransient),
+          Effect.mapError((error) =>
+            new SyncFailed({ message: error._tag === "ProviderError" ? describe(error) : error.message })
+          )
+        )
       })
 
     const fetchWindow = (info: ConnectionInfo, window: DateWindow) =>
@@ -234,7 +265,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         if (info === undefined) return
         const source = sources[info.provider]
         const span = Math.max(1, Math.min(days ?? settings.backfillDays, source.maxBackfillDays))
-        const today = localToday(new Date(), info.timezone)
+        const today = yield* todayOf(info)
         yield* store.planBackfill(connectionId, addDays(today, -(span - 1)), today)
       })
 
@@ -261,7 +292,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           if (i + 1 < windows.length) pending = yield* Effect.fork(fetchWindow(info, windows[i + 1]!))
           const window = windows[i]!
           const next = window.from > from ? addDays(window.from, -1) : null
-          yield* store.storeBackfillWindow(ownerOf(info), batch, localToday(new Date(), info.timezone), next)
+          yield* store.storeBackfillWindow(ownerOf(info), batch, yield* todayOf(info), next)
           if (next === null) yield* subscribe(info)
           // A disconnect or a user's deletion stops the backfill at the next window.
           if (next !== null && (yield* usable(connectionId)) === undefined) {
@@ -284,7 +315,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           // History first: a backfill cut short resumes before newer windows are read.
           yield* backfill(connectionId)
         }
-        const today = localToday(new Date(), info.timezone)
+        const today = yield* todayOf(info)
         const from = range?.from ?? addDays(today, -(settings.overlapDays - 1))
         const to = range?.to ?? today
         for (const window of windowsNewestFirst(from, to, sources[info.provider].windowDays)) {
@@ -302,7 +333,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       Effect.gen(function*() {
         const info = yield* usable(connectionId)
         if (info === undefined) return
-        yield* store.storeBatch(ownerOf(info), batch, localToday(new Date(), info.timezone))
+        yield* store.storeBatch(ownerOf(info), batch, yield* todayOf(info))
         yield* store.setState(connectionId, { state: "Idle", synced: true })
       })
 

@@ -7,6 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
 import type { CanonicalBatch } from "@pulsebridge/providers"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as String from "effect/String"
 
@@ -158,17 +159,18 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         readonly synced?: boolean
       }
     ) =>
-      sql`
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        sql`
         insert into sync_state (connection_id, state, rate_limited_until, last_error, last_synced_at)
         values (${connectionId}, ${update.state}, ${update.rateLimitedUntil ?? null}, ${update.lastError ?? null},
-          ${update.synced === true ? new Date() : null})
+          ${update.synced === true ? new Date(now) : null})
         on conflict (connection_id) do update set
           state = excluded.state,
           rate_limited_until = excluded.rate_limited_until,
           last_error = excluded.last_error,
           last_synced_at = coalesce(excluded.last_synced_at, sync_state.last_synced_at),
           updated_at = now()
-      `.pipe(Effect.orDie, Effect.asVoid)
+      `).pipe(Effect.orDie, Effect.asVoid)
 
     return { storeBatch, state, planBackfill, storeBackfillWindow, setState } as const
   })
