@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { providers } from "@pulsebridge/domain"
-import { adapters, catalog, DexcomHosts, makeRegistry, ProviderRegistry } from "@pulsebridge/providers"
+import { adapters, builtinPlugins, catalog, DexcomHosts, makeRegistry, ProviderRegistry } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
@@ -50,7 +50,16 @@ describe("ProviderRegistry", () => {
       expect(registry.get("Garmin")).toBe(adapters.Garmin)
     }).pipe(
       Effect.provide(
-        Layer.succeed(ProviderRegistry, new ProviderRegistry(makeRegistry({ ...adapters, Fitbit: fakeFitbit })))
+        Layer.succeed(
+          ProviderRegistry,
+          new ProviderRegistry(
+            makeRegistry(
+              builtinPlugins.map((plugin) =>
+                plugin.catalog.name === "Fitbit" ? { ...plugin, adapter: fakeFitbit } : plugin
+              )
+            )
+          )
+        )
       )
     ))
 
