@@ -4,7 +4,6 @@
  * authentication style, PKCE, OAuth 1.0a signing, error bodies) stay behind it.
  */
 import type { HttpClient } from "@effect/platform"
-import type { Provider } from "@pulsebridge/domain"
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import type * as Redacted from "effect/Redacted"
@@ -87,7 +86,8 @@ export interface TokenInput {
  * (`invalid_grant` means the refresh token or code is no longer valid: reauthorize).
  */
 export class ProviderError extends Data.TaggedError("ProviderError")<{
-  readonly provider: Provider
+  /** The provider's name (its catalogue name: a plug-in may name a provider the domain does not list). */
+  readonly provider: string
   readonly operation: string
   readonly message: string
   readonly status?: number | undefined
@@ -100,7 +100,8 @@ export const isInvalidGrant = (error: ProviderError): boolean =>
   error.code === "invalid_grant" || error.code === "invalid_token"
 
 export interface ProviderAdapter {
-  readonly provider: Provider
+  /** The provider's catalogue name. */
+  readonly provider: string
   readonly authType: "OAuth2" | "OAuth1"
   readonly defaultScopes: ReadonlyArray<string>
   /** The production endpoints (before configuration overrides). */

@@ -222,6 +222,32 @@ export interface FetchInput extends TokenInput {
 }
 
 /**
+ * A record a provider says it deleted, named by canonical kind. `RecoveryOfSleep` removes the
+ * recoveries whose `sleepId` is the given id (WHOOP names a recovery by its sleep).
+ */
+export type CanonicalDeletion =
+  | { readonly kind: "Sleep"; readonly providerRecordId: string }
+  | { readonly kind: "Workout"; readonly providerRecordId: string }
+  | { readonly kind: "Recovery"; readonly providerRecordId: string }
+  | { readonly kind: "RecoveryOfSleep"; readonly sleepId: string }
+
+/**
+ * What a provider notification comes to: re-read a window (the notification only says that
+ * something changed), store records (pushed, or read because of the notification), or delete
+ * records. `Store` with an empty batch still counts as a sync.
+ */
+export type NotificationOutcome =
+  | { readonly _tag: "Resync"; readonly window: DateWindow }
+  | { readonly _tag: "Store"; readonly batch: CanonicalBatch }
+  | { readonly _tag: "Delete"; readonly deletions: ReadonlyArray<CanonicalDeletion> }
+
+/** What runs once a backfill has stored its last window. */
+export interface AfterBackfillInput extends FetchInput {
+  /** Our id for the connection (Fitbit uses it as the subscription id). */
+  readonly connectionId: string
+}
+
+/**
  * How a provider's data is read. The sync engine cuts history into windows of at most
  * `windowDays` local days and calls `fetchWindow` for each; the adapter pages inside a window,
  * pads it as the provider's date semantics need (records outside the window are fine: storage
@@ -236,4 +262,18 @@ export interface ProviderData {
     input: FetchInput,
     window: DateWindow
   ) => Effect.Effect<CanonicalBatch, ProviderError, HttpClient.HttpClient>
+  /**
+   * Runs after a backfill has stored its last window (Fitbit subscribes to notifications). The
+   * caller logs a failure and carries on: polling still covers the connection.
+   */
+  readonly afterBackfill?: (input: AfterBackfillInput) => Effect.Effect<void, ProviderError, HttpClient.HttpClient>
+  /**
+   * Turns one notification (a plain JSON value the provider's webhook receiver produced, possibly
+   * read back from storage) into what to do. A value the provider cannot decode is a
+   * `ProviderError`, not a defect.
+   */
+  readonly notify: (
+    input: FetchInput,
+    notification: unknown
+  ) => Effect.Effect<NotificationOutcome, ProviderError, HttpClient.HttpClient>
 }

@@ -5,7 +5,6 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
-import type { Provider } from "@pulsebridge/domain"
 import type { ProviderAdapter, ProviderError } from "@pulsebridge/providers"
 import { DexcomAdapter, FitbitAdapter, GarminAdapter, WhoopAdapter } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
@@ -46,7 +45,7 @@ const secrets = [
 
 interface Operation {
   readonly label: string
-  readonly provider: Provider
+  readonly provider: string
   /** What a 2xx reply is read as: a token reply, another JSON document, or nothing at all. */
   readonly reads: "tokens" | "form" | "json" | "nothing"
   /** The secrets of the operation's input, which a provider could quote back. */
@@ -148,7 +147,7 @@ const operations: ReadonlyArray<Operation> = [
 ]
 
 /** The provider's own error body, quoting `text`. */
-const errorBody = (provider: Provider, text: string): unknown => {
+const errorBody = (provider: string, text: string): unknown => {
   switch (provider) {
     case "Fitbit":
       return { errors: [{ errorType: "invalid_token", message: text }], success: false }

@@ -1,12 +1,31 @@
 /**
- * The registry service: one adapter per provider, consistent with the catalog, and the production
- * endpoints of each.
+ * The registry: one plug-in per provider in listing order, found by name and by slug, consistent
+ * with itself and with the catalogue; a fifth provider registered next to the built-in ones;
+ * duplicates refused; score priorities as the scoring table; and the production endpoints.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { providers } from "@pulsebridge/domain"
-import { adapters, catalog, DexcomHosts, makeRegistry, ProviderRegistry } from "@pulsebridge/providers"
+import { ProviderInfo, providers } from "@pulsebridge/domain"
+import type { ProviderAdapter, ProviderData, ProviderPlugin, ScoreInput } from "@pulsebridge/providers"
+import {
+  adapters,
+  builtinPlugins,
+  catalog,
+  dataSources,
+  DexcomHosts,
+  DexcomPlugin,
+  emptyBatch,
+  FitbitPlugin,
+  GarminPlugin,
+  makeRegistry,
+  ProviderError,
+  providerOrder,
+  ProviderRegistry,
+  scoreInputs,
+  WhoopPlugin
+} from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 
 const fakeFitbit = { ...adapters.Fitbit, defaultEndpoints: { authBaseUrl: "a", tokenBaseUrl: "t", apiBaseUrl: "p" } }
 
@@ -50,7 +69,16 @@ describe("ProviderRegistry", () => {
       expect(registry.get("Garmin")).toBe(adapters.Garmin)
     }).pipe(
       Effect.provide(
-        Layer.succeed(ProviderRegistry, new ProviderRegistry(makeRegistry({ ...adapters, Fitbit: fakeFitbit })))
+        Layer.succeed(
+          ProviderRegistry,
+          new ProviderRegistry(
+            makeRegistry(
+              builtinPlugins.map((plugin) =>
+                plugin.catalog.name === "Fitbit" ? { ...plugin, adapter: fakeFitbit } : plugin
+              )
+            )
+          )
+        )
       )
     ))
 
@@ -60,5 +88,137 @@ describe("ProviderRegistry", () => {
     expect(registry.get("WHOOP").defaultScopes).toContain("offline")
     expect(registry.get("Dexcom").defaultScopes).toEqual(["offline_access"])
     expect(registry.get("Garmin").defaultScopes).toEqual([])
+  })
+})
+
+// ---- the plug-ins ----
+
+/** A provider the domain does not list, as a test or a deployment would plug it in. */
+const ouraAdapter: ProviderAdapter = {
+  ...adapters.Fitbit,
+  provider: "Oura",
+  defaultScopes: ["daily"],
+  defaultEndpoints: { authBaseUrl: "https://cloud.ouraring.test", tokenBaseUrl: "t", apiBaseUrl: "a" }
+}
+const ouraData: ProviderData = {
+  windowDays: 10,
+  maxBackfillDays: 90,
+  fetchWindow: () => Effect.succeed(emptyBatch),
+  notify: (_input, notification) =>
+    Effect.fail(new ProviderError({ provider: "Oura", operation: "notification", message: String(notification) }))
+}
+const ouraPlugin: ProviderPlugin = {
+  catalog: {
+    name: "Oura",
+    slug: "oura",
+    authType: "OAuth2",
+    logoUrl: null,
+    supportedDataTypes: ["Sleep"],
+    scorePriority: { sleep: 1, hrv: 0 },
+    limits: { maxBackfillDays: 90, windowDays: 10, rateLimits: [{ requests: 5000, windowSeconds: 300, per: "app" }] }
+  },
+  adapter: ouraAdapter,
+  data: ouraData
+}
+
+describe("the plug-in registry", () => {
+  it("lists the four built-in plug-ins in listing order, each consistent with itself", () => {
+    const registry = makeRegistry()
+    expect(registry.plugins.map((p) => p.catalog.name)).toEqual(["Fitbit", "Garmin", "WHOOP", "Dexcom"])
+    expect(builtinPlugins.map((p) => p.catalog.name)).toEqual([...providers])
+    for (const plugin of registry.plugins) {
+      expect(plugin.adapter.provider).toBe(plugin.catalog.name)
+      expect(plugin.adapter.authType).toBe(plugin.catalog.authType)
+      expect(plugin.catalog.limits.windowDays).toBe(plugin.data.windowDays)
+      expect(plugin.catalog.limits.maxBackfillDays).toBe(plugin.data.maxBackfillDays)
+    }
+    expect(builtinPlugins.filter((p) => p.webhooks !== undefined).map((p) => p.catalog.name)).toEqual([
+      "Fitbit",
+      "Garmin",
+      "WHOOP"
+    ])
+  })
+
+  it("finds a plug-in by name and by slug, and nothing for an unknown one", () => {
+    const registry = makeRegistry()
+    expect(registry.find("WHOOP")).toEqual(Option.some(WhoopPlugin))
+    expect(registry.bySlug("whoop")).toEqual(Option.some(WhoopPlugin))
+    expect(registry.bySlug("garmin").pipe(Option.map((p) => p.catalog.name))).toEqual(Option.some("Garmin"))
+    expect(registry.find("Oura")).toEqual(Option.none())
+    expect(registry.bySlug("WHOOP")).toEqual(Option.none())
+    expect(registry.plugin("Dexcom")).toBe(DexcomPlugin)
+    expect(registry.get("Fitbit")).toBe(FitbitPlugin.adapter)
+    expect(() => registry.plugin("Oura")).toThrow(/No provider plug-in is named Oura/)
+    expect(() => registry.get("Oura")).toThrow(/Oura/)
+  })
+
+  it("registers a fifth provider the domain does not list, next to the built-in ones", () => {
+    const registry = makeRegistry([...builtinPlugins, ouraPlugin])
+    expect(registry.plugins.map((p) => p.catalog.slug)).toEqual(["fitbit", "garmin", "whoop", "dexcom", "oura"])
+    expect(registry.get("Oura")).toBe(ouraAdapter)
+    expect(registry.defaultEndpoints("Oura").authBaseUrl).toBe("https://cloud.ouraring.test")
+    expect(registry.bySlug("oura")).toEqual(Option.some(ouraPlugin))
+    expect(registry.adapters.Oura).toBe(ouraAdapter)
+    // equal ranks keep the listing order
+    expect(registry.scoreOrder("hrv")).toEqual(["WHOOP", "Oura", "Garmin", "Fitbit"])
+    expect(registry.scoreOrder("sleep")).toEqual(["WHOOP", "Garmin", "Oura", "Fitbit"])
+  })
+
+  it("refuses two plug-ins with one name or one slug, and an adapter for another provider", () => {
+    expect(() => makeRegistry([...builtinPlugins, FitbitPlugin])).toThrow(/named Fitbit/)
+    expect(() =>
+      makeRegistry([...builtinPlugins, { ...ouraPlugin, catalog: { ...ouraPlugin.catalog, slug: "dexcom" } }])
+    )
+      .toThrow(/slug dexcom/)
+    expect(() => makeRegistry([{ ...ouraPlugin, adapter: adapters.WHOOP }])).toThrow(/adapter is for WHOOP/)
+  })
+
+  it("ranks score sources exactly as the scoring's provider priority table", () => {
+    const registry = makeRegistry()
+    const table: Record<ScoreInput, ReadonlyArray<string>> = {
+      sleep: ["WHOOP", "Garmin", "Fitbit"],
+      hrv: ["WHOOP", "Garmin", "Fitbit"],
+      restingHeartRate: ["WHOOP", "Garmin", "Fitbit"],
+      skinTemperature: ["WHOOP", "Garmin", "Fitbit"],
+      spo2: ["WHOOP", "Garmin", "Fitbit"],
+      steps: ["Garmin", "Fitbit", "WHOOP"],
+      activeMinutes: ["Garmin", "Fitbit", "WHOOP"],
+      sedentaryTime: ["Garmin", "Fitbit"],
+      activeCalories: ["Garmin", "Fitbit"],
+      trainingLoad: ["WHOOP", "Garmin", "Fitbit"]
+    }
+    expect([...scoreInputs].sort()).toEqual(Object.keys(table).sort())
+    for (const input of scoreInputs) expect(registry.scoreOrder(input)).toEqual(table[input])
+    expect(DexcomPlugin.catalog.scorePriority).toEqual({})
+  })
+
+  it("carries each provider's documented rate limit", () => {
+    expect(FitbitPlugin.catalog.limits.rateLimits).toEqual([{ requests: 150, windowSeconds: 3600, per: "user" }])
+    expect(WhoopPlugin.catalog.limits.rateLimits).toEqual([
+      { requests: 100, windowSeconds: 60, per: "app" },
+      { requests: 10_000, windowSeconds: 86_400, per: "app" }
+    ])
+    expect(DexcomPlugin.catalog.limits.rateLimits).toEqual([{ requests: 60_000, windowSeconds: 3600, per: "app" }])
+    expect(GarminPlugin.catalog.limits.rateLimits).toEqual([])
+  })
+
+  it("keeps the provider-keyed records as views of the plug-ins", () => {
+    for (const plugin of builtinPlugins) {
+      const name = plugin.catalog.name
+      expect(adapters[name]).toBe(plugin.adapter)
+      expect(dataSources[name]).toBe(plugin.data)
+      expect(catalog[name]).toEqual(
+        new ProviderInfo({
+          name,
+          slug: plugin.catalog.slug,
+          authType: plugin.catalog.authType,
+          logoUrl: plugin.catalog.logoUrl,
+          supportedDataTypes: plugin.catalog.supportedDataTypes
+        })
+      )
+    }
+    expect(providerOrder).toEqual(["Fitbit", "Garmin", "WHOOP", "Dexcom"])
+    expect(catalog.WHOOP.supportedDataTypes).toContain("Recovery")
+    expect(catalog.Dexcom.supportedDataTypes).toEqual(["GlucoseReading", "GlucoseEvent", "GlucoseCalibration"])
   })
 })

@@ -8,7 +8,6 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import type { Provider } from "@pulsebridge/domain"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -29,7 +28,7 @@ export type ErrorReader = (body: unknown) => Option.Option<ErrorDetails>
 
 /** One provider call: who, what, how to read its errors, and what must never be echoed. */
 export interface CallContext {
-  readonly provider: Provider
+  readonly provider: string
   readonly operation: string
   readonly readError: ErrorReader
   /** The secrets of the call's input; providers quote them back (Fitbit: "Access token expired: <token>"). */

@@ -1,39 +1,17 @@
 /**
- * Fitbit data: the daily activity summary (`GET /1/user/-/activities/date/{date}.json`), one
- * request per local date, read in the metric unit system and normalised into a
- * `DailyActivityRecord` keyed `<providerUserId>:<date>`. Dates Fitbit has no data for come back
- * as zeros and are left out.
- *
- * Fitbit allows 150 requests per user per hour, so a full backfill (365 days) runs into the limit
- * more than once; the 429 carries `retryAfterSeconds` (the reset at the top of the hour) for the
- * engine to wait on.
+ * Fitbit's daily activity summary as Fitbit writes it, and its pure normalisation into a
+ * `DailyActivityRecord` keyed `<providerUserId>:<date>`. Nothing here reads the network: the
+ * input is the decoded JSON of `GET /1/user/-/activities/date/{date}.json`.
  */
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { DailyActivityRecord, ProviderData } from "../Canonical.js"
-import type { CallContext } from "../internal/ProviderHttp.js"
-import * as ProviderHttp from "../internal/ProviderHttp.js"
-import { addDays, batchOf, checkWindow, datesOf, keepUnknownFields, utcDate } from "./Shared.js"
-
-const FitbitErrorBody = Schema.Struct({
-  errors: Schema.NonEmptyArray(Schema.Struct({ errorType: Schema.String, message: Schema.optional(Schema.String) }))
-})
-
-/** Fitbit's `{"errors":[{"errorType","message"}]}`; `expired_token` / `invalid_token` on a 401. */
-const readError = ProviderHttp.errorReader(FitbitErrorBody, (body) => ({
-  code: body.errors[0].errorType,
-  description: body.errors[0].message
-}))
+import type { DailyActivityRecord } from "../Canonical.js"
+import { keepUnknownFields } from "../Shared.js"
 
 /**
  * The unit systems `Accept-Language` selects: `en_US` imperial (miles), `en_GB` kilometres (but
  * stone), anything else metric. We always ask for metric.
  */
 export type FitbitUnitSystem = "en_US" | "en_GB" | "METRIC"
-
-/** What we send as `Accept-Language`: any value but `en_US`/`en_GB` selects metric units. */
-export const fitbitAcceptLanguage = "METRIC"
 
 const NonNegative = Schema.Number.pipe(Schema.nonNegative())
 
@@ -96,38 +74,3 @@ export const normaliseFitbitDay = (
 export const fitbitDayHasData = (record: DailyActivityRecord): boolean =>
   record.steps > 0 || record.distanceMeters > 0 || record.lightActiveMinutes > 0 ||
   record.moderateActiveMinutes > 0 || record.vigorousActiveMinutes > 0 || record.restingHeartRate !== null
-
-const context = (operation: string, input: ProviderHttp.SecretsSource): CallContext => ({
-  provider: "Fitbit",
-  operation,
-  readError,
-  secrets: ProviderHttp.secretsOf(input)
-})
-
-export const FitbitData: ProviderData = {
-  windowDays: 7,
-  maxBackfillDays: 365,
-  fetchWindow: (input, window) => {
-    const ctx = context("daily activity read", input)
-    // Dates are the user's local days; a user east of UTC may already be a day ahead of us.
-    const lastDate = addDays(utcDate(input.now.getTime()), 1)
-    const read = ProviderHttp.readJson(ctx, FitbitDailySummary)
-    const fetchDay = (date: string) =>
-      ProviderHttp.send(
-        ctx,
-        HttpClientRequest.get(`${input.endpoints.apiBaseUrl}/1/user/-/activities/date/${date}.json`).pipe(
-          HttpClientRequest.bearerToken(input.tokens.accessToken),
-          HttpClientRequest.acceptJson,
-          HttpClientRequest.setHeader("Accept-Language", fitbitAcceptLanguage)
-        ),
-        read
-      ).pipe(Effect.map((day) => normaliseFitbitDay(input.providerUserId, date, day)))
-    return checkWindow(ctx, window).pipe(
-      Effect.zipRight(
-        // One at a time: the hourly budget is per user, and a 429 should stop the window early.
-        Effect.forEach(datesOf(window).filter((date) => date <= lastDate), fetchDay)
-      ),
-      Effect.map((days) => batchOf({ dailyActivity: days.filter(fitbitDayHasData) }))
-    )
-  }
-}

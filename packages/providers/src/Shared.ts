@@ -1,15 +1,17 @@
 /**
  * What the data readers share: calendar arithmetic on `YYYY-MM-DD` dates and UTC instants,
  * time-zone offsets, the window check, schema options that keep a provider's unknown fields
- * (so `rawJson` is the provider's record), and following a paged collection.
+ * (so `rawJson` is the provider's record), following a paged collection, and decoding a
+ * stored notification.
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type { ProviderError } from "../Adapter.js"
-import type { CanonicalBatch, DateWindow } from "../Canonical.js"
-import { emptyBatch } from "../Canonical.js"
-import type { CallContext } from "../internal/ProviderHttp.js"
-import * as ProviderHttp from "../internal/ProviderHttp.js"
+import { ProviderError } from "./Adapter.js"
+import type { CanonicalBatch, DateWindow } from "./Canonical.js"
+import { emptyBatch } from "./Canonical.js"
+import type { CallContext } from "./internal/ProviderHttp.js"
+import * as ProviderHttp from "./internal/ProviderHttp.js"
 
 export const dayMs = 86_400_000
 export const hourMs = 3_600_000
@@ -139,3 +141,24 @@ export const collectPages = <A, R>(
     }
     return yield* ProviderHttp.refuse(ctx, `more than ${maxPages} pages in one window`)
   })
+
+/**
+ * Decodes a notification (plain JSON, possibly read back from storage) with the provider's
+ * schema; one that does not decode is a `ProviderError`. The message names what was expected
+ * but never echoes the value: a Garmin push carries the user's access token.
+ */
+export const decodeNotification = <A, I>(provider: string, schema: Schema.Schema<A, I>, expected: string) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (notification: unknown): Effect.Effect<A, ProviderError> =>
+    Either.match(decode(notification), {
+      onLeft: () =>
+        Effect.fail(
+          new ProviderError({
+            provider,
+            operation: "notification",
+            message: `${provider} notification: not ${expected}`
+          })
+        ),
+      onRight: Effect.succeed
+    })
+}

@@ -16,7 +16,7 @@ import {
   noContent,
   oauth2Tokens,
   queryOf
-} from "./fixtures/FakeHttp.js"
+} from "../fixtures/FakeHttp.js"
 
 const tokenReply = {
   access_token: "whoop-access-1",

@@ -7,11 +7,11 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import type { ProviderAdapter, ProviderEndpoints, TokenInput } from "./Adapter.js"
-import * as OAuth2 from "./internal/OAuth2.js"
-import type { CallContext } from "./internal/ProviderHttp.js"
-import * as ProviderHttp from "./internal/ProviderHttp.js"
-import * as Pkce from "./Pkce.js"
+import type { ProviderAdapter, ProviderEndpoints } from "../Adapter.js"
+import * as OAuth2 from "../internal/OAuth2.js"
+import type { CallContext } from "../internal/ProviderHttp.js"
+import * as ProviderHttp from "../internal/ProviderHttp.js"
+import * as Pkce from "../Pkce.js"
 
 export const fitbitDefaultEndpoints: ProviderEndpoints = {
   authBaseUrl: "https://www.fitbit.com",
@@ -115,22 +115,3 @@ export const FitbitAdapter: ProviderAdapter = {
     )
   }
 }
-
-/**
- * Subscribes our subscriber to the user's activity notifications. Idempotent: the same
- * subscription id again is fine, and a 409 (the user already has a subscription of ours under
- * another id) leaves that one in place.
- */
-export const fitbitSubscribe = (input: TokenInput, subscriptionId: string) =>
-  ProviderHttp.send(
-    context("subscription", input),
-    HttpClientRequest.post(
-      `${input.endpoints.apiBaseUrl}/1/user/-/activities/apiSubscriptions/${encodeURIComponent(subscriptionId)}.json`
-    ).pipe(
-      HttpClientRequest.bearerToken(Redacted.value(input.tokens.accessToken)),
-      HttpClientRequest.setHeader("content-length", "0")
-    ),
-    ProviderHttp.readNothing
-  ).pipe(
-    Effect.catchIf((error) => error.status === 409, () => Effect.void)
-  )

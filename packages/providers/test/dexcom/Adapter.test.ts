@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { DexcomAdapter, dexcomEndpoints, DexcomHosts } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { callbackUrl, credentials, endpoints, fakeHttp, json, oauth2Tokens, queryOf } from "./fixtures/FakeHttp.js"
+import { callbackUrl, credentials, endpoints, fakeHttp, json, oauth2Tokens, queryOf } from "../fixtures/FakeHttp.js"
 
 const tokenReply = {
   access_token: "dexcom-access-1",

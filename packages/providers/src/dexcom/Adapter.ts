@@ -7,10 +7,10 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import type { ProviderAdapter, ProviderEndpoints } from "./Adapter.js"
-import * as OAuth2 from "./internal/OAuth2.js"
-import type { CallContext } from "./internal/ProviderHttp.js"
-import * as ProviderHttp from "./internal/ProviderHttp.js"
+import type { ProviderAdapter, ProviderEndpoints } from "../Adapter.js"
+import * as OAuth2 from "../internal/OAuth2.js"
+import type { CallContext } from "../internal/ProviderHttp.js"
+import * as ProviderHttp from "../internal/ProviderHttp.js"
 
 /** Dexcom's hosts; authorization, tokens and data share one host per region. */
 export const DexcomHosts = {

@@ -19,7 +19,7 @@ import {
   oauth2Tokens,
   queryOf,
   text
-} from "./fixtures/FakeHttp.js"
+} from "../fixtures/FakeHttp.js"
 
 const tokenReply = {
   access_token: "fitbit-access-1",

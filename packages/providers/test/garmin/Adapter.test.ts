@@ -8,9 +8,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { GarminAdapter } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { callbackUrl, credentials, endpoints, fakeHttp, json, noContent, text } from "./fixtures/FakeHttp.js"
-import type { SentRequest } from "./fixtures/FakeHttp.js"
-import { checkSignature } from "./fixtures/OAuth1.js"
+import { callbackUrl, credentials, endpoints, fakeHttp, json, noContent, text } from "../fixtures/FakeHttp.js"
+import type { SentRequest } from "../fixtures/FakeHttp.js"
+import { checkSignature } from "../fixtures/OAuth1.js"
 
 const form = "application/x-www-form-urlencoded"
 

@@ -7,10 +7,10 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import type { ClientCredentials, ProviderAdapter, ProviderEndpoints, ProviderError, TokenInput } from "./Adapter.js"
-import * as OAuth1 from "./internal/OAuth1.js"
-import type { CallContext } from "./internal/ProviderHttp.js"
-import * as ProviderHttp from "./internal/ProviderHttp.js"
+import type { ClientCredentials, ProviderAdapter, ProviderEndpoints, ProviderError, TokenInput } from "../Adapter.js"
+import * as OAuth1 from "../internal/OAuth1.js"
+import type { CallContext } from "../internal/ProviderHttp.js"
+import * as ProviderHttp from "../internal/ProviderHttp.js"
 
 export const garminDefaultEndpoints: ProviderEndpoints = {
   authBaseUrl: "https://connect.garmin.com",

@@ -1,0 +1,131 @@
+/**
+ * The provider plug-in: everything the server needs of one provider, as one value. A plug-in
+ * carries its catalogue entry (listing, score priorities, limits), its OAuth adapter, its data
+ * reader (windows, notifications) and, when the provider pushes, its webhook receiver. The
+ * server reaches providers only through these values, kept in the `ProviderRegistry`.
+ *
+ * Names are plain strings here so that a provider the domain does not list yet can be plugged
+ * in; the built-in plug-ins keep their literal names.
+ */
+import type { DataType } from "@pulsebridge/domain"
+import type * as Redacted from "effect/Redacted"
+import type { ProviderAdapter } from "./Adapter.js"
+import type { ProviderData } from "./Canonical.js"
+
+// ---- catalogue ----
+
+/** The score inputs a provider may be the source of. */
+export const scoreInputs = [
+  "sleep",
+  "hrv",
+  "restingHeartRate",
+  "skinTemperature",
+  "spo2",
+  "steps",
+  "activeMinutes",
+  "sedentaryTime",
+  "activeCalories",
+  "trainingLoad"
+] as const
+export type ScoreInput = typeof scoreInputs[number]
+
+/**
+ * A rank per score input: when several providers report an input for the same day, the lowest
+ * rank wins. An input without a rank is one the provider is never the source of.
+ */
+export type ScorePriority = Readonly<Partial<Record<ScoreInput, number>>>
+
+/** A documented request budget: `requests` per `windowSeconds`, counted per user or per app. */
+export interface RateLimit {
+  readonly requests: number
+  readonly windowSeconds: number
+  readonly per: "user" | "app"
+}
+
+export interface ProviderLimits {
+  /** How far back a backfill may reach, in days. */
+  readonly maxBackfillDays: number
+  /** The widest window one `fetchWindow` reads, in local days. */
+  readonly windowDays: number
+  /** The provider's documented budgets (empty when it publishes none). */
+  readonly rateLimits: ReadonlyArray<RateLimit>
+}
+
+/** What PulseBridge offers of a provider: its listing, its place in scoring, its limits. */
+export interface CatalogEntry<Name extends string = string> {
+  readonly name: Name
+  /** The provider in URLs (`/sandbox/<slug>`, `/webhooks/<slug>/<appId>`). */
+  readonly slug: string
+  readonly authType: "OAuth2" | "OAuth1"
+  readonly logoUrl: string | null
+  readonly supportedDataTypes: ReadonlyArray<typeof DataType.Type>
+  readonly scorePriority: ScorePriority
+  readonly limits: ProviderLimits
+}
+
+// ---- webhooks ----
+
+/** A webhook delivery as received. Header names are lower case. */
+export interface WebhookRequest {
+  readonly method: "GET" | "POST"
+  readonly query: URLSearchParams
+  readonly headers: Readonly<Record<string, string | undefined>>
+  /** The exact body text: signatures cover these bytes. */
+  readonly body: string
+}
+
+/** The receiving app's credentials at the provider. */
+export interface WebhookApp {
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted
+  /** Fitbit's subscriber verification code; null when none is configured. */
+  readonly verificationCode: string | null
+}
+
+/** One notification for the connections of one provider user; `notification` is plain JSON. */
+export interface WebhookNotification {
+  readonly providerUserId: string
+  readonly notification: unknown
+}
+
+export type WebhookResult =
+  /** A verification request answered with the right code (answer 204). */
+  | { readonly _tag: "Verified" }
+  /** The delivery failed its check or could not be read; nothing may change. */
+  | { readonly _tag: "Rejected"; readonly status: 400 | 401 | 404; readonly message: string }
+  /** A good delivery: answer `status`, then hand each notification to `ProviderData.notify`. */
+  | {
+    readonly _tag: "Accepted"
+    readonly status: 200 | 204
+    readonly notifications: ReadonlyArray<WebhookNotification>
+    /** Provider users who withdrew our access at the provider. */
+    readonly deregistrations: ReadonlyArray<string>
+  }
+
+/**
+ * Checks and reads one delivery. Pure: the time comes in as `nowMs`, and nothing is looked up;
+ * the caller finds the app (an unknown app is its 404) and the connections of each user.
+ */
+export type WebhookReceiver = (request: WebhookRequest, app: WebhookApp, nowMs: number) => WebhookResult
+
+// ---- the plug-in ----
+
+export interface ProviderPlugin<Name extends string = string> {
+  readonly catalog: CatalogEntry<Name>
+  readonly adapter: ProviderAdapter
+  readonly data: ProviderData
+  /** Absent for providers that never push (Dexcom). */
+  readonly webhooks?: WebhookReceiver | undefined
+}
+
+/**
+ * The provider names that are a source of `input`, best first (ties keep the plug-ins' order).
+ */
+export const scoreOrder = (plugins: ReadonlyArray<ProviderPlugin>, input: ScoreInput): ReadonlyArray<string> =>
+  plugins
+    .flatMap((plugin) => {
+      const rank = plugin.catalog.scorePriority[input]
+      return rank === undefined ? [] : [{ name: plugin.catalog.name, rank }]
+    })
+    .sort((a, b) => a.rank - b.rank)
+    .map((entry) => entry.name)

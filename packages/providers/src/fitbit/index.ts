@@ -1,0 +1,21 @@
+/**
+ * The Fitbit plug-in, and everything of Fitbit the package exports.
+ */
+import type { ProviderPlugin } from "../Plugin.js"
+import { FitbitAdapter } from "./Adapter.js"
+import { fitbitCatalog } from "./Catalog.js"
+import { FitbitData } from "./Data.js"
+import { fitbitWebhooks } from "./Webhooks.js"
+
+export const FitbitPlugin: ProviderPlugin<"Fitbit"> = {
+  catalog: fitbitCatalog,
+  adapter: FitbitAdapter,
+  data: FitbitData,
+  webhooks: fitbitWebhooks
+}
+
+export * from "./Adapter.js"
+export * from "./Catalog.js"
+export * from "./Data.js"
+export * from "./Normalise.js"
+export * from "./Webhooks.js"
