@@ -15,6 +15,7 @@ import {
   UpdateUserPayload,
   User
 } from "@pulsebridge/domain"
+import { ProviderRegistry } from "@pulsebridge/providers"
 import { DataLive } from "@pulsebridge/server/App"
 import type { ApiKeyRecord, App } from "@pulsebridge/server/apps/Apps"
 import { Apps } from "@pulsebridge/server/apps/Apps"
@@ -31,6 +32,7 @@ import * as Schema from "effect/Schema"
 import { consoleToStderr, printJson, printResult, quietLogs, reportFailure } from "./Output.js"
 
 const ServicesFromEnv = DataLive.pipe(
+  Layer.provideMerge(ProviderRegistry.Default),
   Layer.provideMerge(DatabaseLive({ attach: true })),
   Layer.provide(ServerConfig.layer)
 )

@@ -57,12 +57,31 @@ export const Timestamp = Schema.Date.annotations({
   jsonSchema: { type: "string", format: "date-time" }
 })
 
-export const Provider = Schema.Literal("Fitbit", "Garmin", "WHOOP", "Dexcom").annotations({
+/** The providers PulseBridge ships, each written as the provider's product name. */
+export const BuiltinProvider = Schema.Literal("Fitbit", "Garmin", "WHOOP", "Dexcom").annotations({
+  identifier: "BuiltinProvider",
+  description: "A provider PulseBridge ships"
+})
+export type BuiltinProvider = typeof BuiltinProvider.Type
+export const providers: ReadonlyArray<BuiltinProvider> = BuiltinProvider.literals
+
+/** The name of a provider a deployment registers besides the built-in ones (a provider plug-in). */
+export const ProviderName = Schema.String.pipe(
+  Schema.minLength(1),
+  Schema.maxLength(64),
+  Schema.pattern(/^[A-Za-z][A-Za-z0-9 ._-]*$/)
+).annotations({ description: "A provider registered by this deployment as a plug-in" })
+
+/**
+ * A wearable provider: one of the built-in four, or a provider plug-in the deployment registers.
+ * A name no registered provider carries is refused with a 400 by the server.
+ */
+export const Provider = Schema.Union(BuiltinProvider, ProviderName).annotations({
   identifier: "Provider",
-  description: "A wearable provider, written as the provider's product name"
+  description: "A wearable provider, written as the provider's product name (Fitbit, Garmin, WHOOP, Dexcom, or " +
+    "a provider plug-in this deployment registers); a provider this deployment does not know is a 400"
 })
 export type Provider = typeof Provider.Type
-export const providers: ReadonlyArray<Provider> = Provider.literals
 
 /** Query of every range read: `from` and `to` inclusive, at most 366 days apart. */
 export const MaxRangeDays = 366

@@ -96,6 +96,9 @@ export class ProviderError extends Data.TaggedError("ProviderError")<{
   readonly cause?: unknown
 }> {}
 
+/** A notification that cannot be read: retrying cannot help (see `decodeNotification`). */
+export const isInvalidNotification = (error: ProviderError): boolean => error.code === "invalid_notification"
+
 export const isInvalidGrant = (error: ProviderError): boolean =>
   error.code === "invalid_grant" || error.code === "invalid_token"
 

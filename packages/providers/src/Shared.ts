@@ -147,6 +147,9 @@ export const collectPages = <A, R>(
  * schema; one that does not decode is a `ProviderError`. The message names what was expected
  * but never echoes the value: a Garmin push carries the user's access token.
  */
+/** The code of a notification no retry can make readable. */
+export const InvalidNotification = "invalid_notification"
+
 export const decodeNotification = <A, I>(provider: string, schema: Schema.Schema<A, I>, expected: string) => {
   const decode = Schema.decodeUnknownEither(schema)
   return (notification: unknown): Effect.Effect<A, ProviderError> =>
@@ -156,7 +159,8 @@ export const decodeNotification = <A, I>(provider: string, schema: Schema.Schema
           new ProviderError({
             provider,
             operation: "notification",
-            message: `${provider} notification: not ${expected}`
+            message: `${provider} notification: not ${expected}`,
+            code: InvalidNotification
           })
         ),
       onRight: Effect.succeed

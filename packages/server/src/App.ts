@@ -2,14 +2,14 @@
  * The one composition root: every feature's services, the sync and analysis runtimes, the HTTP
  * application and the listener, wired once. `serve` (Main.ts), the end-to-end test harness and the
  * operator CLI all use these layers as they are; each leaves open only what its caller decides:
- * the configuration (`ServerConfig`) and a migrated database (`SqlClient`).
+ * the configuration (`ServerConfig`), a migrated database (`SqlClient`) and the provider plug-ins
+ * (`ProviderRegistry`: `ProviderRegistry.Default` holds the built-in ones).
  *
  * Naming: a service is an `Effect.Service` whose `Default` layer carries its dependencies; any
  * other layer is named `<What>Live`.
  */
 import { HttpApiBuilder, HttpApiScalar } from "@effect/platform"
 import { Api } from "@pulsebridge/domain"
-import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Apps } from "./apps/Apps.js"
@@ -39,7 +39,7 @@ import { ServerConfig } from "./platform/ServerConfig.js"
 import { ScoreData } from "./scoring/ScoreData.js"
 import { ConnectionSyncLive } from "./sync/ConnectionSync.js"
 import { PeriodicSyncLive } from "./sync/PeriodicSync.js"
-import { ProviderDataSources, SyncEngine, SyncSettings } from "./sync/SyncEngine.js"
+import { SyncEngine, SyncSettings } from "./sync/SyncEngine.js"
 import { SyncQueueLive } from "./sync/SyncQueue.js"
 import { SyncStore } from "./sync/SyncStore.js"
 import { UsersHttpLive } from "./users/Http.js"
@@ -77,7 +77,6 @@ const SyncLive = Layer.unwrapEffect(Effect.gen(function*() {
     Layer.provideMerge(ShardingLive),
     Layer.provideMerge(SyncEngine.Default),
     Layer.provideMerge(SyncStore.Default),
-    Layer.provide(ProviderDataSources.Default),
     Layer.provide(settings)
   )
 }))
@@ -87,7 +86,6 @@ const ConnectLive = Layer.mergeAll(ConnectFlow.Default, Webhooks.Default).pipe(
   Layer.provideMerge(SyncLive),
   Layer.provideMerge(ConnectionTokens.Default),
   Layer.provideMerge(ProviderAccess.Default),
-  Layer.provideMerge(ProviderRegistry.Default),
   Layer.provideMerge(ServerBases.layer),
   Layer.provideMerge(ProviderHttpClientLive)
 )

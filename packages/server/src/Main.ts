@@ -3,6 +3,7 @@
  * structured logs, the first-start demo app and the start-up banner; nothing else.
  */
 import { SqlClient } from "@effect/sql"
+import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -67,6 +68,7 @@ export const LoggingLive = Layer.unwrapEffect(Effect.gen(function*() {
 export const makeServeLive = <E, R>(extraRoutes: Layer.Layer<never, E, R>) =>
   Banner.pipe(
     Layer.provideMerge(makeAppLive(extraRoutes)),
+    Layer.provideMerge(ProviderRegistry.Default),
     Layer.provideMerge(DatabaseLive({ attach: false })),
     Layer.provide(LoggingLive)
   )

@@ -7,7 +7,7 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { providers } from "@pulsebridge/domain"
-import { ProviderAccess, sandboxPath } from "@pulsebridge/server/connections/ProviderAccess"
+import { ProviderAccess } from "@pulsebridge/server/connections/ProviderAccess"
 import { sandboxAnalyzerPath } from "@pulsebridge/server/journal/MealAnalyzer"
 import { ServerBases } from "@pulsebridge/server/platform/ServerBases"
 import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
@@ -34,7 +34,7 @@ const ProviderSandboxRoutesLive = HttpApiBuilder.Router.use((router) =>
     yield* Effect.sync(() => fs.mkdirSync(dir, { recursive: true, mode: 0o700 }))
     for (const provider of providers) {
       const credentials = access.sandboxCredentials(provider)
-      const mount = sandboxPath(provider)
+      const mount = access.sandboxPath(provider)
       const store: SimulatorStore = config.dataDir === ""
         ? memoryStore()
         : fileStore(path.join(dir, `${mount.split("/").pop()}.json`))

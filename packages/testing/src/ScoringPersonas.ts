@@ -4,7 +4,6 @@
  * scoring benchmark. Each persona is a set of daily means with day-to-day noise; `ill` adds a
  * fever-like episode.
  */
-import type { Provider } from "@pulsebridge/domain"
 import type { ScoringRows } from "@pulsebridge/server/scoring/Inputs"
 import { Rng } from "./simulators/Random.js"
 
@@ -33,7 +32,7 @@ export interface DayProfile {
 
 export interface Persona {
   readonly name: string
-  readonly activityProvider: Extract<Provider, "Fitbit" | "Garmin">
+  readonly activityProvider: "Fitbit" | "Garmin"
   /** Chance that a night's WHOOP data (sleep, recovery, cycle) is missing. */
   readonly missingNight: number
   /** Chance that a day's activity summary is missing. */

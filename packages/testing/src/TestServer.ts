@@ -7,6 +7,7 @@ import { HttpApiClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { HttpClient as Client } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Api, CreateUserPayload } from "@pulsebridge/domain"
+import { ProviderRegistry } from "@pulsebridge/providers"
 import { makeAppLive } from "@pulsebridge/server/App"
 import { Apps } from "@pulsebridge/server/apps/Apps"
 import type { ServerConfigShape } from "@pulsebridge/server/platform/ServerConfig"
@@ -62,7 +63,11 @@ export const testConfig = (dataDir: string, overrides: Partial<ServerConfigShape
  * The server and everything a test needs: `TestServer`, an `HttpClient` trusting the server's
  * certificate, and the `Apps`/`Users` services over the same database.
  */
-export const makeTestServer = (overrides: Partial<ServerConfigShape> = {}) =>
+export const makeTestServer = (
+  overrides: Partial<ServerConfigShape> = {},
+  /** The provider plug-ins (the built-in ones unless a test registers others). */
+  providers: Layer.Layer<ProviderRegistry> = ProviderRegistry.Default
+) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const dataDir = yield* tempDir("pulsebridge-test-")
     const ConfigLive = Layer.succeed(ServerConfig, testConfig(dataDir, overrides))
@@ -74,6 +79,7 @@ export const makeTestServer = (overrides: Partial<ServerConfigShape> = {}) =>
       ? AnalyzerSandboxRoutesLive
       : Layer.empty
     const Http = makeAppLive(routes).pipe(
+      Layer.provideMerge(providers),
       Layer.provideMerge(TestDatabaseLive),
       Layer.provideMerge(ConfigLive)
     )

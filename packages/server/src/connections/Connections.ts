@@ -4,7 +4,7 @@
  */
 import type { UserId } from "@pulsebridge/domain"
 import { Connection, ProviderListingEntry } from "@pulsebridge/domain"
-import { catalog, providerOrder } from "@pulsebridge/providers"
+import { ProviderRegistry, toProviderInfo } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import type { ConnectionRow } from "./ConnectionsRepo.js"
 import { ConnectionsRepo } from "./ConnectionsRepo.js"
@@ -29,6 +29,7 @@ const toConnection = (row: ConnectionRow) =>
 export class Connections extends Effect.Service<Connections>()("@pulsebridge/server/Connections", {
   effect: Effect.gen(function*() {
     const repo = yield* ConnectionsRepo
+    const registry = yield* ProviderRegistry
 
     const listActive = (userId: UserId) => Effect.map(repo.listActive(userId), (rows) => rows.map(toConnection))
 
@@ -38,11 +39,11 @@ export class Connections extends Effect.Service<Connections>()("@pulsebridge/ser
       /** Every provider in listing order, each with the user's active connection or null. */
       listProviders: (userId: UserId) =>
         Effect.map(listActive(userId), (connections) =>
-          providerOrder.map((provider) =>
+          registry.plugins.map((plugin) =>
             new ProviderListingEntry({
-              provider: catalog[provider],
-              connection: connections.find((c) => c.provider === provider) ?? null
-            }, true)
+              provider: toProviderInfo(plugin.catalog),
+              connection: connections.find((c) => c.provider === plugin.catalog.name) ?? null
+            })
           ))
     } as const
   }),

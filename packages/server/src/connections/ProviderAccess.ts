@@ -6,7 +6,7 @@
 import type { AppId, Provider } from "@pulsebridge/domain"
 import { BadRequest } from "@pulsebridge/domain"
 import type { ClientCredentials, ProviderAdapter, ProviderEndpoints } from "@pulsebridge/providers"
-import { catalog, ProviderRegistry } from "@pulsebridge/providers"
+import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -25,8 +25,6 @@ export interface ResolvedProvider {
   readonly webhookVerificationCode: string | null
 }
 
-export const sandboxPath = (provider: Provider) => `/sandbox/${catalog[provider].slug}`
-
 export const splitScopes = (scopes: string): ReadonlyArray<string> => scopes.split(/[\s,]+/).filter((s) => s !== "")
 
 export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebridge/server/ProviderAccess", {
@@ -37,9 +35,14 @@ export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebrid
     const registry = yield* ProviderRegistry
     const bases = yield* ServerBases
 
+    const slugOf = (provider: Provider) => registry.plugin(provider).catalog.slug
+
+    /** Where sandbox mode mounts the provider's simulator. */
+    const sandboxPath = (provider: Provider) => `/sandbox/${slugOf(provider)}`
+
     /** The credentials every app uses in sandbox mode; the mounted simulators accept them. */
     const sandboxCredentials = (provider: Provider): ClientCredentials => ({
-      clientId: `pulsebridge-sandbox-${catalog[provider].slug}`,
+      clientId: `pulsebridge-sandbox-${slugOf(provider)}`,
       clientSecret: Redacted.make(box.derive(`sandbox-client-secret:${provider}`))
     })
 
@@ -53,7 +56,11 @@ export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebrid
 
     const resolve = (appId: AppId, provider: Provider) =>
       Effect.gen(function*() {
-        const adapter = registry.get(provider)
+        const plugin = registry.find(provider)
+        if (Option.isNone(plugin)) {
+          return yield* new BadRequest({ message: `PulseBridge has no provider named ${provider}` })
+        }
+        const adapter = plugin.value.adapter
         const own = yield* stored.get(appId, provider)
         if (Option.isNone(own)) {
           if (!config.sandbox) {
@@ -87,6 +94,6 @@ export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebrid
         } satisfies ResolvedProvider
       })
 
-    return { resolve, sandboxCredentials, sandboxEndpoints, sandboxVerificationCode } as const
+    return { resolve, sandboxPath, sandboxCredentials, sandboxEndpoints, sandboxVerificationCode } as const
   })
 }) {}

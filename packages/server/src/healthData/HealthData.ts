@@ -7,7 +7,15 @@
 import { HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
-import { DailyActivity, DailyActivitySummary, DailyLoadRecord, DailyLoadSummary, NotFound } from "@pulsebridge/domain"
+import {
+  BadRequest,
+  DailyActivity,
+  DailyActivitySummary,
+  DailyLoadRecord,
+  DailyLoadSummary,
+  NotFound
+} from "@pulsebridge/domain"
+import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
@@ -18,12 +26,21 @@ export interface RangeQuery {
   readonly provider?: Provider | undefined
 }
 
-const activityProviders: ReadonlyArray<Provider> = ["Fitbit", "Garmin"]
-
 export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/server/HealthData", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const connections = yield* ConnectionsRepo
+    const registry = yield* ProviderRegistry
+
+    /** Whether the provider reports daily activity summaries (endpoint 11). */
+    const hasDailyActivity = (provider: Provider) =>
+      Option.exists(registry.find(provider), (plugin) => plugin.catalog.supportedDataTypes.includes("DailyActivity"))
+
+    /** A `provider` filter must name a registered provider. */
+    const checkFilter = (query: RangeQuery) =>
+      query.provider === undefined || Option.isSome(registry.find(query.provider))
+        ? Effect.void
+        : Effect.fail(new BadRequest({ message: `PulseBridge has no provider named ${query.provider}` }))
 
     const providerFilter = (alias: string, provider: Provider | undefined) =>
       provider === undefined ? sql.literal("") : sql`and ${sql.literal(alias)}.provider = ${provider}`
@@ -58,7 +75,7 @@ export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/serve
     const activityByDate = (userId: UserId, connectionId: ConnectionId, date: string) =>
       Effect.gen(function*() {
         const connection = yield* connectionOf(userId, connectionId)
-        if (!activityProviders.includes(connection.provider)) {
+        if (!hasDailyActivity(connection.provider)) {
           return yield* new NotFound({
             message: `${connection.provider} has no daily activity summaries; read its daily load instead`
           })
@@ -160,7 +177,14 @@ export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/serve
         return HttpServerResponse.unsafeJson({ readings, events, calibrations })
       }).pipe(Effect.orDie)
 
-    return { activityRange, activityByDate, loadRange, loadByDate, glucose } as const
+    return {
+      activityRange: (userId: UserId, query: RangeQuery) =>
+        Effect.zipRight(checkFilter(query), activityRange(userId, query)),
+      activityByDate,
+      loadRange: (userId: UserId, query: RangeQuery) => Effect.zipRight(checkFilter(query), loadRange(userId, query)),
+      loadByDate,
+      glucose: (userId: UserId, query: RangeQuery) => Effect.zipRight(checkFilter(query), glucose(userId, query))
+    } as const
   }),
   dependencies: [ConnectionsRepo.Default]
 }) {}

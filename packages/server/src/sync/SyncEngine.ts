@@ -9,19 +9,14 @@
  * The cluster entity (`ConnectionSync.ts`) calls these one at a time per connection.
  */
 import { HttpClient } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import type { Provider } from "@pulsebridge/domain"
-import type { CanonicalBatch, DateWindow, FetchInput, ProviderData, ProviderError } from "@pulsebridge/providers"
-import { dataSources, emptyBatch, fitbitSubscribe } from "@pulsebridge/providers"
-import { garminPushDailies, pullGarminCallback } from "@pulsebridge/providers/data/Garmin"
-import { fetchWhoopNotified } from "@pulsebridge/providers/data/Whoop"
+import type { CanonicalBatch, DateWindow, FetchInput, ProviderError } from "@pulsebridge/providers"
+import { emptyBatch, isInvalidNotification, ProviderRegistry } from "@pulsebridge/providers"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
@@ -33,22 +28,12 @@ import { ConnectionTokens } from "../connections/ConnectionTokens.js"
 import { ProviderAccess } from "../connections/ProviderAccess.js"
 import { SyncStore } from "./SyncStore.js"
 
-/** What a provider told us about new data for one connection. */
-export const SyncNotification = Schema.Union(
-  Schema.TaggedStruct("FitbitDay", { date: Schema.String }),
-  Schema.TaggedStruct("GarminPush", { dailiesJson: Schema.String }),
-  Schema.TaggedStruct("GarminPing", { callbackUrl: Schema.String }),
-  Schema.TaggedStruct("WhoopEvent", { type: Schema.String, id: Schema.String })
-)
+/**
+ * What a provider told us about new data for one connection: a plain JSON value its plug-in's
+ * webhook receiver produced and its `notify` reads back (persisted with the cluster message).
+ */
+export const SyncNotification = Schema.Unknown
 export type SyncNotification = typeof SyncNotification.Type
-
-/** The data sources by provider; tests swap one for a fake. */
-export class ProviderDataSources extends Context.Tag("@pulsebridge/server/ProviderDataSources")<
-  ProviderDataSources,
-  Readonly<Record<Provider, ProviderData>>
->() {
-  static readonly Default = Layer.succeed(ProviderDataSources, dataSources)
-}
 
 /** Tunables of the sync; the defaults suit production, tests shorten the waits. */
 export class SyncSettings extends Context.Reference<SyncSettings>()("@pulsebridge/server/SyncSettings", {
@@ -102,12 +87,11 @@ const describe = (error: ProviderError) =>
 
 export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/server/SyncEngine", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const connections = yield* ConnectionsRepo
     const store = yield* SyncStore
     const tokens = yield* ConnectionTokens
     const access = yield* ProviderAccess
-    const sources = yield* ProviderDataSources
+    const registry = yield* ProviderRegistry
     const httpClient = yield* HttpClient.HttpClient
     const settings = yield* SyncSettings
 
@@ -118,6 +102,13 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       Effect.gen(function*() {
         const info = yield* load(connectionId)
         if (info === undefined) return undefined
+        if (Option.isNone(registry.find(info.provider))) {
+          yield* store.setState(connectionId, {
+            state: "Stopped",
+            lastError: `no provider named ${info.provider} is registered`
+          })
+          return undefined
+        }
         if (info.status !== "Active" || info.userStatus !== "Active") {
           yield* store.setState(connectionId, {
             state: "Stopped",
@@ -147,9 +138,9 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
      * attempt and backs off exponentially, except a 401 on the first attempt, which is retried at
      * once with a forced refresh. After `maxAttempts` the read fails with `SyncFailed`.
      */
-    const fetchWith = (
+    const fetchWith = <A>(
       info: ConnectionInfo,
-      read: (input: FetchInput) => Effect.Effect<CanonicalBatch, ProviderError, HttpClient.HttpClient>
+      read: (input: FetchInput) => Effect.Effect<A, ProviderError, HttpClient.HttpClient>
     ) =>
       Effect.gen(function*() {
         const resolved = yield* access.resolve(info.appId, info.provider).pipe(
@@ -192,7 +183,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         const whileTransient = Schedule.exponential(settings.backoffBase).pipe(
           Schedule.intersect(Schedule.recurs(settings.maxAttempts - 1)),
           Schedule.intersect(Schedule.identity<ProviderError | ConnectionUnusable>()),
-          Schedule.whileInput((error) => error._tag === "ProviderError"),
+          Schedule.whileInput((error) => error._tag === "ProviderError" && !isInvalidNotification(error)),
           // A 401 on the first attempt: the token expired early; refresh it and try again at once.
           Schedule.modifyDelay(([[_, n], error], delay) =>
             n === 0 && error._tag === "ProviderError" && error.status === 401 ? Duration.zero : delay
@@ -221,27 +212,37 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       })
 
     const fetchWindow = (info: ConnectionInfo, window: DateWindow) =>
-      fetchWith(info, (input) => sources[info.provider].fetchWindow(input, window))
+      fetchWith(info, (input) => dataOf(info).fetchWindow(input, window))
+
+    /** The data reader of the connection's provider (`usable` checked that it is registered). */
+    const dataOf = (info: ConnectionInfo) => registry.plugin(info.provider).data
 
     /**
-     * Fitbit sends notifications only for users we subscribed; the subscription id is the
-     * connection id, so subscribing again is harmless. A failure is logged: polling still runs.
+     * What the provider wants once history is in (Fitbit: a subscription, so it notifies us of
+     * new data). A failure is logged: polling still runs.
      */
-    const subscribe = (info: ConnectionInfo) =>
-      info.provider !== "Fitbit" ? Effect.void : Effect.gen(function*() {
+    const afterBackfill = (info: ConnectionInfo) => {
+      const after = dataOf(info).afterBackfill
+      return after === undefined ? Effect.void : Effect.gen(function*() {
         const resolved = yield* access.resolve(info.appId, info.provider)
         const current = yield* tokens.fresh(info.id)
-        yield* fitbitSubscribe(
-          { credentials: resolved.credentials, endpoints: resolved.endpoints, tokens: current },
-          info.id
-        ).pipe(Effect.provideService(HttpClient.HttpClient, httpClient))
+        const now = new Date(yield* Clock.currentTimeMillis)
+        yield* after({
+          credentials: resolved.credentials,
+          endpoints: resolved.endpoints,
+          tokens: current,
+          providerUserId: info.providerUserId,
+          now,
+          connectionId: info.id
+        }).pipe(Effect.provideService(HttpClient.HttpClient, httpClient))
       }).pipe(
         Effect.catchAll((error) =>
-          Effect.logWarning("Could not subscribe to Fitbit notifications").pipe(
-            Effect.annotateLogs({ connectionId: info.id, error: error.message })
+          Effect.logWarning("Could not finish the provider's set-up after the backfill").pipe(
+            Effect.annotateLogs({ connectionId: info.id, provider: info.provider, error: error.message })
           )
         )
       )
+    }
 
     const ownerOf = (info: ConnectionInfo) => ({
       connectionId: info.id,
@@ -263,7 +264,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       Effect.gen(function*() {
         const info = yield* load(connectionId)
         if (info === undefined) return
-        const source = sources[info.provider]
+        const source = dataOf(info)
         const span = Math.max(1, Math.min(days ?? settings.backfillDays, source.maxBackfillDays))
         const today = yield* todayOf(info)
         yield* store.planBackfill(connectionId, addDays(today, -(span - 1)), today)
@@ -281,7 +282,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         const state = yield* store.state(connectionId)
         if (state === undefined || state.backfillCursor === null || state.backfillFrom === null) return
         const from = state.backfillFrom
-        const windows = windowsNewestFirst(from, state.backfillCursor, sources[info.provider].windowDays)
+        const windows = windowsNewestFirst(from, state.backfillCursor, dataOf(info).windowDays)
         if (windows.length === 0) {
           yield* store.storeBackfillWindow(ownerOf(info), emptyBatch, state.backfillCursor, null)
           return
@@ -293,7 +294,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           const window = windows[i]!
           const next = window.from > from ? addDays(window.from, -1) : null
           yield* store.storeBackfillWindow(ownerOf(info), batch, yield* todayOf(info), next)
-          if (next === null) yield* subscribe(info)
+          if (next === null) yield* afterBackfill(info)
           // A disconnect or a user's deletion stops the backfill at the next window.
           if (next !== null && (yield* usable(connectionId)) === undefined) {
             yield* Fiber.interrupt(pending)
@@ -318,7 +319,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         const today = yield* todayOf(info)
         const from = range?.from ?? addDays(today, -(settings.overlapDays - 1))
         const to = range?.to ?? today
-        for (const window of windowsNewestFirst(from, to, sources[info.provider].windowDays)) {
+        for (const window of windowsNewestFirst(from, to, dataOf(info).windowDays)) {
           const batch = yield* fetchWindow(info, window)
           yield* store.storeBatch(ownerOf(info), batch, today)
         }
@@ -328,7 +329,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         Effect.withSpan("SyncEngine.syncWindow", { attributes: { connectionId } })
       )
 
-    /** Stores records a provider delivered itself (Garmin push). */
+    /** Stores records a provider delivered itself (a push, or what a notification fetched). */
     const storeDelivered = (connectionId: string, batch: CanonicalBatch) =>
       Effect.gen(function*() {
         const info = yield* usable(connectionId)
@@ -347,49 +348,23 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         })
       })
 
-    /** Removes what WHOOP says it deleted (a recovery event names its sleep). */
-    const deleteWhoop = (connectionId: string, type: string, id: string) =>
-      Effect.gen(function*() {
-        if (type === "sleep.deleted") {
-          yield* sql`delete from recoveries where connection_id = ${connectionId} and sleep_id = ${id}`
-          yield* sql`delete from sleep_sessions where connection_id = ${connectionId} and provider_record_id = ${id}`
-        } else if (type === "recovery.deleted") {
-          yield* sql`delete from recoveries where connection_id = ${connectionId} and sleep_id = ${id}`
-        } else if (type === "workout.deleted") {
-          yield* sql`delete from workouts where connection_id = ${connectionId} and provider_record_id = ${id}`
-        }
-      }).pipe(sql.withTransaction, Effect.orDie)
-
-    /** Applies a provider notification. */
+    /** Applies a provider notification, as its plug-in reads it. */
     const notify = (connectionId: string, notification: SyncNotification) =>
       Effect.gen(function*() {
-        switch (notification._tag) {
-          case "FitbitDay":
-            return yield* syncWindow(connectionId, { from: notification.date, to: notification.date })
-          case "GarminPush": {
-            const pushed = garminPushDailies(JSON.parse(notification.dailiesJson))
-            return yield* storeDelivered(connectionId, { ...emptyBatch, dailyActivity: pushed.map((p) => p.record) })
-          }
-          case "GarminPing": {
-            const info = yield* usable(connectionId)
-            if (info === undefined) return
-            const batch = yield* fetchWith(info, (input) => pullGarminCallback(input, notification.callbackUrl))
-            return yield* storeDelivered(connectionId, batch)
-          }
-          case "WhoopEvent": {
-            const info = yield* usable(connectionId)
-            if (info === undefined) return
-            if (notification.type.endsWith(".deleted")) {
-              yield* deleteWhoop(connectionId, notification.type, notification.id)
-              return
-            }
-            const batch = yield* fetchWith(info, (input) => fetchWhoopNotified(input, notification))
-            return yield* storeDelivered(connectionId, batch)
-          }
+        const info = yield* usable(connectionId)
+        if (info === undefined) return
+        const outcome = yield* fetchWith(info, (input) => dataOf(info).notify(input, notification))
+        switch (outcome._tag) {
+          case "Resync":
+            return yield* syncWindow(connectionId, outcome.window)
+          case "Store":
+            return yield* storeDelivered(connectionId, outcome.batch)
+          case "Delete":
+            return yield* store.deleteRecords(connectionId, outcome.deletions)
         }
       }).pipe(
         Effect.catchTag("SyncFailed", recordFailure(connectionId)),
-        Effect.withSpan("SyncEngine.notify", { attributes: { connectionId, kind: notification._tag } })
+        Effect.withSpan("SyncEngine.notify", { attributes: { connectionId } })
       )
 
     return { planBackfill, notify, backfill, syncWindow, storeDelivered, stop, fetchWindow, load, usable } as const

@@ -6,7 +6,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
-import type { CanonicalBatch } from "@pulsebridge/providers"
+import type { CanonicalBatch, CanonicalDeletion } from "@pulsebridge/providers"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as String from "effect/String"
@@ -172,6 +172,27 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
           updated_at = now()
       `).pipe(Effect.orDie, Effect.asVoid)
 
-    return { storeBatch, state, planBackfill, storeBackfillWindow, setState } as const
+    /**
+     * Removes records the provider says it deleted, in one transaction. A recovery belongs to a
+     * sleep, so a deleted sleep takes its recoveries with it (`RecoveryOfSleep`).
+     */
+    const deleteRecords = (connectionId: string, deletions: ReadonlyArray<CanonicalDeletion>) =>
+      Effect.forEach(deletions, (deletion) => {
+        switch (deletion.kind) {
+          case "Sleep":
+            return sql`delete from sleep_sessions where connection_id = ${connectionId}
+              and provider_record_id = ${deletion.providerRecordId}`
+          case "Workout":
+            return sql`delete from workouts where connection_id = ${connectionId}
+              and provider_record_id = ${deletion.providerRecordId}`
+          case "Recovery":
+            return sql`delete from recoveries where connection_id = ${connectionId}
+              and provider_record_id = ${deletion.providerRecordId}`
+          case "RecoveryOfSleep":
+            return sql`delete from recoveries where connection_id = ${connectionId} and sleep_id = ${deletion.sleepId}`
+        }
+      }, { discard: true }).pipe(sql.withTransaction, Effect.orDie)
+
+    return { storeBatch, state, planBackfill, storeBackfillWindow, setState, deleteRecords } as const
   })
 }) {}
