@@ -5,9 +5,9 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Api } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Journal } from "../journal/Journal.js"
-import { MealAnalyzer } from "../journal/MealAnalyzer.js"
 import { requireSelf, UserTokenAuthLive } from "../users/UserTokenAuth.js"
+import { Journal } from "./Journal.js"
+import { MealAnalyzer } from "./MealAnalyzer.js"
 
 const inlineName = (fileName: string) => fileName.replace(/[^A-Za-z0-9._-]/g, "_")
 
