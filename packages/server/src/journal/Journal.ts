@@ -1,38 +1,33 @@
 /**
- * The nutrition journal of a user: manual entries, scans (the photo goes to the `BlobStore`, the
- * analysis to the `AnalysisQueue`), reads in full and list form, corrections, and the two ends of
- * an analysis. Every query is scoped by the user's id, so an entry of another user is a 404.
+ * The nutrition journal of a user, its rules: manual entries, scans (the photo is checked, goes to
+ * the `BlobStore`, the analysis to the `AnalysisQueue`), reads in full and list form, corrections
+ * with their merge rules, and the two ends of an analysis. The statements are in `JournalRepo`;
+ * every read on behalf of a user is scoped by the user's id, so an entry of another user is not
+ * found.
  *
  * Ending an analysis is a conditional update (`where analysis_status = 'Pending'`) in one
  * transaction with its items: an edit that came first wins, and a re-run after a crash changes
- * nothing.
+ * nothing. An edit locks the entry first, so an analysis ending meanwhile waits for it.
  */
 import { SqlClient } from "@effect/sql"
 import type {
-  AnalysisStatus,
-  AnalyzerName,
   CreateJournalEntryPayload,
   EntryKind,
-  EntrySource,
   ItemInput,
-  JournalEntryId,
-  NutrientSource,
   UpdateJournalEntryPayload,
   UserId
 } from "@pulsebridge/domain"
 import {
   AnalysisDetails,
-  BadRequest,
   Image,
   Item,
   JournalEntry,
   JournalEntrySummary,
   MaxImageBytes,
-  NotFound,
-  nutrientKeys,
-  PayloadTooLarge,
-  UnsupportedMediaType
+  nutrientKeys
 } from "@pulsebridge/domain"
+import * as Data from "effect/Data"
+import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { imageSize } from "image-size"
@@ -41,27 +36,82 @@ import * as fs from "node:fs/promises"
 import { newId } from "../platform/Ids.js"
 import { AnalysisQueue } from "./AnalysisQueue.js"
 import { BlobStore } from "./BlobStore.js"
+import type { EntryRow, ImageRow, ItemRow, NewItem, SummaryRow } from "./JournalRepo.js"
+import { JournalRepo } from "./JournalRepo.js"
+import { MealAnalyzer } from "./MealAnalyzer.js"
 import type { NutrientValues } from "./Nutrients.js"
 import * as N from "./Nutrients.js"
+
+export type { NewItem } from "./JournalRepo.js"
+
+// ---- errors: what happened; the handlers turn them into the contract's errors ----
+
+export class EntryNotFound extends Data.TaggedError("EntryNotFound")<{ readonly entryId: string }> {
+  override get message() {
+    return `no journal entry with id ${this.entryId}`
+  }
+}
+
+/** The entry is not a scan: it has no photo. */
+export class ImageNotFound extends Data.TaggedError("ImageNotFound")<{ readonly entryId: string }> {
+  override get message() {
+    return "this journal entry has no photo"
+  }
+}
+
+/** The entry names a photo that the blob store no longer has. */
+export class ImageBlobMissing extends Data.TaggedError("ImageBlobMissing")<{ readonly entryId: string }> {
+  override get message() {
+    return "the photo of this entry is missing"
+  }
+}
+
+/** A correction set nutrients on an entry whose nutrients are the sum of its items. */
+export class NutrientsOfItemizedEntry extends Data.TaggedError("NutrientsOfItemizedEntry")<{
+  readonly entryId: string
+}> {
+  override get message() {
+    return "nutrients can only be set on an entry without items; send the items with their nutrients"
+  }
+}
+
+export class ImageEmpty extends Data.TaggedError("ImageEmpty")<{}> {
+  override get message() {
+    return "The image is empty"
+  }
+}
+
+export class ImageTooLarge extends Data.TaggedError("ImageTooLarge")<{ readonly sizeBytes: number }> {
+  override get message() {
+    return "The image may be at most 10 MiB"
+  }
+}
+
+/** The image is not a JPEG, PNG or WebP file; `detected` is what it is, when the reader knows the format. */
+export class ImageTypeUnsupported extends Data.TaggedError("ImageTypeUnsupported")<{
+  readonly recognised: boolean
+  readonly detected: string | undefined
+}> {
+  override get message() {
+    return this.recognised
+      ? `The image must be a JPEG, PNG or WebP file, not ${this.detected ?? "an unknown type"}`
+      : "The image must be a JPEG, PNG or WebP file"
+  }
+}
+
+export class ImageUnreadable extends Data.TaggedError("ImageUnreadable")<{}> {
+  override get message() {
+    return "The image could not be read: it is damaged or truncated"
+  }
+}
+
+// ---- the rules ----
 
 /** Who is asking: the user of the token. */
 export interface JournalUser {
   readonly appId: string
   readonly userId: UserId
   readonly timezone: string
-}
-
-/** An item as the analysis (or an edit) produced it, before it is stored. */
-export interface NewItem {
-  readonly name: string
-  readonly category: string
-  readonly quantity: number
-  readonly unit: string
-  readonly estimatedWeightGrams: number | null
-  readonly confidence: number | null
-  readonly nutrients: NutrientValues
-  readonly nutrientSource: NutrientSource | null
-  readonly foodSourceId: string | null
 }
 
 export interface ScanUpload {
@@ -77,71 +127,16 @@ export interface ScanUpload {
 /** What an analysis reads of its entry. */
 export interface AnalysisSubject {
   readonly entryId: string
-  readonly status: AnalysisStatus
+  readonly status: EntryRow["analysisStatus"]
   readonly entryKind: EntryKind
   readonly notes: string | null
   readonly image: Option.Option<{ readonly storageKey: string; readonly contentType: string }>
 }
 
-type NutrientColumns = { readonly [K in keyof NutrientValues]: number | null }
+const nutrientsOf = (row: NutrientValues): NutrientValues =>
+  Object.fromEntries(nutrientKeys.map((k) => [k, row[k]])) as any
 
-interface EntryRow extends NutrientColumns {
-  readonly id: JournalEntryId
-  readonly entryKind: EntryKind
-  readonly entrySource: EntrySource
-  readonly analysisStatus: AnalysisStatus
-  readonly analyzer: AnalyzerName | null
-  readonly analysisModel: string | null
-  readonly analysisReason: string | null
-  readonly analysisFinishedAt: Date | null
-  readonly title: string
-  readonly notes: string | null
-  readonly consumedAtUtc: Date
-  readonly journalDate: string
-  readonly timezone: string
-  readonly isUserEdited: boolean
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
-
-interface SummaryRow extends EntryRow {
-  readonly itemCount: number
-  readonly hasImage: boolean
-}
-
-interface ItemRow extends NutrientColumns {
-  readonly id: string
-  readonly entryId: string
-  readonly name: string
-  readonly category: string
-  readonly quantity: number
-  readonly unit: string
-  readonly estimatedWeightGrams: number | null
-  readonly confidence: number | null
-  readonly sortOrder: number
-  readonly nutrientSource: NutrientSource | null
-  readonly foodSourceId: string | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
-
-interface ImageRow {
-  readonly id: string
-  readonly entryId: string
-  readonly storageProvider: string
-  readonly storageKey: string
-  readonly fileName: string
-  readonly contentType: string
-  readonly sizeBytes: number
-  readonly width: number | null
-  readonly height: number | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
-
-const nutrientsOf = (row: NutrientColumns): NutrientValues =>
-  Object.fromEntries(nutrientKeys.map((k) => [k, row[k] === null ? null : Number(row[k])])) as any
-
+/** The local date of `instant` in `timeZone` (`YYYY-MM-DD`): the journal date of an entry. */
 const localDate = (instant: Date, timeZone: string): string => {
   const parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
     .formatToParts(instant)
@@ -167,25 +162,67 @@ const photoTitle: Record<EntryKind, string> = {
 
 const cancelledReason = "Cancelled: the entry was edited before the analysis finished"
 
+/** An item of a correction: the user's own, with the nutrients the user gave (if any). */
+const fromInput = (item: ItemInput): NewItem => ({
+  name: item.name,
+  category: "",
+  quantity: item.quantity,
+  unit: item.unit,
+  estimatedWeightGrams: null,
+  confidence: null,
+  nutrients: N.fromInput(item.nutrients),
+  nutrientSource: item.nutrients === undefined ? null : "User",
+  foodSourceId: null
+})
+
+/** The image types accepted for a scan, by what the file is (not what the client says it is). */
+const imageTypes: Record<string, { readonly contentType: string; readonly extension: string }> = {
+  jpg: { contentType: "image/jpeg", extension: "jpg" },
+  png: { contentType: "image/png", extension: "png" },
+  webp: { contentType: "image/webp", extension: "webp" }
+}
+
+/** Reads an uploaded photo: its type (by content) and its dimensions. */
+export const inspectImage = (bytes: Uint8Array) => {
+  if (bytes.length === 0) return Effect.fail(new ImageEmpty())
+  if (bytes.length > MaxImageBytes) return Effect.fail(new ImageTooLarge({ sizeBytes: bytes.length }))
+  let size: ReturnType<typeof imageSize>
+  try {
+    size = imageSize(bytes)
+  } catch (e) {
+    const message = (e as Error).message
+    return Effect.fail(
+      message.startsWith("unsupported file type")
+        ? new ImageTypeUnsupported({ recognised: false, detected: undefined })
+        : new ImageUnreadable()
+    )
+  }
+  const type = size.type === undefined ? undefined : imageTypes[size.type]
+  if (type === undefined) return Effect.fail(new ImageTypeUnsupported({ recognised: true, detected: size.type }))
+  return Effect.succeed({ ...type, width: size.width ?? null, height: size.height ?? null })
+}
+
+// ---- rows to the contract ----
+
 const toItem = (row: ItemRow) =>
-  new Item({
+  Item.make({
     id: row.id,
     name: row.name,
     category: row.category,
-    quantity: Number(row.quantity),
+    quantity: row.quantity,
     unit: row.unit,
-    estimatedWeightGrams: row.estimatedWeightGrams === null ? null : Number(row.estimatedWeightGrams),
+    estimatedWeightGrams: row.estimatedWeightGrams,
     nutrients: N.toNutrients(nutrientsOf(row)),
-    confidence: row.confidence === null ? null : Number(row.confidence),
+    confidence: row.confidence,
     sortOrder: row.sortOrder,
     nutrientSource: row.nutrientSource,
     foodSourceId: row.foodSourceId,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt
-  }, true)
+  })
 
 const toImage = (row: ImageRow) =>
-  new Image({
+  Image.make({
     id: row.id,
     storageProvider: row.storageProvider,
     fileName: row.fileName,
@@ -195,7 +232,7 @@ const toImage = (row: ImageRow) =>
     height: row.height,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt
-  }, true)
+  })
 
 const baseFields = (row: EntryRow) => ({
   id: row.id,
@@ -213,373 +250,236 @@ const baseFields = (row: EntryRow) => ({
   updatedAt: row.updatedAt
 })
 
-const toEntry = (row: EntryRow, items: ReadonlyArray<ItemRow>, image: ImageRow | undefined) =>
-  new JournalEntry({
+const toEntry = (row: EntryRow, items: ReadonlyArray<ItemRow>, image: Option.Option<ImageRow>) =>
+  JournalEntry.make({
     ...baseFields(row),
     items: items.map(toItem),
-    image: image === undefined ? null : toImage(image),
-    analysis: row.analyzer === null ? null : new AnalysisDetails({
+    image: Option.getOrNull(Option.map(image, toImage)),
+    analysis: row.analyzer === null ? null : AnalysisDetails.make({
       analyzer: row.analyzer,
       model: row.analysisModel,
       reason: row.analysisReason,
       finishedAt: row.analysisFinishedAt
-    }, true)
-  }, true)
+    })
+  })
 
-const entryColumns = `
-  e.id, e.entry_kind, e.entry_source, e.analysis_status, e.analyzer, e.analysis_model, e.analysis_reason,
-  e.analysis_finished_at, e.title, e.notes, e.consumed_at_utc, e.journal_date::text as journal_date, e.timezone,
-  e.is_user_edited, ${nutrientKeys.map((k) => `e.${k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`).join(", ")},
-  e.created_at, e.updated_at
-`
-
-/** The image types accepted for a scan, by what the file is (not what the client says it is). */
-const imageTypes: Record<string, { readonly contentType: string; readonly extension: string }> = {
-  jpg: { contentType: "image/jpeg", extension: "jpg" },
-  png: { contentType: "image/png", extension: "png" },
-  webp: { contentType: "image/webp", extension: "webp" }
-}
-
-/** Reads an uploaded photo: its bytes, its type (by content) and its dimensions. */
-export const inspectImage = (bytes: Uint8Array) => {
-  if (bytes.length === 0) return Effect.fail(new BadRequest({ message: "The image is empty" }))
-  if (bytes.length > MaxImageBytes) {
-    return Effect.fail(new PayloadTooLarge({ message: "The image may be at most 10 MiB" }))
-  }
-  let size: ReturnType<typeof imageSize>
-  try {
-    size = imageSize(bytes)
-  } catch (e) {
-    const message = (e as Error).message
-    return Effect.fail(
-      message.startsWith("unsupported file type")
-        ? new UnsupportedMediaType({ message: "The image must be a JPEG, PNG or WebP file" })
-        : new BadRequest({ message: "The image could not be read: it is damaged or truncated" })
-    )
-  }
-  const type = size.type === undefined ? undefined : imageTypes[size.type]
-  if (type === undefined) {
-    return Effect.fail(
-      new UnsupportedMediaType({
-        message: `The image must be a JPEG, PNG or WebP file, not ${size.type ?? "an unknown type"}`
-      })
-    )
-  }
-  return Effect.succeed({ ...type, width: size.width ?? null, height: size.height ?? null })
-}
+const toSummary = (row: SummaryRow) =>
+  JournalEntrySummary.make({ ...baseFields(row), itemCount: row.itemCount, hasImage: row.hasImage })
 
 export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Journal", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const repo = yield* JournalRepo
     const blobs = yield* BlobStore
     const queue = yield* AnalysisQueue
-    const cols = sql.literal(entryColumns)
-
-    const findRow = (userId: UserId, entryId: string) =>
-      sql<EntryRow>`select ${cols} from journal_entries e where e.id = ${entryId} and e.user_id = ${userId}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]))
-      )
+    const analyzer = yield* MealAnalyzer
 
     const requireRow = (userId: UserId, entryId: string) =>
       Effect.flatMap(
-        findRow(userId, entryId).pipe(Effect.orDie),
-        Option.match({
-          onNone: () => Effect.fail(new NotFound({ message: `no journal entry with id ${entryId}` })),
-          onSome: Effect.succeed
-        })
+        repo.findEntry(userId, entryId),
+        Option.match({ onNone: () => Effect.fail(new EntryNotFound({ entryId })), onSome: Effect.succeed })
       )
 
-    const lockRow = (userId: UserId, entryId: string) =>
-      Effect.flatMap(
-        sql<EntryRow>`
-          select ${cols} from journal_entries e where e.id = ${entryId} and e.user_id = ${userId} for update
-        `.pipe(Effect.orDie),
-        (rows) =>
-          rows[0] === undefined
-            ? Effect.fail(new NotFound({ message: `no journal entry with id ${entryId}` }))
-            : Effect.succeed(rows[0])
-      )
-
+    /** The entry with its items and photo metadata. */
     const load = (row: EntryRow) =>
-      Effect.gen(function*() {
-        const items = yield* sql<ItemRow>`
-          select * from journal_items where entry_id = ${row.id} order by sort_order
-        `
-        const images = yield* sql<ImageRow>`select * from journal_images where entry_id = ${row.id}`
-        return toEntry(row, items, images[0])
-      }).pipe(Effect.orDie)
+      Effect.map(
+        Effect.all([repo.itemsOf(row.id), repo.imageOf(row.id)]),
+        ([items, image]) => toEntry(row, items, image)
+      )
 
-    const insertItems = (entryId: string, items: ReadonlyArray<NewItem>) =>
-      items.length === 0 ? Effect.void : sql`insert into journal_items ${
-        sql.insert(items.map((item, index) => ({
-          id: newId(),
+    /** An entry just written by this request: it is there. */
+    const reload = (userId: UserId, entryId: string) =>
+      Effect.flatMap(repo.findEntry(userId, entryId), (row) => load(Option.getOrThrow(row)))
+
+    /** A manual entry (endpoint 16). */
+    const create = Effect.fn("Journal.create")(function*(user: JournalUser, payload: CreateJournalEntryPayload) {
+      const timezone = payload.timezone ?? user.timezone
+      const id = newId()
+      yield* repo.insertEntry({
+        id,
+        appId: user.appId,
+        userId: user.userId,
+        entryKind: payload.entryKind,
+        entrySource: "Manual",
+        analysisStatus: "None",
+        title: payload.title ?? defaultTitle[payload.entryKind],
+        notes: payload.notes ?? null,
+        consumedAtUtc: payload.consumedAtUtc,
+        journalDate: localDate(payload.consumedAtUtc, timezone),
+        timezone,
+        nutrients: N.fromInput(payload.nutrients)
+      })
+      return yield* reload(user.userId, id)
+    })
+
+    /**
+     * A scan (endpoint 17): checks the photo, stores it, records the Pending entry and hands it to
+     * the analysis. Nothing is stored when the photo is refused.
+     */
+    const createScan = Effect.fn("Journal.createScan")(function*(user: JournalUser, upload: ScanUpload) {
+      const buffer = yield* Effect.promise(() => fs.readFile(upload.path))
+      const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+      const image = yield* inspectImage(bytes)
+      const entryKind = upload.entryKind ?? "Meal"
+      const consumedAt = upload.consumedAtUtc ?? DateTime.toDateUtc(yield* DateTime.now)
+      const timezone = upload.timezone ?? user.timezone
+      const entryId = newId()
+      const imageId = newId()
+      const storageKey = `journal/${user.userId}/${imageId}.${image.extension}`
+      yield* blobs.put(storageKey, bytes)
+      const fileName = upload.fileName.trim() === "" ? `photo.${image.extension}` : upload.fileName.slice(0, 255)
+      yield* Effect.zipRight(
+        repo.insertEntry({
+          id: entryId,
+          appId: user.appId,
+          userId: user.userId,
+          entryKind,
+          entrySource: "AiImage",
+          analysisStatus: "Pending",
+          analyzer: analyzer.name,
+          analysisModel: analyzer.model,
+          title: photoTitle[entryKind],
+          notes: upload.notes ?? null,
+          consumedAtUtc: consumedAt,
+          journalDate: localDate(consumedAt, timezone),
+          timezone
+        }),
+        repo.insertImage({
+          id: imageId,
           entryId,
-          name: item.name,
-          category: item.category,
-          quantity: item.quantity,
-          unit: item.unit,
-          estimatedWeightGrams: item.estimatedWeightGrams,
-          confidence: item.confidence,
-          sortOrder: index,
-          nutrientSource: item.nutrientSource,
-          foodSourceId: item.foodSourceId,
-          ...item.nutrients
-        })))
-      }`
+          storageProvider: blobs.provider,
+          storageKey,
+          fileName,
+          contentType: image.contentType,
+          sizeBytes: bytes.length,
+          width: image.width,
+          height: image.height,
+          sha256: crypto.createHash("sha256").update(bytes).digest("hex")
+        })
+      ).pipe(
+        sql.withTransaction,
+        Effect.tapErrorCause(() => blobs.remove(storageKey)),
+        Effect.orDie
+      )
+      // After the commit: the queue talks to the database on its own connection.
+      yield* queue.enqueue(entryId)
+      return yield* reload(user.userId, entryId)
+    })
 
-    const fromInput = (item: ItemInput): NewItem => ({
-      name: item.name,
-      category: "",
-      quantity: item.quantity,
-      unit: item.unit,
-      estimatedWeightGrams: null,
-      confidence: null,
-      nutrients: N.fromInput(item.nutrients),
-      nutrientSource: item.nutrients === undefined ? null : "User",
-      foodSourceId: null
+    /** The entries of one journal date, in list form (endpoint 18). */
+    const list = Effect.fn("Journal.list")(function*(user: JournalUser, date: string) {
+      return (yield* repo.listByDate(user.userId, date)).map(toSummary)
+    })
+
+    /** One entry in full (endpoint 19). */
+    const get = Effect.fn("Journal.get")(function*(user: JournalUser, entryId: string) {
+      return yield* load(yield* requireRow(user.userId, entryId))
+    })
+
+    /** The stored photo of an entry. */
+    const image = Effect.fn("Journal.image")(function*(user: JournalUser, entryId: string) {
+      yield* requireRow(user.userId, entryId)
+      const row = yield* repo.imageOf(entryId)
+      if (Option.isNone(row)) return yield* new ImageNotFound({ entryId })
+      const bytes = yield* blobs.get(row.value.storageKey).pipe(
+        Effect.catchTag("BlobNotFound", () => new ImageBlobMissing({ entryId }))
+      )
+      return { bytes, contentType: row.value.contentType, fileName: row.value.fileName }
+    })
+
+    /** A correction (endpoint 20), with the merge rules of the journal. */
+    const update = Effect.fn("Journal.update")(
+      function*(user: JournalUser, entryId: string, payload: UpdateJournalEntryPayload) {
+        // The row lock makes a concurrent end of the analysis wait for this edit, then find it not Pending.
+        const current = yield* Effect.flatMap(
+          repo.lockEntry(user.userId, entryId),
+          Option.match({ onNone: () => Effect.fail(new EntryNotFound({ entryId })), onSome: Effect.succeed })
+        )
+        const items = payload.items?.map(fromInput)
+        const itemCount = items !== undefined ? items.length : yield* repo.countItems(entryId)
+        if (payload.nutrients !== undefined && itemCount > 0) {
+          return yield* new NutrientsOfItemizedEntry({ entryId })
+        }
+        let nutrients = nutrientsOf(current)
+        let title = payload.title ?? current.title
+        if (items !== undefined && items.length > 0) {
+          nutrients = N.sum(items.map((item) => item.nutrients))
+          if (payload.title === undefined) title = titleOf(items.map((item) => item.name))
+        }
+        if (payload.nutrients !== undefined) nutrients = N.merge(nutrients, payload.nutrients)
+        const consumedAt = payload.consumedAtUtc ?? current.consumedAtUtc
+        const timezone = payload.timezone ?? current.timezone
+        const cancels = current.analysisStatus === "Pending"
+        yield* repo.saveEdit(entryId, {
+          entryKind: payload.entryKind ?? current.entryKind,
+          title,
+          notes: payload.notes === undefined ? current.notes : payload.notes,
+          consumedAtUtc: consumedAt,
+          timezone,
+          journalDate: localDate(consumedAt, timezone),
+          analysisStatus: cancels ? "None" : current.analysisStatus,
+          analysisReason: cancels ? cancelledReason : current.analysisReason,
+          analysisFinishedAt: cancels ? DateTime.toDateUtc(yield* DateTime.now) : current.analysisFinishedAt,
+          nutrients
+        })
+        if (items !== undefined) yield* repo.replaceItems(entryId, items)
+        return yield* reload(user.userId, entryId)
+      },
+      sql.withTransaction,
+      Effect.catchTag("SqlError", Effect.die)
+    )
+
+    /** What the analysis of `entryId` reads; none when the entry is gone. */
+    const subject = Effect.fn("Journal.subject")(function*(entryId: string) {
+      return Option.map(yield* repo.subject(entryId), (row): AnalysisSubject => ({
+        entryId: row.id,
+        status: row.analysisStatus,
+        entryKind: row.entryKind,
+        notes: row.notes,
+        image: row.storageKey === null
+          ? Option.none()
+          : Option.some({ storageKey: row.storageKey, contentType: row.contentType ?? "application/octet-stream" })
+      }))
+    })
+
+    /**
+     * Ends a Pending analysis with its items: entry nutrients are their sum and the title names them.
+     * False when the entry is no longer Pending (an edit won, or this ran already).
+     */
+    const completeAnalysis = Effect.fn("Journal.completeAnalysis")(
+      function*(entryId: string, items: ReadonlyArray<NewItem>, model: string | null) {
+        const completed = yield* repo.completePending(entryId, {
+          title: titleOf(items.map((item) => item.name)),
+          nutrients: N.sum(items.map((item) => item.nutrients)),
+          model
+        })
+        if (completed) yield* repo.replaceItems(entryId, items)
+        return completed
+      },
+      sql.withTransaction,
+      Effect.orDie
+    )
+
+    /** Ends a Pending analysis as Failed, keeping the reason. False when no longer Pending. */
+    const failAnalysis = Effect.fn("Journal.failAnalysis")(function*(entryId: string, reason: string) {
+      return yield* repo.failPending(entryId, reason.slice(0, 1000))
     })
 
     return {
-      /** A manual entry (endpoint 16). */
-      create: (user: JournalUser, payload: CreateJournalEntryPayload) =>
-        Effect.gen(function*() {
-          const timezone = payload.timezone ?? user.timezone
-          const id = newId()
-          yield* sql`insert into journal_entries ${
-            sql.insert({
-              id,
-              appId: user.appId,
-              userId: user.userId,
-              entryKind: payload.entryKind,
-              entrySource: "Manual",
-              analysisStatus: "None",
-              title: payload.title ?? defaultTitle[payload.entryKind],
-              notes: payload.notes ?? null,
-              consumedAtUtc: payload.consumedAtUtc,
-              journalDate: localDate(payload.consumedAtUtc, timezone),
-              timezone,
-              isUserEdited: false,
-              ...N.fromInput(payload.nutrients)
-            })
-          }`
-          return yield* load(yield* findRow(user.userId, id).pipe(Effect.map(Option.getOrThrow)))
-        }).pipe(Effect.orDie),
-
-      /**
-       * A scan (endpoint 17): checks the photo, stores it, records the Pending entry and hands it to
-       * the analysis. Nothing is stored when the photo is refused.
-       */
-      createScan: (user: JournalUser, upload: ScanUpload, analyzer: { name: AnalyzerName; model: string | null }) =>
-        Effect.gen(function*() {
-          const buffer = yield* Effect.promise(() => fs.readFile(upload.path))
-          const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
-          const image = yield* inspectImage(bytes)
-          const entryKind = upload.entryKind ?? "Meal"
-          const consumedAt = upload.consumedAtUtc ?? new Date()
-          const timezone = upload.timezone ?? user.timezone
-          const entryId = newId()
-          const imageId = newId()
-          const storageKey = `journal/${user.userId}/${imageId}.${image.extension}`
-          yield* blobs.put(storageKey, bytes)
-          const fileName = upload.fileName.trim() === "" ? `photo.${image.extension}` : upload.fileName.slice(0, 255)
-          yield* Effect.gen(function*() {
-            yield* sql`insert into journal_entries ${
-              sql.insert({
-                id: entryId,
-                appId: user.appId,
-                userId: user.userId,
-                entryKind,
-                entrySource: "AiImage",
-                analysisStatus: "Pending",
-                analyzer: analyzer.name,
-                analysisModel: analyzer.model,
-                title: photoTitle[entryKind],
-                notes: upload.notes ?? null,
-                consumedAtUtc: consumedAt,
-                journalDate: localDate(consumedAt, timezone),
-                timezone,
-                isUserEdited: false
-              })
-            }`
-            yield* sql`insert into journal_images ${
-              sql.insert({
-                id: imageId,
-                entryId,
-                storageProvider: blobs.provider,
-                storageKey,
-                fileName,
-                contentType: image.contentType,
-                sizeBytes: bytes.length,
-                width: image.width,
-                height: image.height,
-                sha256: crypto.createHash("sha256").update(bytes).digest("hex")
-              })
-            }`
-          }).pipe(
-            sql.withTransaction,
-            Effect.tapErrorCause(() => blobs.remove(storageKey)),
-            Effect.orDie
-          )
-          // After the commit: the queue talks to the database on its own connection.
-          yield* queue.enqueue(entryId)
-          return yield* load(yield* findRow(user.userId, entryId).pipe(Effect.map(Option.getOrThrow), Effect.orDie))
-        }),
-
-      /** The entries of one journal date, in list form (endpoint 18). */
-      list: (user: JournalUser, date: string) =>
-        sql<SummaryRow>`
-          select ${cols},
-            (select count(*)::int from journal_items i where i.entry_id = e.id) as item_count,
-            exists (select 1 from journal_images m where m.entry_id = e.id) as has_image
-          from journal_entries e
-          where e.user_id = ${user.userId} and e.journal_date = ${date}::date
-          order by e.consumed_at_utc, e.created_at, e.id
-        `.pipe(
-          Effect.map((rows) =>
-            rows.map((row) =>
-              new JournalEntrySummary({ ...baseFields(row), itemCount: row.itemCount, hasImage: row.hasImage }, true)
-            )
-          ),
-          Effect.orDie
-        ),
-
-      /** One entry in full (endpoint 19). */
-      get: (user: JournalUser, entryId: string) => Effect.flatMap(requireRow(user.userId, entryId), load),
-
-      /** The stored photo of an entry. */
-      image: (user: JournalUser, entryId: string) =>
-        Effect.gen(function*() {
-          yield* requireRow(user.userId, entryId)
-          const rows = yield* sql<ImageRow>`select * from journal_images where entry_id = ${entryId}`.pipe(Effect.orDie)
-          const row = rows[0]
-          if (row === undefined) return yield* new NotFound({ message: "this journal entry has no photo" })
-          const bytes = yield* blobs.get(row.storageKey).pipe(
-            Effect.catchTag("BlobNotFound", () => new NotFound({ message: "the photo of this entry is missing" }))
-          )
-          return { bytes, contentType: row.contentType, fileName: row.fileName }
-        }),
-
-      /** A correction (endpoint 20), with the merge rules of the journal. */
-      update: (user: JournalUser, entryId: string, payload: UpdateJournalEntryPayload) =>
-        Effect.gen(function*() {
-          // The row lock makes a concurrent end of the analysis wait for this edit, then find it not Pending.
-          const current = yield* lockRow(user.userId, entryId)
-          const items = payload.items?.map(fromInput)
-          const itemCount = items !== undefined
-            ? items.length
-            : (yield* sql<{ count: number }>`
-              select count(*)::int as count from journal_items where entry_id = ${entryId}
-            `.pipe(Effect.orDie))[0]!.count
-          if (payload.nutrients !== undefined && itemCount > 0) {
-            return yield* new BadRequest({
-              message: "nutrients can only be set on an entry without items; send the items with their nutrients"
-            })
-          }
-          let nutrients = nutrientsOf(current)
-          let title = payload.title ?? current.title
-          if (items !== undefined && items.length > 0) {
-            nutrients = N.sum(items.map((item) => item.nutrients))
-            if (payload.title === undefined) title = titleOf(items.map((item) => item.name))
-          }
-          if (payload.nutrients !== undefined) nutrients = N.merge(nutrients, payload.nutrients)
-          const consumedAt = payload.consumedAtUtc ?? current.consumedAtUtc
-          const timezone = payload.timezone ?? current.timezone
-          const cancels = current.analysisStatus === "Pending"
-          yield* sql`
-            update journal_entries set
-              entry_kind = ${payload.entryKind ?? current.entryKind},
-              title = ${title},
-              notes = ${payload.notes === undefined ? current.notes : payload.notes},
-              consumed_at_utc = ${consumedAt},
-              timezone = ${timezone},
-              journal_date = ${localDate(consumedAt, timezone)}::date,
-              is_user_edited = true,
-              analysis_status = ${cancels ? "None" : current.analysisStatus},
-              analysis_reason = ${cancels ? cancelledReason : current.analysisReason},
-              analysis_finished_at = ${cancels ? new Date() : current.analysisFinishedAt},
-              ${sql.update(nutrients)},
-              updated_at = greatest(now(), updated_at + interval '1 millisecond')
-            where id = ${entryId}
-          `.pipe(Effect.orDie)
-          if (items !== undefined) {
-            yield* sql`delete from journal_items where entry_id = ${entryId}`.pipe(Effect.orDie)
-            yield* insertItems(entryId, items).pipe(Effect.orDie)
-          }
-          return yield* load(Option.getOrThrow(yield* findRow(user.userId, entryId).pipe(Effect.orDie)))
-        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die)),
-
-      /** What the analysis of `entryId` reads; none when the entry is gone. */
-      subject: (entryId: string) =>
-        Effect.gen(function*() {
-          const rows = yield* sql<{
-            id: string
-            analysisStatus: AnalysisStatus
-            entryKind: EntryKind
-            notes: string | null
-            storageKey: string | null
-            contentType: string | null
-          }>`
-            select e.id, e.analysis_status, e.entry_kind, e.notes, m.storage_key, m.content_type
-            from journal_entries e left join journal_images m on m.entry_id = e.id
-            where e.id = ${entryId}
-          `
-          const row = rows[0]
-          if (row === undefined) return Option.none<AnalysisSubject>()
-          return Option.some<AnalysisSubject>({
-            entryId: row.id,
-            status: row.analysisStatus,
-            entryKind: row.entryKind,
-            notes: row.notes,
-            image: row.storageKey === null
-              ? Option.none()
-              : Option.some({ storageKey: row.storageKey, contentType: row.contentType ?? "application/octet-stream" })
-          })
-        }).pipe(Effect.orDie),
-
+      create,
+      createScan,
+      list,
+      get,
+      image,
+      update,
+      subject,
       /** The photo bytes of an analysis subject. */
       photo: (storageKey: string) => blobs.get(storageKey),
-
-      /**
-       * Ends a Pending analysis with its items: entry nutrients are their sum and the title names them.
-       * False when the entry is no longer Pending (an edit won, or this ran already).
-       */
-      completeAnalysis: (entryId: string, items: ReadonlyArray<NewItem>, model: string | null) =>
-        Effect.gen(function*() {
-          const nutrients = N.sum(items.map((item) => item.nutrients))
-          const updated = yield* sql<{ id: string }>`
-            update journal_entries set
-              analysis_status = 'Completed',
-              analysis_model = coalesce(${model}, analysis_model),
-              analysis_reason = null,
-              analysis_finished_at = now(),
-              title = ${titleOf(items.map((item) => item.name))},
-              ${sql.update(nutrients)},
-              updated_at = now()
-            where id = ${entryId} and analysis_status = 'Pending'
-            returning id
-          `
-          if (updated.length === 0) return false
-          yield* sql`delete from journal_items where entry_id = ${entryId}`
-          yield* insertItems(entryId, items)
-          return true
-        }).pipe(sql.withTransaction, Effect.orDie),
-
-      /** Ends a Pending analysis as Failed, keeping the reason. False when no longer Pending. */
-      failAnalysis: (entryId: string, reason: string) =>
-        sql<{ id: string }>`
-          update journal_entries set
-            analysis_status = 'Failed',
-            analysis_reason = ${reason.slice(0, 1000)},
-            analysis_finished_at = now(),
-            updated_at = now()
-          where id = ${entryId} and analysis_status = 'Pending'
-          returning id
-        `.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
-
+      completeAnalysis,
+      failAnalysis,
       /** Entries still waiting for their analysis (re-enqueued at start, in case a hand-off was lost). */
-      pendingEntryIds: sql<{ id: string }>`
-        select id from journal_entries where analysis_status = 'Pending' order by created_at
-      `.pipe(Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie)
+      pendingEntryIds: repo.pendingEntryIds.pipe(Effect.withSpan("Journal.pendingEntryIds"))
     } as const
-  })
+  }),
+  dependencies: [JournalRepo.Default]
 }) {}

@@ -5,8 +5,8 @@
 import { expect, it } from "@effect/vitest"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import type { Method, RequestOptions } from "./fixtures/Http.js"
-import { expectError, isoUtc, json, preview, send, unknownId } from "./fixtures/Http.js"
+import type { Method, RequestOptions } from "../fixtures/Http.js"
+import { expectError, isoUtc, json, preview, send, unknownId } from "../fixtures/Http.js"
 
 const nutrientKeys = [
   "caloriesKcal",

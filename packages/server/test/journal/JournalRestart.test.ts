@@ -5,12 +5,14 @@
  */
 import { expect, it } from "@effect/vitest"
 import { freePort, freshDatabase, killChild, startChildServer } from "@pulsebridge/testing"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as https from "node:https"
 import * as os from "node:os"
 import * as path from "node:path"
 import { makePng } from "./fixtures/Images.js"
+import { pollUntil } from "./fixtures/Journal.js"
 
 interface Reply {
   readonly status: number
@@ -60,15 +62,11 @@ const multipart = (image: Uint8Array, fields: Record<string, string>) => {
 }
 
 const until = <A>(what: string, effect: Effect.Effect<A, Error>, done: (a: A) => boolean, withinMs: number) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + withinMs
-    while (true) {
-      const value = yield* effect
-      if (done(value)) return value
-      if (Date.now() > deadline) return yield* Effect.fail(new Error(`${what}: not reached in time`))
-      yield* Effect.sleep("200 millis")
-    }
-  })
+  Effect.filterOrFail(
+    pollUntil(effect, done, { every: "200 millis", within: Duration.millis(withinMs) }),
+    done,
+    () => new Error(`${what}: not reached in time`)
+  )
 
 it.live(
   "analyses pending when the server is killed all complete, once each, after it starts again",

@@ -7,9 +7,9 @@ import { expect, layer } from "@effect/vitest"
 import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import { connect, simulatedUser } from "./fixtures/Connect.js"
-import { expectError, json, preview, send } from "./fixtures/Http.js"
-import { waitForSync } from "./fixtures/Sync.js"
+import { connect, simulatedUser } from "../fixtures/Connect.js"
+import { expectError, json, preview, send } from "../fixtures/Http.js"
+import { waitForSync } from "../fixtures/Sync.js"
 
 const isScore = (value: unknown) => value === null || (typeof value === "number" && value >= 0 && value <= 100)
 

@@ -11,9 +11,18 @@ import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { expectError, json, preview, send } from "./fixtures/Http.js"
+import { expectError, json, preview, send } from "../fixtures/Http.js"
 import { gif, makeJpeg, makePng, makeWebp } from "./fixtures/Images.js"
-import { awaitProcessed, entriesPath, getBytes, isSettled, pollEntry, scan, scanForm } from "./fixtures/Journal.js"
+import {
+  awaitProcessed,
+  entriesPath,
+  getBytes,
+  isSettled,
+  pollEntry,
+  pollUntil,
+  scan,
+  scanForm
+} from "./fixtures/Journal.js"
 
 const sim = (method: "GET" | "POST" | "DELETE", route: string, body?: unknown) =>
   send(method, `/sandbox/analyzer${route}`, body === undefined ? {} : { json: body })
@@ -195,11 +204,11 @@ layer(makeTestServer({ analyzer: "sandbox" }), { timeout: "180 seconds", exclude
         yield* injectFault("hold")
         const entry = yield* scan(token, user.id, scanForm({ bytes: makePng(8, 8, 505), type: "image/png", name: "h" }))
         // the analyser has the request and holds its answer
-        const deadline = Date.now() + 20_000
-        while (json(yield* sim("GET", "/_sim/calls")).held < 1) {
-          if (Date.now() > deadline) expect.fail("the analyser never received the request")
-          yield* Effect.sleep("50 millis")
-        }
+        const calls = yield* pollUntil(Effect.map(sim("GET", "/_sim/calls"), json), (calls) => calls.held >= 1, {
+          every: "50 millis",
+          within: "20 seconds"
+        })
+        if (calls.held < 1) expect.fail("the analyser never received the request")
         const edited = yield* send("PATCH", `${entriesPath(user.id)}/${entry.id}`, {
           bearer: token,
           json: { items: [{ name: "Homemade curry", quantity: 1, unit: "plate", nutrients: { caloriesKcal: 640 } }] }

@@ -5,8 +5,8 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Api, CurrentUser } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { ScoreData } from "../scoring/ScoreData.js"
 import { UserTokenAuthLive } from "../users/UserTokenAuth.js"
+import { ScoreData } from "./ScoreData.js"
 
 export const ScoresHttpLive = HttpApiBuilder.group(Api, "scores", (handlers) =>
   Effect.gen(function*() {
