@@ -2,12 +2,14 @@
  * What the scores are computed from: one `ScoringDay` per local date, each input already
  * resolved to a single provider, built from the canonical rows the sync engine stores.
  *
- * When several providers report the same input for a day, `ProviderPriority` picks the first
- * provider in its list that has a value; the others are ignored for that input (values are
+ * When several providers report the same input for a day, the providers' priority (from their
+ * plug-ins' catalogue entries) picks the first provider in its list that has a value; the others are ignored for that input (values are
  * never averaged across devices, and baselines only compare values from one provider).
  * Glucose rows add nothing to scores and are not part of the input.
  */
 import type { Provider } from "@pulsebridge/domain"
+import type { ScoreInput } from "@pulsebridge/providers"
+import { makeRegistry, scoreInputs } from "@pulsebridge/providers"
 import type {
   DailyActivityRecord,
   DailyLoadRecord,
@@ -128,28 +130,20 @@ export interface ScoringInput {
 export const LookbackDays = 60
 
 /**
- * Which provider wins an input when several report it for the same day, first wins.
- * Sleep, HRV, skin temperature and SpO2 come from sleep-worn sensors (the respiratory rate
- * comes with the chosen main sleep); the
- * WHOOP resting heart rate is measured in sleep and is steadier than a daytime estimate.
- * Garmin's intensity minutes follow the WHO moderate/vigorous definition the activity factors
- * use, so Garmin leads Fitbit for activity. WHOOP reports no steps; its workout heart-rate
- * zones give active minutes only when no daily summary does.
+ * Which provider wins each input when several report it for the same day, best first. Each
+ * provider plug-in ranks itself per input in its catalogue entry (`scorePriority`, with the
+ * reasons there); a provider without a rank for an input is never its source.
  */
-export const ProviderPriority = {
-  sleep: ["WHOOP", "Garmin", "Fitbit"],
-  hrv: ["WHOOP", "Garmin", "Fitbit"],
-  restingHeartRate: ["WHOOP", "Garmin", "Fitbit"],
-  skinTemperature: ["WHOOP", "Garmin", "Fitbit"],
-  spo2: ["WHOOP", "Garmin", "Fitbit"],
-  steps: ["Garmin", "Fitbit", "WHOOP"],
-  activeMinutes: ["Garmin", "Fitbit", "WHOOP"],
-  sedentaryTime: ["Garmin", "Fitbit"],
-  activeCalories: ["Garmin", "Fitbit"],
-  trainingLoad: ["WHOOP", "Garmin", "Fitbit"]
-} as const satisfies Record<string, ReadonlyArray<Provider>>
+export type ProviderPriority = Readonly<Record<ScoreInput, ReadonlyArray<string>>>
 
-const rank = (order: ReadonlyArray<Provider>, provider: Provider): number => {
+/** The priority of the providers of a registry. */
+export const priorityOf = (registry: { readonly scoreOrder: (input: ScoreInput) => ReadonlyArray<string> }) =>
+  Object.fromEntries(scoreInputs.map((input) => [input, registry.scoreOrder(input)])) as ProviderPriority
+
+/** The priority of the built-in providers. */
+export const ProviderPriority: ProviderPriority = priorityOf(makeRegistry())
+
+const rank = (order: ReadonlyArray<string>, provider: Provider): number => {
   const i = order.indexOf(provider)
   return i < 0 ? order.length : i
 }
@@ -157,7 +151,7 @@ const rank = (order: ReadonlyArray<Provider>, provider: Provider): number => {
 /** The first row in priority order whose value is known. */
 const pick = <R extends { readonly provider: Provider }>(
   rows: ReadonlyArray<R> | undefined,
-  order: ReadonlyArray<Provider>,
+  order: ReadonlyArray<string>,
   value: (row: R) => number | null
 ): Reading | null => {
   if (rows === undefined) return null
@@ -198,7 +192,8 @@ const sessionMinutes = (row: SleepRow): number => (row.end.getTime() - row.start
 /** The chosen provider's main sleep (longest non-nap session), its naps, and its respiratory rate. */
 const resolveSleep = (
   rows: ReadonlyArray<SleepRow> | undefined,
-  timezone: string
+  timezone: string,
+  priority: ProviderPriority
 ): { main: SleepRow | null; night: NightSleep | null; napMinutes: number } => {
   const none = { main: null, night: null, napMinutes: 0 }
   if (rows === undefined) return none
@@ -207,7 +202,7 @@ const resolveSleep = (
     if (row.nap) continue
     if (
       main === null ||
-      rank(ProviderPriority.sleep, row.provider) < rank(ProviderPriority.sleep, main.provider) ||
+      rank(priority.sleep, row.provider) < rank(priority.sleep, main.provider) ||
       (row.provider === main.provider && sessionMinutes(row) > sessionMinutes(main))
     ) main = row
   }
@@ -250,10 +245,13 @@ const zoneIndex = (key: string): number | null => {
 }
 
 /** Moderate (zones 2-3, 60-80% of max HR) and vigorous (zones 4-5) minutes of a day's workouts. */
-const workoutMinutes = (rows: ReadonlyArray<WorkoutRow> | undefined): ActiveMinutes | null => {
+const workoutMinutes = (
+  rows: ReadonlyArray<WorkoutRow> | undefined,
+  priority: ProviderPriority
+): ActiveMinutes | null => {
   if (rows === undefined) return null
   let best: ActiveMinutes | null = null
-  for (const provider of ProviderPriority.activeMinutes) {
+  for (const provider of priority.activeMinutes) {
     let moderate = 0
     let vigorous = 0
     let seen = false
@@ -286,7 +284,11 @@ const workoutMinutes = (rows: ReadonlyArray<WorkoutRow> | undefined): ActiveMinu
  * Builds the scoring input from the canonical rows of one user (any order, any mix of
  * providers). `timezone` is the user's IANA time zone.
  */
-export const buildScoringInput = (rows: ScoringRows, options: { readonly timezone: string }): ScoringInput => {
+export const buildScoringInput = (
+  rows: ScoringRows,
+  options: { readonly timezone: string; readonly priority?: ProviderPriority | undefined }
+): ScoringInput => {
+  const priority = options.priority ?? ProviderPriority
   const activity = groupByDate(rows.dailyActivity.filter(worn))
   const load = groupByDate(rows.dailyLoad)
   const sleep = groupByDate(rows.sleep)
@@ -300,23 +302,21 @@ export const buildScoringInput = (rows: ScoringRows, options: { readonly timezon
   const days = dates.map((date): ScoringDay => {
     const act = activity.get(date)
     const rec = recovery.get(date)
-    const { main, napMinutes, night } = resolveSleep(sleep.get(date), options.timezone)
+    const { main, napMinutes, night } = resolveSleep(sleep.get(date), options.timezone, priority)
     const summaryMinutes = act === undefined ?
       null :
-      [...act].sort((a, b) =>
-        rank(ProviderPriority.activeMinutes, a.provider) - rank(ProviderPriority.activeMinutes, b.provider)
-      )[0]!
+      [...act].sort((a, b) => rank(priority.activeMinutes, a.provider) - rank(priority.activeMinutes, b.provider))[0]!
     const activeMinutes: ActiveMinutes | null = summaryMinutes !== null ?
       {
         moderate: summaryMinutes.moderateActiveMinutes,
         vigorous: summaryMinutes.vigorousActiveMinutes,
         source: summaryMinutes.provider
       } :
-      workoutMinutes(workouts.get(date))
+      workoutMinutes(workouts.get(date), priority)
     const asleep = night?.asleepMinutes ?? 0
     const restingHeartRate = pick(
       [...(rec ?? []), ...(act ?? [])],
-      ProviderPriority.restingHeartRate,
+      priority.restingHeartRate,
       (row) => row.restingHeartRate
     )
     return {
@@ -325,20 +325,20 @@ export const buildScoringInput = (rows: ScoringRows, options: { readonly timezon
       napMinutes,
       hrvRmssdMs: pick(
         rec,
-        ProviderPriority.hrv,
+        priority.hrv,
         (r) => r.hrvRmssdMs !== null && r.hrvRmssdMs > 0 ? r.hrvRmssdMs : null
       ),
       restingHeartRate,
       respiratoryRate: main !== null && main.respiratoryRate !== null ?
         { value: main.respiratoryRate, source: main.provider } :
         null,
-      skinTempCelsius: pick(rec, ProviderPriority.skinTemperature, (r) => r.skinTempCelsius),
-      spo2Percent: pick(rec, ProviderPriority.spo2, (r) => r.spo2Percent),
-      steps: pick(act, ProviderPriority.steps, (r) => r.steps),
+      skinTempCelsius: pick(rec, priority.skinTemperature, (r) => r.skinTempCelsius),
+      spo2Percent: pick(rec, priority.spo2, (r) => r.spo2Percent),
+      steps: pick(act, priority.steps, (r) => r.steps),
       activeMinutes,
       sedentaryMinutes: pick(
         act,
-        ProviderPriority.sedentaryTime,
+        priority.sedentaryTime,
         (r) =>
           r.sedentaryMinutes > 0 ?
             Math.max(
@@ -350,9 +350,9 @@ export const buildScoringInput = (rows: ScoringRows, options: { readonly timezon
             ) :
             null
       ),
-      activeCalories: pick(act, ProviderPriority.activeCalories, (r) => r.activeCalories),
-      load: pick(load.get(date), ProviderPriority.trainingLoad, (r) => r.loadScore) ??
-        pick(act, ProviderPriority.trainingLoad, (r) => r.moderateActiveMinutes + 2 * r.vigorousActiveMinutes)
+      activeCalories: pick(act, priority.activeCalories, (r) => r.activeCalories),
+      load: pick(load.get(date), priority.trainingLoad, (r) => r.loadScore) ??
+        pick(act, priority.trainingLoad, (r) => r.moderateActiveMinutes + 2 * r.vigorousActiveMinutes)
     }
   })
   return { timezone: options.timezone, days }

@@ -3,8 +3,9 @@
  * turned into the scoring input and scored by the pure `Scoring`.
  */
 import type { UserId } from "@pulsebridge/domain"
+import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
-import { buildScoringInput } from "./Inputs.js"
+import { buildScoringInput, priorityOf } from "./Inputs.js"
 import { ScoresRepo } from "./ScoresRepo.js"
 import type { DateWindow } from "./Scoring.js"
 import { Scoring } from "./Scoring.js"
@@ -13,11 +14,12 @@ export class ScoreData extends Effect.Service<ScoreData>()("@pulsebridge/server/
   effect: Effect.gen(function*() {
     const repo = yield* ScoresRepo
     const scoring = yield* Scoring
+    const priority = priorityOf(yield* ProviderRegistry)
 
     const inputOf = (userId: UserId, window: DateWindow) =>
       Effect.map(
         repo.rowsOf(userId, window),
-        ({ timezone, ...rows }) => buildScoringInput(rows, { timezone: timezone ?? "UTC" })
+        ({ timezone, ...rows }) => buildScoringInput(rows, { timezone: timezone ?? "UTC", priority })
       )
 
     return {
