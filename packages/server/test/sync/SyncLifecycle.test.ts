@@ -7,9 +7,10 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import { connect, listConnections, sim, simCalls, simulatedUser } from "./fixtures/Connect.js"
-import { preview, send } from "./fixtures/Http.js"
-import { waitForSync } from "./fixtures/Sync.js"
+import { connect, listConnections, sim, simCalls, simulatedUser } from "../fixtures/Connect.js"
+import { preview, send } from "../fixtures/Http.js"
+import { eventually as poll } from "../fixtures/Poll.js"
+import { waitForSync } from "../fixtures/Sync.js"
 
 const syncStateOf = (connectionId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -18,15 +19,7 @@ const syncStateOf = (connectionId: string) =>
     `).pipe(Effect.map((rows) => rows[0]))
 
 const eventually = <A, E, R>(check: Effect.Effect<A, E, R>, done: (a: A) => boolean, what: string) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + 60_000
-    while (true) {
-      const value = yield* check
-      if (done(value)) return value
-      if (Date.now() > deadline) return yield* Effect.dieMessage(`timed out waiting for ${what}`)
-      yield* Effect.sleep("100 millis")
-    }
-  })
+  poll(check, done, what, { within: "60 seconds" })
 
 /** The EGV reads the simulator served for one connection's provider user. */
 const egvCalls = (connectionId: string) =>

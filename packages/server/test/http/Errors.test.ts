@@ -9,8 +9,8 @@ import { createApp, createUser, makeTestServer, TestServer } from "@pulsebridge/
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as http from "node:http"
-import type { Reply } from "./fixtures/Http.js"
-import { execute, expectError, json, preview, request, send, unknownId } from "./fixtures/Http.js"
+import type { Reply } from "../fixtures/Http.js"
+import { execute, expectError, json, preview, request, send, unknownId } from "../fixtures/Http.js"
 
 const MiB = 1024 * 1024
 

@@ -5,8 +5,8 @@
 import { expect, it } from "@effect/vitest"
 import { makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import { specEndpoints } from "./fixtures/Endpoints.js"
-import { json, preview, send } from "./fixtures/Http.js"
+import { specEndpoints } from "../fixtures/Endpoints.js"
+import { json, preview, send } from "../fixtures/Http.js"
 
 const fetchOpenApi = Effect.map(send("GET", "/openapi.json"), (reply) => {
   expect(reply.status, preview(reply)).toBe(200)

@@ -16,9 +16,10 @@ import {
   tempDir
 } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import { connect, listConnections, sim, simCalls, simulatedUser } from "./fixtures/Connect.js"
-import { json, preview, send } from "./fixtures/Http.js"
-import { waitForSync } from "./fixtures/Sync.js"
+import { connect, listConnections, sim, simCalls, simulatedUser } from "../fixtures/Connect.js"
+import { json, preview, send } from "../fixtures/Http.js"
+import { eventually } from "../fixtures/Poll.js"
+import { waitForSync } from "../fixtures/Sync.js"
 
 const databaseEnv = Effect.gen(function*() {
   const url = process.env["DATABASE_URL"]
@@ -47,18 +48,15 @@ it.live(
         const { connectionId } = yield* connect(userId, token, "Dexcom", simulatedUser("dexcom"))
         const to = localToday(new Date(), null)
         // Wait until the newest window is stored, then kill the server while older ones are pending.
-        const deadline = Date.now() + 60_000
-        while (true) {
-          const recent = yield* send(
-            "GET",
-            `/api/v1/users/${userId}/connections/glucose?from=${addDays(to, -6)}&to=${to}`,
-            { bearer: token }
-          )
+        const recentReadings = send(
+          "GET",
+          `/api/v1/users/${userId}/connections/glucose?from=${addDays(to, -6)}&to=${to}`,
+          { bearer: token }
+        ).pipe(Effect.map((recent) => {
           expect(recent.status, preview(recent)).toBe(200)
-          if ((json(recent) as any).readings.length > 0) break
-          expect(Date.now()).toBeLessThan(deadline)
-          yield* Effect.sleep("100 millis")
-        }
+          return (json(recent) as any).readings.length as number
+        }))
+        yield* eventually(recentReadings, (count) => count > 0, "the newest window", { within: "60 seconds" })
         const [connection] = yield* listConnections(userId, token)
         expect(connection.syncState, "killed in the middle of the backfill").toBe("Backfilling")
         return { connectionId, token, userId }

@@ -5,7 +5,7 @@
 import { expect, it } from "@effect/vitest"
 import { apiClient, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import { json, preview, send } from "./fixtures/Http.js"
+import { json, preview, send } from "../fixtures/Http.js"
 
 /** Every data type the spec names, plus daily activity of the two daily-activity providers. */
 const knownDataTypes = [

@@ -11,9 +11,10 @@ import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
 import { createUser, makeTestServer, Simulators } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { connect, listConnections, simCalls, simulatedUser } from "./fixtures/Connect.js"
-import { expectError, preview, send } from "./fixtures/Http.js"
-import { waitForSync } from "./fixtures/Sync.js"
+import { connect, listConnections, simCalls, simulatedUser } from "../fixtures/Connect.js"
+import { expectError, preview, send } from "../fixtures/Http.js"
+import { eventually as poll } from "../fixtures/Poll.js"
+import { waitForSync } from "../fixtures/Sync.js"
 
 /** Messages waiting in the cluster's storage: a refused delivery must not add any. */
 const storedMessages = Effect.flatMap(
@@ -23,15 +24,7 @@ const storedMessages = Effect.flatMap(
 
 /** Polls `check` until it holds (a sync running in the background), failing after 30 s. */
 const eventually = <A, E, R>(check: Effect.Effect<A, E, R>, done: (a: A) => boolean, what: string) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + 30_000
-    while (true) {
-      const value = yield* check
-      if (done(value)) return value
-      if (Date.now() > deadline) return yield* Effect.dieMessage(`timed out waiting for ${what}`)
-      yield* Effect.sleep("100 millis")
-    }
-  })
+  poll(check, done, what, { within: "30 seconds" })
 
 const rowCount = (table: string, connectionId: string, where: string, value: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

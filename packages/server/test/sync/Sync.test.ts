@@ -11,9 +11,9 @@ import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
 import { createUser, makeTestServer, Simulators } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { connect, sim, simCalls, simulatedUser } from "./fixtures/Connect.js"
-import { json, preview, send } from "./fixtures/Http.js"
-import { waitForSync } from "./fixtures/Sync.js"
+import { connect, sim, simCalls, simulatedUser } from "../fixtures/Connect.js"
+import { json, preview, send } from "../fixtures/Http.js"
+import { waitForSync } from "../fixtures/Sync.js"
 
 const today = () => localToday(new Date(), null)
 

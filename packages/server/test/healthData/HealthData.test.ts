@@ -13,7 +13,7 @@ import { newId } from "@pulsebridge/server/platform/Ids"
 import { SyncStore } from "@pulsebridge/server/sync/SyncStore"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import { expectError, json, preview, send, unknownId } from "./fixtures/Http.js"
+import { expectError, json, preview, send, unknownId } from "../fixtures/Http.js"
 
 const addConnection = (userId: string, provider: Provider, status = "Active") =>
   Effect.gen(function*() {

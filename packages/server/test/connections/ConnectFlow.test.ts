@@ -23,8 +23,8 @@ import {
   simCalls,
   simulatedUser,
   slugs
-} from "./fixtures/Connect.js"
-import { expectError, isoUtc, json, preview, send } from "./fixtures/Http.js"
+} from "../fixtures/Connect.js"
+import { expectError, isoUtc, json, preview, send } from "../fixtures/Http.js"
 
 /** Where each provider's revoke goes, relative to its simulator. */
 const revokeCalls: Partial<Record<Provider, { readonly method: string; readonly path: string }>> = {

@@ -18,9 +18,9 @@ import {
 } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
-import { connect, listConnections, simulatedUser } from "./fixtures/Connect.js"
-import { json, preview, send } from "./fixtures/Http.js"
-import { waitForSync } from "./fixtures/Sync.js"
+import { connect, listConnections, simulatedUser } from "../fixtures/Connect.js"
+import { json, preview, send } from "../fixtures/Http.js"
+import { waitForSync } from "../fixtures/Sync.js"
 
 const databaseUrl = process.env["DATABASE_URL"]
 
