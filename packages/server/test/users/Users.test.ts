@@ -6,8 +6,8 @@ import { expect, it } from "@effect/vitest"
 import type { UserId } from "@pulsebridge/domain"
 import { apiClient, createApp, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import type { Reply } from "./fixtures/Http.js"
-import { expectError, isoUtc, json, preview, send, unknownId, userTokenPattern } from "./fixtures/Http.js"
+import type { Reply } from "../fixtures/Http.js"
+import { expectError, isoUtc, json, preview, send, unknownId, userTokenPattern } from "../fixtures/Http.js"
 
 const createRaw = (apiKey: string, body: unknown) => send("POST", "/api/v1/users", { bearer: apiKey, json: body })
 
