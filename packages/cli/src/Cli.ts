@@ -29,6 +29,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { withContractErrors } from "./ContractErrors.js"
 import { consoleToStderr, printJson, printResult, quietLogs, reportFailure } from "./Output.js"
 
 const ServicesFromEnv = DataLive.pipe(
@@ -41,7 +42,7 @@ const ServicesFromEnv = DataLive.pipe(
 const withServices = (json: boolean) =>
 <A, E>(
   effect: Effect.Effect<A, E, Apps | Users | ProviderCredentials>
-) => effect.pipe(Effect.provide(ServicesFromEnv), quietLogs, reportFailure(json))
+) => effect.pipe(withContractErrors, Effect.provide(ServicesFromEnv), quietLogs, reportFailure(json))
 
 const json = Options.boolean("json").pipe(
   Options.withDescription("Print exactly one JSON object on stdout (errors as {\"error\": {\"_tag\", \"message\"}})")

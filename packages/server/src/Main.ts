@@ -2,7 +2,6 @@
  * `serve`: the application (App.ts) over the configured database (migrated at start), with
  * structured logs, the first-start demo app and the start-up banner; nothing else.
  */
-import { SqlClient } from "@effect/sql"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
@@ -19,10 +18,8 @@ import { ServerConfig } from "./platform/ServerConfig.js"
 
 /** On a database without any app, creates the demo app and prints its API key once. */
 export const ensureDemoApp = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
   const apps = yield* Apps
-  const [row] = yield* sql<{ count: number }>`select count(*)::int as count from apps`.pipe(Effect.orDie)
-  if ((row?.count ?? 0) > 0) return Option.none()
+  if ((yield* apps.count) > 0) return Option.none()
   const created = yield* apps.create("Demo app")
   return Option.some(created)
 })

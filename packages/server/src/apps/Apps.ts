@@ -1,29 +1,33 @@
 /**
  * Apps (the tenants) and their API keys. An API key is shown once at creation; only its hash
- * and a short display prefix are stored.
+ * and a short display prefix are stored (`ApiKeysRepo`).
  */
 import { SqlClient } from "@effect/sql"
 import type { ApiKeyId, AppId, Permission } from "@pulsebridge/domain"
-import { allPermissions, NotFound } from "@pulsebridge/domain"
+import { allPermissions } from "@pulsebridge/domain"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as crypto from "node:crypto"
 import { ApiKeyPrefix, displayPrefix, generateSecret, hashSecret } from "../platform/CredentialHash.js"
-import { isUuid } from "../platform/Ids.js"
+import { isUuid, newId } from "../platform/Ids.js"
+import { ApiKeysRepo } from "./ApiKeysRepo.js"
+import { AppsRepo } from "./AppsRepo.js"
 
-export interface App {
-  readonly id: AppId
-  readonly name: string
-  readonly createdAt: Date
+export { ApiKeyRecord, AuthenticatedApp } from "./ApiKeysRepo.js"
+export { App } from "./AppsRepo.js"
+
+/** No app has this id (or the id is not one an app could have). */
+export class AppNotFound extends Data.TaggedError("AppNotFound")<{ readonly appId: string }> {
+  override get message() {
+    return `no app with id ${this.appId}`
+  }
 }
 
-export interface ApiKeyRecord {
-  readonly id: ApiKeyId
-  readonly appId: AppId
-  readonly prefix: string
-  readonly permissions: ReadonlyArray<Permission>
-  readonly createdAt: Date
-  readonly revokedAt: Date | null
+/** No API key has this id. */
+export class ApiKeyNotFound extends Data.TaggedError("ApiKeyNotFound")<{ readonly apiKeyId: string }> {
+  override get message() {
+    return `no API key with id ${this.apiKeyId}`
+  }
 }
 
 export interface CreatedApiKey {
@@ -33,88 +37,72 @@ export interface CreatedApiKey {
   readonly permissions: ReadonlyArray<Permission>
 }
 
-export interface AuthenticatedApp {
-  readonly appId: AppId
-  readonly apiKeyId: ApiKeyId
-  readonly permissions: ReadonlyArray<Permission>
-}
-
 export class Apps extends Effect.Service<Apps>()("@pulsebridge/server/Apps", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const appsRepo = yield* AppsRepo
+    const keysRepo = yield* ApiKeysRepo
 
-    const insertKey = (appId: AppId, permissions: ReadonlyArray<Permission>) =>
+    const issueKey = (appId: AppId, permissions: ReadonlyArray<Permission>) =>
       Effect.gen(function*() {
         const apiKey = generateSecret(ApiKeyPrefix)
-        const id = crypto.randomUUID() as ApiKeyId
-        const prefix = displayPrefix(apiKey)
-        yield* sql`
-          insert into api_keys (id, app_id, key_hash, prefix, permissions)
-          values (${id}, ${appId}, ${hashSecret(apiKey)}, ${prefix}, string_to_array(${permissions.join(",")}, ','))
-        `
-        return { id, apiKey, prefix, permissions } satisfies CreatedApiKey
+        const key = { id: newId<ApiKeyId>(), prefix: displayPrefix(apiKey), permissions }
+        yield* keysRepo.insert({ ...key, appId, keyHash: hashSecret(apiKey) })
+        return { ...key, apiKey } satisfies CreatedApiKey
       })
 
-    const get = (appId: string) =>
-      !isUuid(appId) ?
-        Effect.succeed(Option.none<App>()) :
-        sql<App>`select id, name, created_at from apps where id = ${appId}`.pipe(
-          Effect.map((rows) => Option.fromNullable(rows[0])),
-          Effect.orDie
-        )
+    const get = Effect.fn("Apps.get")(function*(appId: string) {
+      return isUuid(appId) ? yield* appsRepo.findById(appId) : Option.none()
+    })
 
     const requireApp = (appId: string) =>
-      Effect.flatMap(get(appId), (app) =>
-        Option.match(app, {
-          onNone: () => Effect.fail(new NotFound({ message: `no app with id ${appId}` })),
-          onSome: Effect.succeed
-        }))
+      Effect.flatMap(
+        get(appId),
+        Option.match({ onNone: () => Effect.fail(new AppNotFound({ appId })), onSome: Effect.succeed })
+      )
 
     return {
       /** Creates an app and its first API key, which carries every permission. */
-      create: (name: string) =>
-        Effect.gen(function*() {
-          const id = crypto.randomUUID() as AppId
-          const rows = yield* sql<
-            App
-          >`insert into apps (id, name) values (${id}, ${name}) returning id, name, created_at`
-          const key = yield* insertKey(id, allPermissions)
-          return { app: rows[0]!, apiKey: key.apiKey, apiKeyId: key.id }
-        }).pipe(sql.withTransaction, Effect.orDie),
+      create: Effect.fn("Apps.create")(
+        function*(name: string) {
+          const app = yield* appsRepo.insert(newId<AppId>(), name)
+          const key = yield* issueKey(app.id, allPermissions)
+          return { app, apiKey: key.apiKey, apiKeyId: key.id }
+        },
+        sql.withTransaction,
+        Effect.orDie
+      ),
 
-      list: sql<App>`select id, name, created_at from apps order by created_at, id`.pipe(Effect.orDie),
+      list: appsRepo.list.pipe(Effect.withSpan("Apps.list")),
 
+      /** How many apps there are (none on a fresh database). */
+      count: appsRepo.count.pipe(Effect.withSpan("Apps.count")),
+
+      /** The app with this id, or none (also for an id that is not a UUID). */
       get,
 
-      createApiKey: (appId: string, permissions: ReadonlyArray<Permission>) =>
-        Effect.flatMap(requireApp(appId), (app) => insertKey(app.id, permissions).pipe(Effect.orDie)),
+      createApiKey: Effect.fn("Apps.createApiKey")(function*(appId: string, permissions: ReadonlyArray<Permission>) {
+        const app = yield* requireApp(appId)
+        return yield* issueKey(app.id, permissions)
+      }),
 
-      listApiKeys: (appId: string) =>
-        Effect.flatMap(requireApp(appId), (app) =>
-          sql<ApiKeyRecord>`
-            select id, app_id, prefix, permissions, created_at, revoked_at
-            from api_keys where app_id = ${app.id} order by created_at, id
-          `.pipe(Effect.orDie)),
+      listApiKeys: Effect.fn("Apps.listApiKeys")(function*(appId: string) {
+        const app = yield* requireApp(appId)
+        return yield* keysRepo.listOfApp(app.id)
+      }),
 
-      /** Revokes a key; revoking twice is harmless. Fails with NotFound for an unknown id. */
-      revokeApiKey: (keyId: string) =>
-        Effect.gen(function*() {
-          if (!isUuid(keyId)) return yield* new NotFound({ message: `no API key with id ${keyId}` })
-          const rows = yield* sql<ApiKeyRecord>`
-            update api_keys set revoked_at = coalesce(revoked_at, now())
-            where id = ${keyId}
-            returning id, app_id, prefix, permissions, created_at, revoked_at
-          `.pipe(Effect.orDie)
-          if (rows.length === 0) return yield* new NotFound({ message: `no API key with id ${keyId}` })
-          return rows[0]!
-        }),
+      /** Revokes a key; revoking twice is harmless. */
+      revokeApiKey: Effect.fn("Apps.revokeApiKey")(function*(apiKeyId: string) {
+        const revoked = isUuid(apiKeyId) ? yield* keysRepo.revoke(apiKeyId) : Option.none()
+        if (Option.isNone(revoked)) return yield* new ApiKeyNotFound({ apiKeyId })
+        return revoked.value
+      }),
 
       /** The app of a live API key, by the hash of the presented secret. */
-      authenticate: (secret: string) =>
-        sql<AuthenticatedApp>`
-          select app_id, id as api_key_id, permissions from api_keys
-          where key_hash = ${hashSecret(secret)} and revoked_at is null
-        `.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
+      authenticate: Effect.fn("Apps.authenticate")(function*(secret: string) {
+        return yield* keysRepo.findLive(hashSecret(secret))
+      })
     } as const
-  })
+  }),
+  dependencies: [AppsRepo.Default, ApiKeysRepo.Default]
 }) {}

@@ -1,15 +1,21 @@
 /**
- * Handlers of the users group (endpoints 1-6).
+ * Handlers of the users group (endpoints 1-6). The service's errors become the contract's here:
+ * an unknown user is a 404, a deleted one a 400 on rotate-token.
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Api, UserWithToken } from "@pulsebridge/domain"
+import { Api, BadRequest, NotFound, UserWithToken } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ApiKeyAuthLive, requirePermission } from "../apps/ApiKeyAuth.js"
 import { SyncQueue } from "../sync/SyncQueue.js"
+import type { ExternalUserNotFound, UserInactive, UserNotFound } from "./Users.js"
 import { Users } from "./Users.js"
 
 const encodeExisting = HttpServerResponse.schemaJson(UserWithToken)
+
+const notFound = (error: UserNotFound | ExternalUserNotFound) => Effect.fail(new NotFound({ message: error.message }))
+
+const badRequest = (error: UserInactive) => Effect.fail(new BadRequest({ message: error.message }))
 
 export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
   Effect.gen(function*() {
@@ -20,29 +26,32 @@ export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
         Effect.gen(function*() {
           const app = yield* requirePermission("users:write")
           const { created, token, user } = yield* users.create(app.appId, payload)
-          const body = new UserWithToken({ ...user, token }, true)
+          const body = new UserWithToken({ ...user, token })
           // Both outcomes share one schema, so the 200 is answered here rather than by the encoder.
           return created ? body : yield* Effect.orDie(encodeExisting(body, { status: 200 }))
         }))
       .handle("find", ({ urlParams }) =>
         Effect.flatMap(requirePermission("users:read"), (app) =>
-          users.findByExternalId(app.appId, urlParams.external_user_id)))
+          users.findByExternalId(app.appId, urlParams.external_user_id).pipe(
+            Effect.catchTags({ ExternalUserNotFound: notFound })
+          )))
       .handle("get", ({ path }) =>
         Effect.flatMap(requirePermission("users:read"), (app) =>
-          users.get(app.appId, path.id)))
+          users.get(app.appId, path.id).pipe(Effect.catchTags({ UserNotFound: notFound }))))
       .handle("update", ({ path, payload }) =>
         Effect.flatMap(requirePermission("users:write"), (app) =>
-          users.update(app.appId, path.id, payload)))
+          users.update(app.appId, path.id, payload).pipe(Effect.catchTags({ UserNotFound: notFound }))))
       .handle("delete", ({ path }) =>
         Effect.gen(function*() {
           const app = yield* requirePermission("users:write")
-          yield* users.softDelete(app.appId, path.id)
+          yield* users.softDelete(app.appId, path.id).pipe(Effect.catchTags({ UserNotFound: notFound }))
           // Each connection's sync also checks the user before every window; this records why it stopped.
           yield* syncQueue.stopUser(path.id)
         }))
       .handle("rotateToken", ({ path }) =>
         Effect.flatMap(requirePermission("users:write"), (app) =>
           users.rotateToken(app.appId, path.id)).pipe(
-            Effect.map((token) => ({ token }))
+            Effect.map((token) => ({ token })),
+            Effect.catchTags({ UserNotFound: notFound, UserInactive: badRequest })
           ))
   })).pipe(Layer.provide(ApiKeyAuthLive))

@@ -1,80 +1,63 @@
 /**
- * Users and their tokens. A user belongs to one app; every query is scoped by app id, so an
- * app never reaches another app's user. User tokens are stored as hashes and bound to one user.
+ * Users and their tokens. A user belongs to one app; every statement is scoped by app id
+ * (`UsersRepo`), so an app never reaches another app's user. User tokens are stored as hashes
+ * and bound to one user (`UserTokensRepo`).
  */
 import { SqlClient } from "@effect/sql"
 import type { AppId, CreateUserPayload, UpdateUserPayload, UserId } from "@pulsebridge/domain"
-import { BadRequest, NotFound, User } from "@pulsebridge/domain"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { generateSecret, hashSecret, UserTokenPrefix } from "../platform/CredentialHash.js"
 import { isUuid, newId } from "../platform/Ids.js"
+import { UsersRepo } from "./UsersRepo.js"
+import { UserTokensRepo } from "./UserTokensRepo.js"
 
-interface UserRow {
-  readonly id: UserId
-  readonly appId: AppId
+export { AuthenticatedUser } from "./UserTokensRepo.js"
+
+/** The app has no user with this id (or the id is not one a user could have). */
+export class UserNotFound extends Data.TaggedError("UserNotFound")<{ readonly userId: string }> {
+  override get message() {
+    return `no user with id ${this.userId}`
+  }
+}
+
+/** The app has no user with this externalUserId. */
+export class ExternalUserNotFound extends Data.TaggedError("ExternalUserNotFound")<{
   readonly externalUserId: string
-  readonly status: "Active" | "Inactive"
-  readonly locale: string
-  readonly timezone: string
-  readonly metadata: Record<string, unknown>
-  readonly createdAt: Date
-  readonly updatedAt: Date
+}> {
+  override get message() {
+    return `no user with externalUserId ${this.externalUserId}`
+  }
 }
 
-interface UpsertRow extends UserRow {
-  readonly inserted: boolean
-}
-
-export interface AuthenticatedUser {
-  readonly appId: AppId
-  readonly userId: UserId
-  readonly timezone: string
+/** The user was deleted (is Inactive); creating it again reactivates it. */
+export class UserInactive extends Data.TaggedError("UserInactive")<{ readonly userId: string }> {
+  override get message() {
+    return "the user is Inactive; create it again with POST /api/v1/users to reactivate it"
+  }
 }
 
 export const DefaultLocale = "en-US"
 export const DefaultTimezone = "UTC"
 
-const toUser = (row: UserRow): User =>
-  new User({
-    id: row.id,
-    appId: row.appId,
-    externalUserId: row.externalUserId,
-    status: row.status,
-    locale: row.locale,
-    timezone: row.timezone,
-    metadata: row.metadata,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt
-  }, true)
-
-const columns = "id, app_id, external_user_id, status, locale, timezone, metadata, created_at, updated_at"
-
-const notFound = (id: string) => new NotFound({ message: `no user with id ${id}` })
-
 export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const cols = sql.literal(columns)
+    const users = yield* UsersRepo
+    const tokens = yield* UserTokensRepo
 
     const issueToken = (userId: UserId) =>
       Effect.gen(function*() {
         const token = generateSecret(UserTokenPrefix)
-        yield* sql`insert into user_tokens (id, user_id, token_hash) values (${newId()}, ${userId}, ${
-          hashSecret(token)
-        })`
+        yield* tokens.insert(userId, hashSecret(token))
         return token
       })
 
-    const findById = (appId: AppId, id: string) =>
-      !isUuid(id) ? Effect.succeed(Option.none<UserRow>()) : sql<UserRow>`
-        select ${cols} from users where id = ${id} and app_id = ${appId}
-      `.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
-
-    const requireUser = (appId: AppId, id: string) =>
-      findById(appId, id).pipe(
-        Effect.orDie,
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(id)), onSome: Effect.succeed }))
+    const requireUser = (appId: AppId, userId: string) =>
+      Effect.flatMap(
+        isUuid(userId) ? users.findById(appId, userId) : Effect.succeedNone,
+        Option.match({ onNone: () => Effect.fail(new UserNotFound({ userId })), onSome: Effect.succeed })
       )
 
     return {
@@ -82,95 +65,69 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
        * Creates the user, or finds the existing one with the same externalUserId (reactivating
        * it when Inactive), and issues a fresh token either way. One upsert decides which.
        */
-      create: (appId: AppId, payload: CreateUserPayload) =>
-        Effect.gen(function*() {
-          const rows = yield* sql<UpsertRow>`
-            insert into users (id, app_id, external_user_id, status, locale, timezone, metadata)
-            values (
-              ${newId()}, ${appId}, ${payload.externalUserId}, 'Active',
-              ${payload.locale ?? DefaultLocale}, ${payload.timezone ?? DefaultTimezone},
-              ${JSON.stringify(payload.metadata ?? {})}::jsonb
-            )
-            on conflict (app_id, external_user_id) do update set
-              status = 'Active',
-              deleted_at = null,
-              updated_at = case when users.status = 'Active' then users.updated_at else now() end
-            returning ${cols}, (xmax = 0) as inserted
-          `
-          const row = rows[0]!
-          const token = yield* issueToken(row.id)
-          return { user: toUser(row), token, created: row.inserted }
-        }).pipe(sql.withTransaction, Effect.orDie),
+      create: Effect.fn("Users.create")(
+        function*(appId: AppId, payload: CreateUserPayload) {
+          const { inserted, user } = yield* users.upsertActive({
+            id: newId<UserId>(),
+            appId,
+            externalUserId: payload.externalUserId,
+            locale: payload.locale ?? DefaultLocale,
+            timezone: payload.timezone ?? DefaultTimezone,
+            metadata: payload.metadata ?? {}
+          })
+          const token = yield* issueToken(user.id)
+          return { user, token, created: inserted }
+        },
+        sql.withTransaction,
+        Effect.orDie
+      ),
 
-      findByExternalId: (appId: AppId, externalUserId: string) =>
-        sql<UserRow>`select ${cols} from users where app_id = ${appId} and external_user_id = ${externalUserId}`.pipe(
-          Effect.orDie,
-          Effect.flatMap((rows) =>
-            rows.length === 0
-              ? Effect.fail(new NotFound({ message: `no user with externalUserId ${externalUserId}` }))
-              : Effect.succeed(toUser(rows[0]!))
-          )
-        ),
+      findByExternalId: Effect.fn("Users.findByExternalId")(function*(appId: AppId, externalUserId: string) {
+        const user = yield* users.findByExternalId(appId, externalUserId)
+        if (Option.isNone(user)) return yield* new ExternalUserNotFound({ externalUserId })
+        return user.value
+      }),
 
-      get: (appId: AppId, id: string) => Effect.map(requireUser(appId, id), toUser),
+      get: Effect.fn("Users.get")(function*(appId: AppId, userId: string) {
+        return yield* requireUser(appId, userId)
+      }),
 
       /** Partial update; metadata, when given, replaces the stored metadata entirely. */
-      update: (appId: AppId, id: string, payload: UpdateUserPayload) =>
-        Effect.gen(function*() {
-          if (!isUuid(id)) return yield* notFound(id)
-          const rows = yield* sql<UserRow>`
-            update users set
-              locale = coalesce(${payload.locale ?? null}, locale),
-              timezone = coalesce(${payload.timezone ?? null}, timezone),
-              metadata = coalesce(${
-            payload.metadata === undefined ? null : JSON.stringify(payload.metadata)
-          }::jsonb, metadata),
-              updated_at = now()
-            where id = ${id} and app_id = ${appId}
-            returning ${cols}
-          `.pipe(Effect.orDie)
-          if (rows.length === 0) return yield* notFound(id)
-          return toUser(rows[0]!)
-        }),
+      update: Effect.fn("Users.update")(function*(appId: AppId, userId: string, payload: UpdateUserPayload) {
+        const user = isUuid(userId) ? yield* users.update(appId, userId, payload) : Option.none()
+        if (Option.isNone(user)) return yield* new UserNotFound({ userId })
+        return user.value
+      }),
 
       /** Soft delete: the user becomes Inactive, its tokens are revoked, its data stays. */
-      softDelete: (appId: AppId, id: string) =>
-        Effect.gen(function*() {
-          if (!isUuid(id)) return yield* notFound(id)
-          const rows = yield* sql<{ id: UserId }>`
-            update users set
-              status = 'Inactive',
-              deleted_at = coalesce(deleted_at, now()),
-              updated_at = case when status = 'Inactive' then updated_at else now() end
-            where id = ${id} and app_id = ${appId}
-            returning id
-          `
-          if (rows.length === 0) return yield* notFound(id)
-          yield* sql`update user_tokens set revoked_at = now() where user_id = ${id} and revoked_at is null`
-        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die)),
+      softDelete: Effect.fn("Users.softDelete")(
+        function*(appId: AppId, userId: string) {
+          if (!isUuid(userId)) return yield* new UserNotFound({ userId })
+          const deactivated = yield* users.deactivate(appId, userId)
+          if (Option.isNone(deactivated)) return yield* new UserNotFound({ userId })
+          yield* tokens.revokeAllOf(deactivated.value)
+        },
+        sql.withTransaction,
+        Effect.catchTag("SqlError", Effect.die)
+      ),
 
       /** Revokes every earlier token of the user and issues one new token. */
-      rotateToken: (appId: AppId, id: string) =>
-        Effect.gen(function*() {
-          const user = yield* requireUser(appId, id)
-          if (user.status !== "Active") {
-            return yield* new BadRequest({
-              message: "the user is Inactive; create it again with POST /api/v1/users to reactivate it"
-            })
-          }
-          yield* sql`update user_tokens set revoked_at = now() where user_id = ${user.id} and revoked_at is null`.pipe(
-            Effect.orDie
-          )
-          return yield* issueToken(user.id).pipe(Effect.orDie)
-        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die)),
+      rotateToken: Effect.fn("Users.rotateToken")(
+        function*(appId: AppId, userId: string) {
+          const user = yield* requireUser(appId, userId)
+          if (user.status !== "Active") return yield* new UserInactive({ userId: user.id })
+          yield* tokens.revokeAllOf(user.id)
+          return yield* issueToken(user.id)
+        },
+        sql.withTransaction,
+        Effect.catchTag("SqlError", Effect.die)
+      ),
 
       /** The Active user of a live token, by the hash of the presented secret. */
-      authenticate: (token: string) =>
-        sql<AuthenticatedUser>`
-          select u.app_id, u.id as user_id, u.timezone
-          from user_tokens t join users u on u.id = t.user_id
-          where t.token_hash = ${hashSecret(token)} and t.revoked_at is null and u.status = 'Active'
-        `.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
+      authenticate: Effect.fn("Users.authenticate")(function*(token: string) {
+        return yield* tokens.findActiveUser(hashSecret(token))
+      })
     } as const
-  })
+  }),
+  dependencies: [UsersRepo.Default, UserTokensRepo.Default]
 }) {}

@@ -6,8 +6,8 @@ import { expect, it } from "@effect/vitest"
 import type { UserId } from "@pulsebridge/domain"
 import { apiClient, createApp, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import type { Reply } from "./fixtures/Http.js"
-import { expectError, isoUtc, json, preview, send, unknownId, userTokenPattern } from "./fixtures/Http.js"
+import type { Reply } from "../fixtures/Http.js"
+import { expectError, isoUtc, json, preview, send, unknownId, userTokenPattern } from "../fixtures/Http.js"
 
 const createRaw = (apiKey: string, body: unknown) => send("POST", "/api/v1/users", { bearer: apiKey, json: body })
 
@@ -238,6 +238,23 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("users", (it) => {
       const client = yield* apiClient(apiKey)
       const error = yield* Effect.flip(client.users.get({ path: { id: id as UserId } }))
       expect(error._tag).toBe("NotFound")
+    }))
+
+  it.effect("error bodies say what is missing: an unknown id or externalUserId, or a deleted user to rotate", () =>
+    Effect.gen(function*() {
+      const { apiKey } = yield* createApp()
+      const id = unknownId()
+      for (const reply of [yield* getRaw(apiKey, id), yield* patchRaw(apiKey, id, { locale: "en-GB" })]) {
+        expect(expectError(reply, 404, "NotFound").message).toBe(`no user with id ${id}`)
+      }
+      const missing = yield* send("GET", "/api/v1/users?external_user_id=nobody", { bearer: apiKey })
+      expect(expectError(missing, 404, "NotFound").message).toBe("no user with externalUserId nobody")
+      const created = json(yield* createRaw(apiKey, { externalUserId: "ext-rotate-deleted" }))
+      expect((yield* send("DELETE", `/api/v1/users/${created.id}`, { bearer: apiKey })).status).toBe(204)
+      const rotated = yield* send("POST", `/api/v1/users/${created.id}/rotate-token`, { bearer: apiKey })
+      expect(expectError(rotated, 400, "BadRequest").message).toBe(
+        "the user is Inactive; create it again with POST /api/v1/users to reactivate it"
+      )
     }))
 
   it.effect("malformed user ids in the path answer 400 on get, update, delete and rotate-token", () =>

@@ -8,8 +8,8 @@ import { Apps } from "@pulsebridge/server/apps/Apps"
 import { createApp, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
-import type { Method, RequestOptions } from "./fixtures/Http.js"
-import { expectError, json, preview, send, unknownId } from "./fixtures/Http.js"
+import type { Method, RequestOptions } from "../fixtures/Http.js"
+import { expectError, json, preview, send, unknownId } from "../fixtures/Http.js"
 
 interface Call {
   readonly label: string

@@ -1,0 +1,90 @@
+/**
+ * Every statement on the `api_keys` table. A key is stored as the hash of its secret and a short
+ * display prefix; the secret itself never reaches this table. Rows are decoded with their schemas.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { ApiKeyId, AppId, Permission } from "@pulsebridge/domain"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+/** A key as an operator may see it: everything but the hash. */
+export const ApiKeyRecord = Schema.Struct({
+  id: ApiKeyId,
+  appId: AppId,
+  prefix: Schema.String,
+  permissions: Schema.Array(Permission),
+  createdAt: Schema.DateFromSelf,
+  revokedAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export type ApiKeyRecord = typeof ApiKeyRecord.Type
+
+/** The app and permissions of a live key. */
+export const AuthenticatedApp = Schema.Struct({
+  appId: AppId,
+  apiKeyId: ApiKeyId,
+  permissions: Schema.Array(Permission)
+})
+export type AuthenticatedApp = typeof AuthenticatedApp.Type
+
+export interface NewApiKey {
+  readonly id: ApiKeyId
+  readonly appId: AppId
+  readonly keyHash: string
+  readonly prefix: string
+  readonly permissions: ReadonlyArray<Permission>
+}
+
+export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("@pulsebridge/server/ApiKeysRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const recordColumns = sql.literal("id, app_id, prefix, permissions, created_at, revoked_at")
+
+    const listOfApp = SqlSchema.findAll({
+      Request: AppId,
+      Result: ApiKeyRecord,
+      execute: (appId) => sql`select ${recordColumns} from api_keys where app_id = ${appId} order by created_at, id`
+    })
+
+    const revoke = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: ApiKeyRecord,
+      execute: (id) =>
+        sql`
+          update api_keys set revoked_at = coalesce(revoked_at, now())
+          where id = ${id}
+          returning ${recordColumns}
+        `
+    })
+
+    const findLive = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: AuthenticatedApp,
+      execute: (keyHash) =>
+        sql`
+          select app_id, id as api_key_id, permissions from api_keys
+          where key_hash = ${keyHash} and revoked_at is null
+        `
+    })
+
+    return {
+      insert: (key: NewApiKey) =>
+        sql`
+          insert into api_keys (id, app_id, key_hash, prefix, permissions)
+          values (
+            ${key.id}, ${key.appId}, ${key.keyHash}, ${key.prefix},
+            string_to_array(${key.permissions.join(",")}, ',')
+          )
+        `.pipe(Effect.asVoid, Effect.orDie),
+
+      /** The app's keys, live and revoked, oldest first. */
+      listOfApp: (appId: AppId) => listOfApp(appId).pipe(Effect.orDie),
+
+      /** Revokes the key (a second revocation keeps the first time); none for an unknown id (a UUID). */
+      revoke: (id: string) => revoke(id).pipe(Effect.orDie),
+
+      /** The app of the live key with this hash. */
+      findLive: (keyHash: string) => findLive(keyHash).pipe(Effect.orDie)
+    } as const
+  })
+}) {}

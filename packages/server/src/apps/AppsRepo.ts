@@ -1,0 +1,53 @@
+/**
+ * Every statement on the `apps` table: the tenants, created by an operator (or as the first
+ * start's demo app) and never changed since. Rows are decoded with the `App` schema.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { AppId } from "@pulsebridge/domain"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+export const App = Schema.Struct({ id: AppId, name: Schema.String, createdAt: Schema.DateFromSelf })
+export type App = typeof App.Type
+
+export class AppsRepo extends Effect.Service<AppsRepo>()("@pulsebridge/server/AppsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const insert = SqlSchema.single({
+      Request: Schema.Struct({ id: AppId, name: Schema.String }),
+      Result: App,
+      execute: ({ id, name }) => sql`insert into apps (id, name) values (${id}, ${name}) returning id, name, created_at`
+    })
+
+    const findById = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: App,
+      execute: (id) => sql`select id, name, created_at from apps where id = ${id}`
+    })
+
+    const list = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: App,
+      execute: () => sql`select id, name, created_at from apps order by created_at, id`
+    })
+
+    const count = SqlSchema.single({
+      Request: Schema.Void,
+      Result: Schema.Struct({ count: Schema.Int }),
+      execute: () => sql`select count(*)::int as count from apps`
+    })
+
+    return {
+      insert: (id: AppId, name: string) => insert({ id, name }).pipe(Effect.orDie),
+
+      /** The app with this id; the id must be a UUID (the column's type). */
+      findById: (id: string) => findById(id).pipe(Effect.orDie),
+
+      /** Every app, oldest first. */
+      list: list(undefined).pipe(Effect.orDie),
+
+      count: count(undefined).pipe(Effect.map((row) => row.count), Effect.orDie)
+    } as const
+  })
+}) {}

@@ -1,0 +1,49 @@
+/**
+ * Every statement on the `user_tokens` table. A token is stored as the hash of its secret, bound
+ * to one user; revoking keeps the row. The look-up of a presented token joins its user, whose
+ * status decides whether the token still works.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { AppId, UserId } from "@pulsebridge/domain"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { newId } from "../platform/Ids.js"
+
+/** The user of a live token, as the user-scoped endpoints need it. */
+export const AuthenticatedUser = Schema.Struct({ appId: AppId, userId: UserId, timezone: Schema.String })
+export type AuthenticatedUser = typeof AuthenticatedUser.Type
+
+export class UserTokensRepo extends Effect.Service<UserTokensRepo>()("@pulsebridge/server/UserTokensRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const findActiveUser = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: AuthenticatedUser,
+      execute: (tokenHash) =>
+        sql`
+          select u.app_id, u.id as user_id, u.timezone
+          from user_tokens t join users u on u.id = t.user_id
+          where t.token_hash = ${tokenHash} and t.revoked_at is null and u.status = 'Active'
+        `
+    })
+
+    return {
+      insert: (userId: UserId, tokenHash: string) =>
+        sql`insert into user_tokens (id, user_id, token_hash) values (${newId()}, ${userId}, ${tokenHash})`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
+
+      /** Revokes every live token of the user. */
+      revokeAllOf: (userId: string) =>
+        sql`update user_tokens set revoked_at = now() where user_id = ${userId} and revoked_at is null`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
+
+      /** The Active user of the live token with this hash. */
+      findActiveUser: (tokenHash: string) => findActiveUser(tokenHash).pipe(Effect.orDie)
+    } as const
+  })
+}) {}

@@ -1,0 +1,162 @@
+/**
+ * Every statement on the `users` table, each scoped by app id so that an app never reaches
+ * another app's user. Rows are decoded straight into the domain's `User`.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { AppId, User, UserId } from "@pulsebridge/domain"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+
+// node-postgres returns timestamps as `Date`s; the contract's `User` encodes them as strings.
+const userRowFields = { ...User.fields, createdAt: Schema.DateFromSelf, updatedAt: Schema.DateFromSelf }
+
+/** A `users` row as the domain's `User`. */
+export const UserFromRow = Schema.transform(Schema.Struct(userRowFields), Schema.typeSchema(User), {
+  strict: true,
+  decode: (row) => new User(row),
+  encode: (user) => user
+})
+
+/** The row of an upsert, with whether it inserted the user or found it. */
+const UpsertedFromRow = Schema.transform(
+  Schema.Struct({ ...userRowFields, inserted: Schema.Boolean }),
+  Schema.Struct({ user: Schema.typeSchema(User), inserted: Schema.Boolean }),
+  {
+    strict: true,
+    decode: ({ inserted, ...row }) => ({ user: new User(row), inserted }),
+    encode: ({ inserted, user }) => ({ ...user, inserted })
+  }
+)
+
+export interface NewUser {
+  readonly id: UserId
+  readonly appId: AppId
+  readonly externalUserId: string
+  readonly locale: string
+  readonly timezone: string
+  readonly metadata: Readonly<Record<string, unknown>>
+}
+
+/** The fields to change; an absent one keeps its value, metadata is replaced as a whole. */
+export interface UserChanges {
+  readonly locale?: string | undefined
+  readonly timezone?: string | undefined
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined
+}
+
+const ByApp = Schema.Struct({ appId: AppId, id: Schema.String })
+
+export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/UsersRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const columns = sql.literal(
+      "id, app_id, external_user_id, status, locale, timezone, metadata, created_at, updated_at"
+    )
+
+    const upsertActive = SqlSchema.single({
+      Request: Schema.Struct({
+        id: UserId,
+        appId: AppId,
+        externalUserId: Schema.String,
+        locale: Schema.String,
+        timezone: Schema.String,
+        metadata: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+      }),
+      Result: UpsertedFromRow,
+      execute: (user) =>
+        sql`
+          insert into users (id, app_id, external_user_id, status, locale, timezone, metadata)
+          values (
+            ${user.id}, ${user.appId}, ${user.externalUserId}, 'Active', ${user.locale}, ${user.timezone},
+            ${JSON.stringify(user.metadata)}::jsonb
+          )
+          on conflict (app_id, external_user_id) do update set
+            status = 'Active',
+            deleted_at = null,
+            updated_at = case when users.status = 'Active' then users.updated_at else now() end
+          returning ${columns}, (xmax = 0) as inserted
+        `
+    })
+
+    const findById = SqlSchema.findOne({
+      Request: ByApp,
+      Result: UserFromRow,
+      execute: ({ appId, id }) => sql`select ${columns} from users where id = ${id} and app_id = ${appId}`
+    })
+
+    const findByExternalId = SqlSchema.findOne({
+      Request: Schema.Struct({ appId: AppId, externalUserId: Schema.String }),
+      Result: UserFromRow,
+      execute: ({ appId, externalUserId }) =>
+        sql`select ${columns} from users where app_id = ${appId} and external_user_id = ${externalUserId}`
+    })
+
+    const update = SqlSchema.findOne({
+      Request: Schema.Struct({
+        appId: AppId,
+        id: Schema.String,
+        locale: Schema.NullOr(Schema.String),
+        timezone: Schema.NullOr(Schema.String),
+        metadata: Schema.NullOr(Schema.String)
+      }),
+      Result: UserFromRow,
+      execute: (changes) =>
+        sql`
+          update users set
+            locale = coalesce(${changes.locale}, locale),
+            timezone = coalesce(${changes.timezone}, timezone),
+            metadata = coalesce(${changes.metadata}::jsonb, metadata),
+            updated_at = now()
+          where id = ${changes.id} and app_id = ${changes.appId}
+          returning ${columns}
+        `
+    })
+
+    const deactivate = SqlSchema.findOne({
+      Request: ByApp,
+      Result: Schema.Struct({ id: UserId }),
+      execute: ({ appId, id }) =>
+        sql`
+          update users set
+            status = 'Inactive',
+            deleted_at = coalesce(deleted_at, now()),
+            updated_at = case when status = 'Inactive' then updated_at else now() end
+          where id = ${id} and app_id = ${appId}
+          returning id
+        `
+    })
+
+    return {
+      /**
+       * Inserts the user, or finds the app's user with the same externalUserId and makes it Active
+       * again; one statement decides which, so concurrent creates agree.
+       */
+      upsertActive: (user: NewUser) => upsertActive(user).pipe(Effect.orDie),
+
+      /** The app's user with this id (a UUID), or none. */
+      findById: (appId: AppId, id: string) => findById({ appId, id }).pipe(Effect.orDie),
+
+      findByExternalId: (appId: AppId, externalUserId: string) =>
+        findByExternalId({ appId, externalUserId }).pipe(Effect.orDie),
+
+      /** Applies the changes to the app's user with this id (a UUID); none when there is no such user. */
+      update: (appId: AppId, id: string, changes: UserChanges) =>
+        update({
+          appId,
+          id,
+          locale: changes.locale ?? null,
+          timezone: changes.timezone ?? null,
+          metadata: changes.metadata === undefined ? null : JSON.stringify(changes.metadata)
+        }).pipe(Effect.orDie),
+
+      /**
+       * Makes the app's user with this id (a UUID) Inactive, keeping the first deletion time; its id,
+       * or none when there is no such user.
+       */
+      deactivate: (appId: AppId, id: string) =>
+        deactivate({ appId, id }).pipe(Effect.map(Option.map((row) => row.id)), Effect.orDie)
+    } as const
+  })
+}) {}
