@@ -10,7 +10,7 @@
  */
 import { HttpClient } from "@effect/platform"
 import type { AppId, CreateConnectSessionPayload, UserId } from "@pulsebridge/domain"
-import { BadRequest, ConnectSession, NotFound, ProviderUnavailable } from "@pulsebridge/domain"
+import { ConnectSession } from "@pulsebridge/domain"
 import type { TokenSet } from "@pulsebridge/providers"
 import { makeCodeVerifier, makeState } from "@pulsebridge/providers"
 import * as Clock from "effect/Clock"
@@ -26,6 +26,7 @@ import { ConnectionsRepo } from "./ConnectionsRepo.js"
 import { ConnectionTokens } from "./ConnectionTokens.js"
 import type { SessionRow } from "./ConnectSessionsRepo.js"
 import { ConnectSessionsRepo } from "./ConnectSessionsRepo.js"
+import { AuthorizationUnavailable, ConnectionNotFound, RedirectUrlRefused } from "./Errors.js"
 import { ProviderAccess, splitScopes } from "./ProviderAccess.js"
 
 export const SessionLifetimeMs = 15 * 60 * 1000
@@ -88,7 +89,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
       Effect.gen(function*() {
         const resolved = yield* access.resolve(user.appId, payload.provider)
         const problem = checkRedirectUrl(payload.redirectUrl, resolved.redirectUrlPrefixes)
-        if (problem !== undefined) return yield* new BadRequest({ message: problem })
+        if (problem !== undefined) return yield* new RedirectUrlRefused({ reason: problem })
         const scopes = payload.scopes === undefined || payload.scopes === null
           ? resolved.scopes
           : splitScopes(payload.scopes)
@@ -104,9 +105,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
         }).pipe(
           withClient,
           Effect.tapError((e) => Effect.logWarning("Could not start an authorization", e.message)),
-          Effect.mapError((e) =>
-            new ProviderUnavailable({ message: `${payload.provider} could not start the authorization: ${e.message}` })
-          )
+          Effect.mapError((e) => new AuthorizationUnavailable({ provider: payload.provider, reason: e.message }))
         )
         const id = newId()
         const expiresAt = new Date((yield* Clock.currentTimeMillis) + SessionLifetimeMs)
@@ -123,7 +122,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
           requestTokenSecretSealed: start.requestTokenSecret === null ? null : box.seal(start.requestTokenSecret),
           expiresAt
         })
-        return new ConnectSession({ id, authorizationUrl: start.authorizationUrl, expiresAt }, true)
+        return new ConnectSession({ id, authorizationUrl: start.authorizationUrl, expiresAt })
       })
 
     const upsertConnection = (session: SessionRow, providerUserId: string, tokenSet: TokenSet) =>
@@ -261,7 +260,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
       disconnect: (userId: UserId, connectionId: string) =>
         Effect.gen(function*() {
           const found = yield* connections.findOpenOfUser(userId, connectionId)
-          if (Option.isNone(found)) return yield* new NotFound({ message: `no connection with id ${connectionId}` })
+          if (Option.isNone(found)) return yield* new ConnectionNotFound({ connectionId })
           const connection = found.value
           const revoked = yield* Effect.gen(function*() {
             const resolved = yield* access.resolve(connection.appId, connection.provider)

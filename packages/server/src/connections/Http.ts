@@ -2,13 +2,38 @@
  * Handlers of the connections group (endpoints 7-15).
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Api } from "@pulsebridge/domain"
+import { Api, BadRequest, NotFound, ProviderUnavailable } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { DayNotFound, NoDailyActivity } from "../healthData/HealthData.js"
 import { HealthData } from "../healthData/HealthData.js"
 import { requireSelf, UserTokenAuthLive } from "../users/UserTokenAuth.js"
 import { ConnectFlow } from "./ConnectFlow.js"
 import { Connections } from "./Connections.js"
+import type {
+  AuthorizationUnavailable,
+  ConnectionNotFound,
+  ProviderNotConfigured,
+  RedirectUrlRefused,
+  UnknownProvider
+} from "./Errors.js"
+
+/** A range read's error as the contract words it. */
+const rangeErrors = <A, R>(effect: Effect.Effect<A, UnknownProvider, R>) =>
+  Effect.catchTag(effect, "UnknownProvider", (e) => Effect.fail(new BadRequest({ message: e.message })))
+
+/** A connect session's errors as the contract words them. */
+const sessionErrors = <A, R>(
+  effect: Effect.Effect<A, UnknownProvider | ProviderNotConfigured | RedirectUrlRefused | AuthorizationUnavailable, R>
+) =>
+  Effect.mapError(effect, (e) =>
+    e._tag === "AuthorizationUnavailable"
+      ? new ProviderUnavailable({ message: e.message })
+      : new BadRequest({ message: e.message }))
+
+/** A single read's (or a disconnect's) errors as the contract words them. */
+const dayErrors = <A, R>(effect: Effect.Effect<A, ConnectionNotFound | NoDailyActivity | DayNotFound, R>) =>
+  Effect.mapError(effect, (e) => new NotFound({ message: e.message }))
 
 export const ConnectionsHttpLive = HttpApiBuilder.group(Api, "connections", (handlers) =>
   Effect.gen(function*() {
@@ -17,34 +42,35 @@ export const ConnectionsHttpLive = HttpApiBuilder.group(Api, "connections", (han
     const health = yield* HealthData
     return handlers
       .handle("createSession", ({ path, payload }) =>
-        Effect.flatMap(requireSelf(path.userId), (user) => flow.createSession(user, payload)))
+        Effect.flatMap(requireSelf(path.userId), (user) =>
+          sessionErrors(flow.createSession(user, payload))))
       .handle("list", ({ path }) =>
         Effect.flatMap(requireSelf(path.userId), (user) =>
           connections.listActive(user.userId)))
       .handle("delete", ({ path }) =>
         Effect.flatMap(requireSelf(path.userId), (user) =>
-          flow.disconnect(user.userId, path.connectionId)))
+          dayErrors(flow.disconnect(user.userId, path.connectionId))))
       .handle("activity", ({ path, urlParams }) =>
         Effect.flatMap(requireSelf(path.userId), (user) =>
-          health.activityRange(user.userId, urlParams)))
+          rangeErrors(health.activityRange(user.userId, urlParams))))
       .handle("activityByDate", ({ path }) =>
         Effect.flatMap(
           requireSelf(path.userId),
           (user) =>
-            health.activityByDate(user.userId, path.connectionId, path.date)
+            dayErrors(health.activityByDate(user.userId, path.connectionId, path.date))
         ))
       .handle("activityLoad", ({ path, urlParams }) =>
         Effect.flatMap(requireSelf(path.userId), (user) =>
-          health.loadRange(user.userId, urlParams)))
+          rangeErrors(health.loadRange(user.userId, urlParams))))
       .handle("activityLoadByDate", ({ path }) =>
         Effect.flatMap(
           requireSelf(path.userId),
           (user) =>
-            health.loadByDate(user.userId, path.connectionId, path.date)
+            dayErrors(health.loadByDate(user.userId, path.connectionId, path.date))
         ))
       .handle("glucose", ({ path, urlParams }) =>
         Effect.flatMap(requireSelf(path.userId), (user) =>
-          health.glucose(user.userId, urlParams)))
+          rangeErrors(health.glucose(user.userId, urlParams))))
       .handle(
         "providers",
         ({ path }) =>

@@ -4,7 +4,6 @@
  * and the scopes. In sandbox mode an app without credentials uses the sandbox credentials.
  */
 import type { AppId, Provider } from "@pulsebridge/domain"
-import { BadRequest } from "@pulsebridge/domain"
 import type { ClientCredentials, ProviderAdapter, ProviderEndpoints } from "@pulsebridge/providers"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
@@ -14,6 +13,7 @@ import { ProviderCredentials } from "../apps/ProviderCredentials.js"
 import { SecretBox } from "../platform/SecretBox.js"
 import { ServerBases } from "../platform/ServerBases.js"
 import { ServerConfig } from "../platform/ServerConfig.js"
+import { ProviderNotConfigured, UnknownProvider } from "./Errors.js"
 
 export interface ResolvedProvider {
   readonly adapter: ProviderAdapter
@@ -58,16 +58,13 @@ export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebrid
       Effect.gen(function*() {
         const plugin = registry.find(provider)
         if (Option.isNone(plugin)) {
-          return yield* new BadRequest({ message: `PulseBridge has no provider named ${provider}` })
+          return yield* new UnknownProvider({ provider })
         }
         const adapter = plugin.value.adapter
         const own = yield* stored.get(appId, provider)
         if (Option.isNone(own)) {
           if (!config.sandbox) {
-            return yield* new BadRequest({
-              message: `The app has no ${provider} credentials configured; an operator sets them with ` +
-                `\`pulsebridge provider-credentials set --app <appId> --provider ${provider} ...\``
-            })
+            return yield* new ProviderNotConfigured({ provider })
           }
           return {
             adapter,

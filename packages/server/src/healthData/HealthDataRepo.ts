@@ -1,0 +1,175 @@
+/**
+ * The reads of the canonical health tables behind endpoints 10-14. Range reads cover the user's
+ * connections that are not disconnected (Active or Reauthorize: data already read stays readable
+ * while the user reconnects), sorted by date, then provider, then connection. Rows are decoded
+ * with schemas, except the glucose rows (see `glucose`).
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { ConnectionId, DailyActivitySummary, LocalDate, Provider, UserId } from "@pulsebridge/domain"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+export interface RangeQuery {
+  readonly from: string
+  readonly to: string
+  readonly provider?: Provider | undefined
+}
+
+const RangeRequest = Schema.Struct({
+  userId: UserId,
+  from: Schema.String,
+  to: Schema.String,
+  provider: Schema.optional(Schema.String)
+})
+
+const DayRequest = Schema.Struct({ connectionId: Schema.String, date: Schema.String })
+
+/** One day of activity of one connection, in the provider's terms (endpoint 11). */
+export const ActivityDayRow = Schema.Struct({
+  steps: Schema.Number,
+  caloriesOut: Schema.Number,
+  distanceMeters: Schema.Number,
+  moderateActiveMinutes: Schema.Number,
+  vigorousActiveMinutes: Schema.Number,
+  rawJson: Schema.String
+})
+
+/** A load window as stored (timestamps as the driver returns them). */
+export const LoadRow = Schema.Struct({
+  date: LocalDate,
+  windowKind: Schema.String,
+  windowStartUtc: Schema.DateFromSelf,
+  windowEndUtc: Schema.NullOr(Schema.DateFromSelf),
+  loadScore: Schema.NullOr(Schema.Number),
+  loadScoreScale: Schema.String,
+  energyKilocalories: Schema.NullOr(Schema.Number),
+  averageHeartRate: Schema.NullOr(Schema.Number),
+  maxHeartRate: Schema.NullOr(Schema.Number),
+  distanceMeters: Schema.NullOr(Schema.Number),
+  steps: Schema.NullOr(Schema.Number),
+  zoneDurationsJson: Schema.String,
+  sourceConfidence: Schema.String
+})
+export type LoadRow = typeof LoadRow.Type
+
+export const LoadSummaryRow = Schema.Struct({ connectionId: ConnectionId, provider: Provider, ...LoadRow.fields })
+export type LoadSummaryRow = typeof LoadSummaryRow.Type
+
+export class HealthDataRepo extends Effect.Service<HealthDataRepo>()("@pulsebridge/server/HealthDataRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const providerFilter = (alias: string, provider: string | undefined) =>
+      provider === undefined ? sql.literal("") : sql`and ${sql.literal(alias)}.provider = ${provider}`
+
+    const activityRange = SqlSchema.findAll({
+      Request: RangeRequest,
+      Result: DailyActivitySummary,
+      execute: (query) =>
+        sql`
+          select * from (
+            select distinct on (a.connection_id, a.date)
+              a.connection_id, a.provider, a.date::text as date, a.steps, a.calories_out, a.distance_meters,
+              a.light_active_minutes, a.moderate_active_minutes, a.vigorous_active_minutes, a.sedentary_minutes,
+              a.floors_climbed
+            from daily_activity a join connections c on c.id = a.connection_id
+            where a.user_id = ${query.userId} and a.date between ${query.from} and ${query.to}
+              and c.status <> 'Disconnected' ${providerFilter("a", query.provider)}
+            order by a.connection_id, a.date, a.updated_at desc
+          ) d
+          order by d.date, d.provider, d.connection_id
+        `
+    })
+
+    const activityDay = SqlSchema.findOne({
+      Request: DayRequest,
+      Result: ActivityDayRow,
+      execute: ({ connectionId, date }) =>
+        sql`
+          select steps, calories_out, distance_meters, moderate_active_minutes, vigorous_active_minutes, raw_json
+          from daily_activity where connection_id = ${connectionId} and date = ${date}
+          order by updated_at desc limit 1
+        `
+    })
+
+    const loadColumns = sql.literal(`
+      l.date::text as date, l.window_kind, l.window_start as window_start_utc, l.window_end as window_end_utc,
+      l.load_score, l.load_score_scale, l.energy_kilocalories, l.average_heart_rate, l.max_heart_rate,
+      l.distance_meters, l.steps, l.zone_durations_json, l.source_confidence`)
+
+    const loadRange = SqlSchema.findAll({
+      Request: RangeRequest,
+      Result: LoadSummaryRow,
+      execute: (query) =>
+        sql`
+          select l.connection_id, l.provider, ${loadColumns}
+          from daily_load l join connections c on c.id = l.connection_id
+          where l.user_id = ${query.userId} and l.date between ${query.from} and ${query.to}
+            and c.status <> 'Disconnected' ${providerFilter("l", query.provider)}
+          order by l.date, l.provider, l.connection_id, l.window_start
+        `
+    })
+
+    // Two cycles can start on one local day (a short night); the day's record is the later one.
+    const loadDay = SqlSchema.findOne({
+      Request: DayRequest,
+      Result: LoadRow,
+      execute: ({ connectionId, date }) =>
+        sql`
+          select ${loadColumns} from daily_load l
+          where l.connection_id = ${connectionId} and l.date = ${date}
+          order by l.window_start desc limit 1
+        `
+    })
+
+    /**
+     * Endpoint 14 answers thousands of readings (8,640 for 30 days of 5-minute values), so it
+     * skips the per-row work the other reads afford: the SQL names the columns as the contract
+     * does (no key renaming, no decoding), and the rows go out as JSON directly, in exactly the
+     * shape the `GlucoseData` schema describes (timestamps as ISO 8601 UTC through `Date#toJSON`).
+     */
+    const raw = sql.withoutTransforms()
+    const glucose = (userId: UserId, query: RangeQuery) =>
+      Effect.gen(function*() {
+        const where = raw`
+          x.user_id = ${userId} and x.date between ${query.from} and ${query.to}
+          and c.status <> 'Disconnected' ${
+          query.provider === undefined ? raw.literal("") : raw`and x.provider = ${query.provider}`
+        }
+        `
+        const readings = yield* raw`
+          select x.connection_id as "connectionId", x.provider, x.date::text as date,
+            x.system_time as "systemTime", x.display_time as "displayTime", x.value, x.trend,
+            x.trend_rate as "trendRate", x.unit, x.rate_unit as "rateUnit", x.status,
+            x.transmitter_id as "transmitterId", x.provider_record_id as "recordId"
+          from glucose_readings x join connections c on c.id = x.connection_id
+          where ${where}
+          order by x.date, x.provider, x.connection_id, x.system_time
+        `
+        const events = yield* raw`
+          select x.connection_id as "connectionId", x.provider, x.date::text as date,
+            x.system_time as "systemTime", x.display_time as "displayTime", x.event_type as "eventType",
+            x.event_sub_type as "eventSubType", x.value, x.unit, x.provider_record_id as "eventId"
+          from glucose_events x join connections c on c.id = x.connection_id
+          where ${where} and (x.event_status is null or x.event_status <> 'Deleted')
+          order by x.date, x.provider, x.connection_id, x.system_time
+        `
+        const calibrations = yield* raw`
+          select x.connection_id as "connectionId", x.provider, x.date::text as date,
+            x.system_time as "systemTime", x.display_time as "displayTime", x.value, x.unit
+          from glucose_calibrations x join connections c on c.id = x.connection_id
+          where ${where}
+          order by x.date, x.provider, x.connection_id, x.system_time
+        `
+        return { readings, events, calibrations }
+      }).pipe(Effect.orDie)
+
+    return {
+      activityRange: (userId: UserId, query: RangeQuery) => activityRange({ userId, ...query }).pipe(Effect.orDie),
+      activityDay: (connectionId: string, date: string) => activityDay({ connectionId, date }).pipe(Effect.orDie),
+      loadRange: (userId: UserId, query: RangeQuery) => loadRange({ userId, ...query }).pipe(Effect.orDie),
+      loadDay: (connectionId: string, date: string) => loadDay({ connectionId, date }).pipe(Effect.orDie),
+      glucose
+    } as const
+  })
+}) {}
