@@ -82,48 +82,47 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
     const callbackUrl = (authType: "OAuth2" | "OAuth1") =>
       `${bases.publicBase}/api/v1/connections/callback${authType === "OAuth1" ? "/oauth1" : ""}`
 
-    const createSession = (
+    const createSession = Effect.fn("ConnectFlow.createSession")(function*(
       user: { readonly appId: AppId; readonly userId: UserId },
       payload: CreateConnectSessionPayload
-    ) =>
-      Effect.gen(function*() {
-        const resolved = yield* access.resolve(user.appId, payload.provider)
-        const problem = checkRedirectUrl(payload.redirectUrl, resolved.redirectUrlPrefixes)
-        if (problem !== undefined) return yield* new RedirectUrlRefused({ reason: problem })
-        const scopes = payload.scopes === undefined || payload.scopes === null
-          ? resolved.scopes
-          : splitScopes(payload.scopes)
-        const state = makeState()
-        const codeVerifier = makeCodeVerifier()
-        const start = yield* resolved.adapter.startAuthorization({
-          credentials: resolved.credentials,
-          endpoints: resolved.endpoints,
-          callbackUrl: callbackUrl(resolved.adapter.authType),
-          state,
-          scopes,
-          codeVerifier
-        }).pipe(
-          withClient,
-          Effect.tapError((e) => Effect.logWarning("Could not start an authorization", e.message)),
-          Effect.mapError((e) => new AuthorizationUnavailable({ provider: payload.provider, reason: e.message }))
-        )
-        const id = newId()
-        const expiresAt = new Date((yield* Clock.currentTimeMillis) + SessionLifetimeMs)
-        yield* sessions.insert({
-          id,
-          appId: user.appId,
-          userId: user.userId,
-          provider: payload.provider,
-          stateHash: hashState(state),
-          requestToken: start.requestToken,
-          redirectUrl: payload.redirectUrl,
-          scopes: scopes.join(" "),
-          codeVerifierSealed: start.usesPkce ? box.seal(codeVerifier) : null,
-          requestTokenSecretSealed: start.requestTokenSecret === null ? null : box.seal(start.requestTokenSecret),
-          expiresAt
-        })
-        return new ConnectSession({ id, authorizationUrl: start.authorizationUrl, expiresAt })
+    ) {
+      const resolved = yield* access.resolve(user.appId, payload.provider)
+      const problem = checkRedirectUrl(payload.redirectUrl, resolved.redirectUrlPrefixes)
+      if (problem !== undefined) return yield* new RedirectUrlRefused({ reason: problem })
+      const scopes = payload.scopes === undefined || payload.scopes === null
+        ? resolved.scopes
+        : splitScopes(payload.scopes)
+      const state = makeState()
+      const codeVerifier = makeCodeVerifier()
+      const start = yield* resolved.adapter.startAuthorization({
+        credentials: resolved.credentials,
+        endpoints: resolved.endpoints,
+        callbackUrl: callbackUrl(resolved.adapter.authType),
+        state,
+        scopes,
+        codeVerifier
+      }).pipe(
+        withClient,
+        Effect.tapError((e) => Effect.logWarning("Could not start an authorization", e.message)),
+        Effect.mapError((e) => new AuthorizationUnavailable({ provider: payload.provider, reason: e.message }))
+      )
+      const id = newId()
+      const expiresAt = new Date((yield* Clock.currentTimeMillis) + SessionLifetimeMs)
+      yield* sessions.insert({
+        id,
+        appId: user.appId,
+        userId: user.userId,
+        provider: payload.provider,
+        stateHash: hashState(state),
+        requestToken: start.requestToken,
+        redirectUrl: payload.redirectUrl,
+        scopes: scopes.join(" "),
+        codeVerifierSealed: start.usesPkce ? box.seal(codeVerifier) : null,
+        requestTokenSecretSealed: start.requestTokenSecret === null ? null : box.seal(start.requestTokenSecret),
+        expiresAt
       })
+      return new ConnectSession({ id, authorizationUrl: start.authorizationUrl, expiresAt })
+    })
 
     const upsertConnection = (session: SessionRow, providerUserId: string, tokenSet: TokenSet) =>
       connections.upsertActive({
@@ -140,85 +139,83 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
       })
 
     /** Exchange, provider user id, connection: the part of a callback that talks to the provider. */
-    const complete = (session: SessionRow, code: string) =>
-      Effect.gen(function*() {
-        const resolved = yield* access.resolve(session.appId, session.provider).pipe(
-          Effect.mapError((e) => ({ code: "provider_not_configured", message: e.message }))
-        )
-        const codeVerifier = session.codeVerifierSealed === null
-          ? null
-          : yield* Effect.orDie(box.open(session.codeVerifierSealed))
-        const requestTokenSecret = session.requestTokenSecretSealed === null
-          ? null
-          : yield* Effect.orDie(box.open(session.requestTokenSecretSealed))
-        const tokenSet = yield* resolved.adapter.exchange({
-          credentials: resolved.credentials,
-          endpoints: resolved.endpoints,
-          callbackUrl: callbackUrl(resolved.adapter.authType),
-          code,
-          codeVerifier: codeVerifier === null ? null : Redacted.value(codeVerifier),
-          scopes: splitScopes(session.scopes),
-          requestToken: session.requestToken,
-          requestTokenSecret
-        }).pipe(withClient, Effect.mapError((e) => ({ code: "exchange_failed", message: e.message })))
-        const providerUserId = yield* resolved.adapter.providerUserId({
-          credentials: resolved.credentials,
-          endpoints: resolved.endpoints,
-          tokens: tokenSet
-        }).pipe(withClient, Effect.mapError((e) => ({ code: "exchange_failed", message: e.message })))
-        return yield* upsertConnection(session, providerUserId, tokenSet)
-      })
+    const complete = Effect.fn("ConnectFlow.complete")(function*(session: SessionRow, code: string) {
+      const resolved = yield* access.resolve(session.appId, session.provider).pipe(
+        Effect.mapError((e) => ({ code: "provider_not_configured", message: e.message }))
+      )
+      const codeVerifier = session.codeVerifierSealed === null
+        ? null
+        : yield* Effect.orDie(box.open(session.codeVerifierSealed))
+      const requestTokenSecret = session.requestTokenSecretSealed === null
+        ? null
+        : yield* Effect.orDie(box.open(session.requestTokenSecretSealed))
+      const tokenSet = yield* resolved.adapter.exchange({
+        credentials: resolved.credentials,
+        endpoints: resolved.endpoints,
+        callbackUrl: callbackUrl(resolved.adapter.authType),
+        code,
+        codeVerifier: codeVerifier === null ? null : Redacted.value(codeVerifier),
+        scopes: splitScopes(session.scopes),
+        requestToken: session.requestToken,
+        requestTokenSecret
+      }).pipe(withClient, Effect.mapError((e) => ({ code: "exchange_failed", message: e.message })))
+      const providerUserId = yield* resolved.adapter.providerUserId({
+        credentials: resolved.credentials,
+        endpoints: resolved.endpoints,
+        tokens: tokenSet
+      }).pipe(withClient, Effect.mapError((e) => ({ code: "exchange_failed", message: e.message })))
+      return yield* upsertConnection(session, providerUserId, tokenSet)
+    })
 
-    const finish = (
+    const finish = Effect.fn("ConnectFlow.finish")(function*(
       session: SessionRow,
       input: { readonly code?: string | undefined; readonly error?: string | undefined }
-    ) =>
-      Effect.gen(function*() {
-        const fail = (error: string) =>
-          Effect.as(
-            sessions.claim(session.id, error),
-            redirectTo(session.redirectUrl, { success: "false", error, provider: session.provider })
-          )
-        if (session.usedAt !== null) {
-          return redirectTo(session.redirectUrl, {
-            success: "false",
-            error: "session_already_used",
-            provider: session.provider
-          })
-        }
-        if (session.expiresAt.getTime() < (yield* Clock.currentTimeMillis)) return yield* fail("session_expired")
-        if (input.error !== undefined) return yield* fail(safeErrorCode(input.error))
-        if (input.code === undefined || input.code === "") return yield* fail("access_denied")
-        // Claim before talking to the provider: a replayed callback must not exchange again.
-        const claimed = yield* sessions.claim(session.id, "pending")
-        if (!claimed) {
-          return redirectTo(session.redirectUrl, {
-            success: "false",
-            error: "session_already_used",
-            provider: session.provider
-          })
-        }
-        const result = yield* Effect.either(complete(session, input.code))
-        if (result._tag === "Left") {
-          yield* Effect.logWarning("Connect callback failed", result.left.message).pipe(
-            Effect.annotateLogs({ provider: session.provider, sessionId: session.id })
-          )
-          yield* sessions.setOutcome(session.id, result.left.code)
-          return redirectTo(session.redirectUrl, {
-            success: "false",
-            error: result.left.code,
-            provider: session.provider
-          })
-        }
-        yield* sessions.setOutcome(session.id, "connected")
-        // History is read in the background; the user comes back to the app at once.
-        yield* syncQueue.backfill(result.right)
+    ) {
+      const fail = (error: string) =>
+        Effect.as(
+          sessions.claim(session.id, error),
+          redirectTo(session.redirectUrl, { success: "false", error, provider: session.provider })
+        )
+      if (session.usedAt !== null) {
         return redirectTo(session.redirectUrl, {
-          success: "true",
-          provider: session.provider,
-          connectionId: result.right
+          success: "false",
+          error: "session_already_used",
+          provider: session.provider
         })
+      }
+      if (session.expiresAt.getTime() < (yield* Clock.currentTimeMillis)) return yield* fail("session_expired")
+      if (input.error !== undefined) return yield* fail(safeErrorCode(input.error))
+      if (input.code === undefined || input.code === "") return yield* fail("access_denied")
+      // Claim before talking to the provider: a replayed callback must not exchange again.
+      const claimed = yield* sessions.claim(session.id, "pending")
+      if (!claimed) {
+        return redirectTo(session.redirectUrl, {
+          success: "false",
+          error: "session_already_used",
+          provider: session.provider
+        })
+      }
+      const result = yield* Effect.either(complete(session, input.code))
+      if (result._tag === "Left") {
+        yield* Effect.logWarning("Connect callback failed", result.left.message).pipe(
+          Effect.annotateLogs({ provider: session.provider, sessionId: session.id })
+        )
+        yield* sessions.setOutcome(session.id, result.left.code)
+        return redirectTo(session.redirectUrl, {
+          success: "false",
+          error: result.left.code,
+          provider: session.provider
+        })
+      }
+      yield* sessions.setOutcome(session.id, "connected")
+      // History is read in the background; the user comes back to the app at once.
+      yield* syncQueue.backfill(result.right)
+      return redirectTo(session.redirectUrl, {
+        success: "true",
+        provider: session.provider,
+        connectionId: result.right
       })
+    })
 
     const noSession = (message: string): CallbackOutcome => ({ _tag: "NoSession", message })
 
@@ -226,65 +223,62 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
       createSession,
 
       /** Endpoint 23: `code` and `state`, or the provider's `error`. */
-      callbackOAuth2: (
+      callbackOAuth2: Effect.fn("ConnectFlow.callbackOAuth2")(function*(
         params: {
           readonly code?: string | undefined
           readonly state?: string | undefined
           readonly error?: string | undefined
         }
-      ) =>
-        Effect.gen(function*() {
-          if (params.state === undefined || params.state === "") return noSession("The callback has no state")
-          const session = yield* sessions.byStateHash(hashState(params.state))
-          if (Option.isNone(session)) return noSession("Unknown state: no connect session matches this callback")
-          return yield* finish(session.value, { code: params.code, error: params.error })
-        }),
+      ) {
+        if (params.state === undefined || params.state === "") return noSession("The callback has no state")
+        const session = yield* sessions.byStateHash(hashState(params.state))
+        if (Option.isNone(session)) return noSession("Unknown state: no connect session matches this callback")
+        return yield* finish(session.value, { code: params.code, error: params.error })
+      }),
 
       /** Endpoint 24: `oauth_token` (the request token) and `oauth_verifier`. */
-      callbackOAuth1: (
+      callbackOAuth1: Effect.fn("ConnectFlow.callbackOAuth1")(function*(
         params: { readonly oauth_token?: string | undefined; readonly oauth_verifier?: string | undefined }
-      ) =>
-        Effect.gen(function*() {
-          if (params.oauth_token === undefined || params.oauth_token === "") {
-            return noSession("The callback has no oauth_token")
-          }
-          const session = yield* sessions.byRequestToken(params.oauth_token)
-          if (Option.isNone(session)) return noSession("Unknown oauth_token: no connect session matches this callback")
-          return yield* finish(session.value, { code: params.oauth_verifier })
-        }),
+      ) {
+        if (params.oauth_token === undefined || params.oauth_token === "") {
+          return noSession("The callback has no oauth_token")
+        }
+        const session = yield* sessions.byRequestToken(params.oauth_token)
+        if (Option.isNone(session)) return noSession("Unknown oauth_token: no connect session matches this callback")
+        return yield* finish(session.value, { code: params.oauth_verifier })
+      }),
 
       /**
        * Endpoint 9: revoke at the provider (best effort: a failure is logged, never fatal), then
        * mark the connection Disconnected and drop its tokens. Its data stays.
        */
-      disconnect: (userId: UserId, connectionId: string) =>
-        Effect.gen(function*() {
-          const found = yield* connections.findOpenOfUser(userId, connectionId)
-          if (Option.isNone(found)) return yield* new ConnectionNotFound({ connectionId })
-          const connection = found.value
-          const revoked = yield* Effect.gen(function*() {
-            const resolved = yield* access.resolve(connection.appId, connection.provider)
-            const current = yield* tokens.fresh(connection.id).pipe(
-              Effect.catchAll(() => tokens.stored(connection.id))
-            )
-            yield* resolved.adapter.revoke({
-              credentials: resolved.credentials,
-              endpoints: resolved.endpoints,
-              tokens: current
-            }).pipe(withClient)
-          }).pipe(Effect.either)
-          if (revoked._tag === "Left") {
-            yield* Effect.logWarning("Provider revoke failed; disconnecting locally anyway").pipe(
-              Effect.annotateLogs({
-                connectionId: connection.id,
-                provider: connection.provider,
-                reason: String((revoked.left as { message?: string }).message ?? revoked.left)
-              })
-            )
-          }
-          yield* connections.markDisconnected(connection.id)
-          yield* syncQueue.stop(connection.id)
-        })
+      disconnect: Effect.fn("ConnectFlow.disconnect")(function*(userId: UserId, connectionId: string) {
+        const found = yield* connections.findOpenOfUser(userId, connectionId)
+        if (Option.isNone(found)) return yield* new ConnectionNotFound({ connectionId })
+        const connection = found.value
+        const revoked = yield* Effect.gen(function*() {
+          const resolved = yield* access.resolve(connection.appId, connection.provider)
+          const current = yield* tokens.fresh(connection.id).pipe(
+            Effect.catchAll(() => tokens.stored(connection.id))
+          )
+          yield* resolved.adapter.revoke({
+            credentials: resolved.credentials,
+            endpoints: resolved.endpoints,
+            tokens: current
+          }).pipe(withClient)
+        }).pipe(Effect.either)
+        if (revoked._tag === "Left") {
+          yield* Effect.logWarning("Provider revoke failed; disconnecting locally anyway").pipe(
+            Effect.annotateLogs({
+              connectionId: connection.id,
+              provider: connection.provider,
+              reason: String((revoked.left as { message?: string }).message ?? revoked.left)
+            })
+          )
+        }
+        yield* connections.markDisconnected(connection.id)
+        yield* syncQueue.stop(connection.id)
+      })
     } as const
   }),
   dependencies: [ConnectionsRepo.Default, ConnectSessionsRepo.Default]

@@ -260,15 +260,14 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       })
 
     /** Plans the connect-time backfill: the last `backfillDays` days up to today, capped by the provider. */
-    const planBackfill = (connectionId: string, days?: number) =>
-      Effect.gen(function*() {
-        const info = yield* load(connectionId)
-        if (info === undefined) return
-        const source = dataOf(info)
-        const span = Math.max(1, Math.min(days ?? settings.backfillDays, source.maxBackfillDays))
-        const today = yield* todayOf(info)
-        yield* store.planBackfill(connectionId, addDays(today, -(span - 1)), today)
-      })
+    const planBackfill = Effect.fn("SyncEngine.planBackfill")(function*(connectionId: string, days?: number) {
+      const info = yield* load(connectionId)
+      if (info === undefined) return
+      const source = dataOf(info)
+      const span = Math.max(1, Math.min(days ?? settings.backfillDays, source.maxBackfillDays))
+      const today = yield* todayOf(info)
+      yield* store.planBackfill(connectionId, addDays(today, -(span - 1)), today)
+    })
 
     /**
      * Runs (or resumes) the planned backfill to its end, newest window first. The next window
@@ -330,23 +329,23 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       )
 
     /** Stores records a provider delivered itself (a push, or what a notification fetched). */
-    const storeDelivered = (connectionId: string, batch: CanonicalBatch) =>
-      Effect.gen(function*() {
+    const storeDelivered = Effect.fn("SyncEngine.storeDelivered")(
+      function*(connectionId: string, batch: CanonicalBatch) {
         const info = yield* usable(connectionId)
         if (info === undefined) return
         yield* store.storeBatch(ownerOf(info), batch, yield* todayOf(info))
         yield* store.setState(connectionId, { state: "Idle", synced: true })
-      })
+      }
+    )
 
-    const stop = (connectionId: string) =>
-      Effect.gen(function*() {
-        const info = yield* load(connectionId)
-        if (info === undefined) return
-        yield* store.setState(connectionId, {
-          state: "Stopped",
-          lastError: info.status !== "Active" ? `connection is ${info.status}` : "user is inactive"
-        })
+    const stop = Effect.fn("SyncEngine.stop")(function*(connectionId: string) {
+      const info = yield* load(connectionId)
+      if (info === undefined) return
+      yield* store.setState(connectionId, {
+        state: "Stopped",
+        lastError: info.status !== "Active" ? `connection is ${info.status}` : "user is inactive"
       })
+    })
 
     /** Applies a provider notification, as its plug-in reads it. */
     const notify = (connectionId: string, notification: SyncNotification) =>
