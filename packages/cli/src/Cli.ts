@@ -485,7 +485,7 @@ const ServerLive = Layer.unwrapEffect(Effect.gen(function*() {
   const { makeServeLive, ServeLive } = yield* Effect.promise(() => import("@pulsebridge/server/Main"))
   if (!config.sandbox && config.analyzer !== "sandbox") return ServeLive
   const { AnalyzerSandboxRoutesLive, SandboxRoutesLive } = yield* Effect.promise(() =>
-    import("@pulsebridge/testing/Sandbox")
+    import("@pulsebridge/server/sandbox/SandboxRoutes")
   )
   return makeServeLive(config.sandbox ? SandboxRoutesLive : AnalyzerSandboxRoutesLive)
 }))

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
-import { fitbitSignature, tokenFingerprint } from "../src/simulators/index.js"
+import { fitbitSignature, tokenFingerprint } from "../src/index.js"
 import {
   basic,
   bearer,

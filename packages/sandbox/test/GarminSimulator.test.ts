@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { garminDaily } from "../src/simulators/index.js"
+import { garminDaily } from "../src/index.js"
 import {
   CLIENT,
   formAction,

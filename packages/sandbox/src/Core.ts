@@ -153,7 +153,7 @@ export interface SimRequestShape {
   readonly identify: (who: { readonly clientId?: string | undefined; readonly userId?: string | undefined }) => void
 }
 
-export class SimRequest extends Context.Tag("@pulsebridge/testing/simulators/SimRequest")<
+export class SimRequest extends Context.Tag("@pulsebridge/sandbox/SimRequest")<
   SimRequest,
   SimRequestShape
 >() {}

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { whoopSignature } from "../src/simulators/index.js"
+import { whoopSignature } from "../src/index.js"
 import {
   basic,
   bearer,

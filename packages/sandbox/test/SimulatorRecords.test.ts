@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { dexcomRecords, providerUserIds } from "../src/simulators/index.js"
-import type { WhoopSimulator } from "../src/simulators/index.js"
+import { dexcomRecords, providerUserIds } from "../src/index.js"
+import type { WhoopSimulator } from "../src/index.js"
 import { bearer, dexcomConnect, get, HttpLive, ManualClock, served, whoopConnect } from "./simulatorHarness.js"
 
 const HOUR = 3_600_000

@@ -10,8 +10,8 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as crypto from "node:crypto"
 import OAuth from "oauth-1.0a"
-import type { Simulator, SimulatorClient, SimulatorControl, SimulatorOptions } from "../src/simulators/index.js"
-import { makeSimulator, serveHttpApp, serveSimulator } from "../src/simulators/index.js"
+import type { Simulator, SimulatorClient, SimulatorControl, SimulatorOptions } from "../src/index.js"
+import { makeSimulator, serveHttpApp, serveSimulator } from "../src/index.js"
 
 export const CLIENT: SimulatorClient = { clientId: "pb-client", clientSecret: "pb-client-secret" }
 export const OTHER_CLIENT: SimulatorClient = { clientId: "other-client", clientSecret: "other-client-secret" }

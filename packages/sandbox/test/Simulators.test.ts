@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type { FaultKind } from "../src/simulators/index.js"
+import type { FaultKind } from "../src/index.js"
 import {
   fileStore,
   fitbitDailySummary,
@@ -20,7 +20,7 @@ import {
   serveSimulator,
   simulatorEndpoints,
   tokenFingerprint
-} from "../src/simulators/index.js"
+} from "../src/index.js"
 import {
   bearer,
   fitbitAuthorizeUrl,

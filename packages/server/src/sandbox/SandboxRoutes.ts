@@ -7,18 +7,17 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { providers } from "@pulsebridge/domain"
-import { ProviderAccess } from "@pulsebridge/server/connections/ProviderAccess"
-import { sandboxAnalyzerPath } from "@pulsebridge/server/journal/MealAnalyzer"
-import { ServerBases } from "@pulsebridge/server/platform/ServerBases"
-import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
+import type { SimulatorStore } from "@pulsebridge/sandbox"
+import { fileStore, makeAnalyzerSimulator, makeSimulator, memoryStore } from "@pulsebridge/sandbox"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { makeAnalyzerSimulator } from "./simulators/Analyzer.js"
-import type { SimulatorStore } from "./simulators/index.js"
-import { fileStore, makeSimulator, memoryStore } from "./simulators/index.js"
+import { ProviderAccess } from "../connections/ProviderAccess.js"
+import { sandboxAnalyzerPath } from "../journal/MealAnalyzer.js"
+import { ServerBases } from "../platform/ServerBases.js"
+import { ServerConfig } from "../platform/ServerConfig.js"
 
 /** The meal-analyser simulator alone, for `ANALYZER=sandbox` outside sandbox mode. */
 export const AnalyzerSandboxRoutesLive = HttpApiBuilder.Router.use((router) =>
