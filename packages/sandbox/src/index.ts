@@ -1,7 +1,7 @@
 /**
  * The provider simulators' public face: Fitbit, Garmin (OAuth 1.0a), WHOOP (v2) and Dexcom (v3)
  * as mountable `HttpApp`s with fault knobs, a call log and deterministic synthetic data. The
- * building blocks (request context, consent page, state cell) stay in `./Core.js`.
+ * building blocks (request context, consent page, state cell) stay in `./core/`.
  *
  * Shape: `makeSimulator(provider, options)` (or `makeFitbitSimulator` etc.) returns
  * `{ provider, slug, app, router, baseUrl, control }`: `app` is an `HttpApp.Default` to serve or
@@ -10,8 +10,8 @@
  * as `B/_sim/...` over HTTP) plus each provider's webhook senders. `serveSimulator(sim)` serves
  * one on 127.0.0.1 inside a scope.
  */
-export type { AnalyzerCall, AnalyzerFault, AnalyzerFaultKind, AnalyzerSimulator } from "./Analyzer.js"
-export { makeAnalyzerSimulator, sandboxMealFor, sandboxMeals, sandboxModel } from "./Analyzer.js"
+export type { AnalyzerCall, AnalyzerFault, AnalyzerFaultKind, AnalyzerSimulator } from "./analyzer/Simulator.js"
+export { makeAnalyzerSimulator, sandboxMealFor, sandboxMeals, sandboxModel } from "./analyzer/Simulator.js"
 export type {
   CallFilter,
   CallRecord,
@@ -26,31 +26,31 @@ export type {
   SimulatorControl,
   SimulatorOptions,
   SimulatorSlug
-} from "./Core.js"
-export { serveHttpApp, serveSimulator, SimulatorServeError } from "./Core.js"
-export type { DexcomRecordKind, DexcomSimulator } from "./Dexcom.js"
-export { DEXCOM_SANDBOX_USERS, dexcomRecords, makeDexcomSimulator } from "./Dexcom.js"
+} from "./core/App.js"
+export { serveHttpApp, serveSimulator, SimulatorServeError } from "./core/App.js"
+export { hmacSha1Signature, normalizeBaseUri, percentEncode, signatureBaseString } from "./core/OAuth1.js"
+export { providerUserIds, tokenFingerprint } from "./core/Random.js"
+export type { SimulatorStore } from "./core/Store.js"
+export { fileStore, memoryStore } from "./core/Store.js"
+export type { DexcomRecordKind, DexcomSimulator } from "./dexcom/Simulator.js"
+export { DEXCOM_SANDBOX_USERS, dexcomRecords, makeDexcomSimulator } from "./dexcom/Simulator.js"
 export type {
   FitbitControl,
   FitbitNotification,
   FitbitSimulator,
   FitbitSubscription,
   SubscriberVerification
-} from "./Fitbit.js"
+} from "./fitbit/Simulator.js"
 export {
   FITBIT_COLLECTIONS,
   FITBIT_SCOPES,
   fitbitDailySummary,
   fitbitSignature,
   makeFitbitSimulator
-} from "./Fitbit.js"
-export type { GarminControl, GarminSimulator } from "./Garmin.js"
-export { GARMIN_PERMISSIONS, garminDaily, makeGarminSimulator } from "./Garmin.js"
-export { hmacSha1Signature, normalizeBaseUri, percentEncode, signatureBaseString } from "./OAuth1.js"
-export { providerUserIds, tokenFingerprint } from "./Random.js"
-export type { SimulatorFor } from "./Simulators.js"
-export { makeSimulator, simulatorEndpoints, simulatorSlugs } from "./Simulators.js"
-export type { SimulatorStore } from "./Store.js"
-export { fileStore, memoryStore } from "./Store.js"
-export type { WhoopControl, WhoopEventType, WhoopSimulator } from "./Whoop.js"
-export { makeWhoopSimulator, WHOOP_SCOPES, whoopSignature } from "./Whoop.js"
+} from "./fitbit/Simulator.js"
+export type { GarminControl, GarminSimulator } from "./garmin/Simulator.js"
+export { GARMIN_PERMISSIONS, garminDaily, makeGarminSimulator } from "./garmin/Simulator.js"
+export type { SimulatorFor } from "./Registry.js"
+export { makeSimulator, simulatorEndpoints, simulatorSlugs } from "./Registry.js"
+export type { WhoopControl, WhoopEventType, WhoopSimulator } from "./whoop/Simulator.js"
+export { makeWhoopSimulator, WHOOP_SCOPES, whoopSignature } from "./whoop/Simulator.js"

@@ -4,7 +4,7 @@
  * scoring benchmark. Each persona is a set of daily means with day-to-day noise; `ill` adds a
  * fever-like episode.
  */
-import { Rng } from "@pulsebridge/sandbox/Random"
+import { Rng } from "@pulsebridge/sandbox/core/Random"
 import type { ScoringRows } from "@pulsebridge/server/scoring/Inputs"
 
 export interface DayProfile {

@@ -15,7 +15,14 @@ import { HttpRouter, HttpServerResponse as Response } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
-import type { Delivery, ProviderStyle, SimRequestShape, Simulator, SimulatorControl, SimulatorOptions } from "./Core.js"
+import type {
+  Delivery,
+  ProviderStyle,
+  SimRequestShape,
+  Simulator,
+  SimulatorControl,
+  SimulatorOptions
+} from "../core/App.js"
 import {
   assemble,
   baseControl,
@@ -31,8 +38,8 @@ import {
   redirectWith,
   selfUrl,
   SimulatorCore
-} from "./Core.js"
-import type { AccessRecord, OAuth2State } from "./OAuth2.js"
+} from "../core/App.js"
+import type { AccessRecord, OAuth2State } from "../core/OAuth2.js"
 import {
   authenticate,
   challengePattern,
@@ -47,7 +54,7 @@ import {
   redeemCode,
   rememberUser,
   revokeWhere
-} from "./OAuth2.js"
+} from "../core/OAuth2.js"
 import {
   clamp,
   DAY_MS,
@@ -60,7 +67,7 @@ import {
   round,
   tokenKey,
   userTraits
-} from "./Random.js"
+} from "../core/Random.js"
 
 export const FITBIT_SCOPES: ReadonlyArray<string> = [
   "activity",

@@ -22,7 +22,14 @@ import { HttpRouter, HttpServerResponse as Response } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
-import type { Delivery, ProviderStyle, SimRequestShape, Simulator, SimulatorControl, SimulatorOptions } from "./Core.js"
+import type {
+  Delivery,
+  ProviderStyle,
+  SimRequestShape,
+  Simulator,
+  SimulatorControl,
+  SimulatorOptions
+} from "../core/App.js"
 import {
   assemble,
   baseControl,
@@ -38,8 +45,8 @@ import {
   redirectWith,
   selfUrl,
   SimulatorCore
-} from "./Core.js"
-import { normalizeBaseUri, readOAuth1, signatureMatches } from "./OAuth1.js"
+} from "../core/App.js"
+import { normalizeBaseUri, readOAuth1, signatureMatches } from "../core/OAuth1.js"
 import {
   clamp,
   DAY_MS,
@@ -52,7 +59,7 @@ import {
   round,
   sha256Hex,
   userTraits
-} from "./Random.js"
+} from "../core/Random.js"
 
 export const GARMIN_PERMISSIONS: ReadonlyArray<string> = [
   "ACTIVITY_EXPORT",

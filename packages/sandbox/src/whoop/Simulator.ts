@@ -24,7 +24,14 @@ import { HttpRouter, HttpServerResponse as Response } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
-import type { Delivery, ProviderStyle, SimRequestShape, Simulator, SimulatorControl, SimulatorOptions } from "./Core.js"
+import type {
+  Delivery,
+  ProviderStyle,
+  SimRequestShape,
+  Simulator,
+  SimulatorControl,
+  SimulatorOptions
+} from "../core/App.js"
 import {
   assemble,
   baseControl,
@@ -38,8 +45,8 @@ import {
   redirectWith,
   selfUrl,
   SimulatorCore
-} from "./Core.js"
-import type { AccessRecord, OAuth2State } from "./OAuth2.js"
+} from "../core/App.js"
+import type { AccessRecord, OAuth2State } from "../core/OAuth2.js"
 import {
   authenticate,
   bodyClient,
@@ -55,7 +62,7 @@ import {
   redeemCode,
   rememberUser,
   revokeWhere
-} from "./OAuth2.js"
+} from "../core/OAuth2.js"
 import {
   clamp,
   DAY_MS,
@@ -70,7 +77,7 @@ import {
   tokenKey,
   userTraits,
   uuidFrom
-} from "./Random.js"
+} from "../core/Random.js"
 
 export const WHOOP_SCOPES: ReadonlyArray<string> = [
   "offline",

@@ -3,15 +3,15 @@
  * adapter should be configured with to talk to one (all three are the simulator's B).
  */
 import type { Provider } from "@pulsebridge/domain"
-import type { Simulator, SimulatorOptions, SimulatorSlug } from "./Core.js"
-import type { DexcomSimulator } from "./Dexcom.js"
-import { makeDexcomSimulator } from "./Dexcom.js"
-import type { FitbitSimulator } from "./Fitbit.js"
-import { makeFitbitSimulator } from "./Fitbit.js"
-import type { GarminSimulator } from "./Garmin.js"
-import { makeGarminSimulator } from "./Garmin.js"
-import type { WhoopSimulator } from "./Whoop.js"
-import { makeWhoopSimulator } from "./Whoop.js"
+import type { Simulator, SimulatorOptions, SimulatorSlug } from "./core/App.js"
+import type { DexcomSimulator } from "./dexcom/Simulator.js"
+import { makeDexcomSimulator } from "./dexcom/Simulator.js"
+import type { FitbitSimulator } from "./fitbit/Simulator.js"
+import { makeFitbitSimulator } from "./fitbit/Simulator.js"
+import type { GarminSimulator } from "./garmin/Simulator.js"
+import { makeGarminSimulator } from "./garmin/Simulator.js"
+import type { WhoopSimulator } from "./whoop/Simulator.js"
+import { makeWhoopSimulator } from "./whoop/Simulator.js"
 
 export type SimulatorFor<P extends Provider> = P extends "Fitbit" ? FitbitSimulator
   : P extends "Garmin" ? GarminSimulator

@@ -18,7 +18,7 @@
  */
 import type { HttpServerResponse } from "@effect/platform"
 import { HttpRouter } from "@effect/platform"
-import type { ProviderStyle, SimRequestShape, Simulator, SimulatorControl, SimulatorOptions } from "./Core.js"
+import type { ProviderStyle, SimRequestShape, Simulator, SimulatorControl, SimulatorOptions } from "../core/App.js"
 import {
   assemble,
   baseControl,
@@ -31,8 +31,8 @@ import {
   redirectWith,
   selfUrl,
   SimulatorCore
-} from "./Core.js"
-import type { AccessRecord, OAuth2State } from "./OAuth2.js"
+} from "../core/App.js"
+import type { AccessRecord, OAuth2State } from "../core/OAuth2.js"
 import {
   authenticate,
   bodyClient,
@@ -46,7 +46,7 @@ import {
   redeemCode,
   rememberUser,
   revokeWhere
-} from "./OAuth2.js"
+} from "../core/OAuth2.js"
 import {
   clamp,
   DAY_MS,
@@ -60,7 +60,7 @@ import {
   tokenKey,
   userTraits,
   uuidFrom
-} from "./Random.js"
+} from "../core/Random.js"
 
 export type DexcomSimulator = Simulator<SimulatorControl>
 

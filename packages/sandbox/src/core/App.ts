@@ -153,7 +153,7 @@ export interface SimRequestShape {
   readonly identify: (who: { readonly clientId?: string | undefined; readonly userId?: string | undefined }) => void
 }
 
-export class SimRequest extends Context.Tag("@pulsebridge/sandbox/SimRequest")<
+export class SimRequest extends Context.Tag("@pulsebridge/sandbox/core/SimRequest")<
   SimRequest,
   SimRequestShape
 >() {}
