@@ -3,7 +3,7 @@
  * adapter should be configured with to talk to one (all three are the simulator's B).
  */
 import type { Provider } from "@pulsebridge/domain"
-import type { Simulator, SimulatorOptions, SimulatorSlug } from "./core/App.js"
+import type { Simulator, SimulatorOptions, SimulatorSlug } from "./core/Options.js"
 import type { DexcomSimulator } from "./dexcom/Simulator.js"
 import { makeDexcomSimulator } from "./dexcom/Simulator.js"
 import type { FitbitSimulator } from "./fitbit/Simulator.js"

@@ -12,24 +12,24 @@
  */
 export type { AnalyzerCall, AnalyzerFault, AnalyzerFaultKind, AnalyzerSimulator } from "./analyzer/Simulator.js"
 export { makeAnalyzerSimulator, sandboxMealFor, sandboxMeals, sandboxModel } from "./analyzer/Simulator.js"
+export type { Delivery } from "./core/Deliver.js"
+export { hmacSha1Signature, normalizeBaseUri, percentEncode, signatureBaseString } from "./core/OAuth1.js"
 export type {
   CallFilter,
   CallRecord,
-  Delivery,
   FaultKind,
   FaultSpec,
   PendingFault,
-  ServedApp,
   SimulatedUser,
   Simulator,
   SimulatorClient,
   SimulatorControl,
   SimulatorOptions,
   SimulatorSlug
-} from "./core/App.js"
-export { serveHttpApp, serveSimulator, SimulatorServeError } from "./core/App.js"
-export { hmacSha1Signature, normalizeBaseUri, percentEncode, signatureBaseString } from "./core/OAuth1.js"
+} from "./core/Options.js"
 export { providerUserIds, tokenFingerprint } from "./core/Random.js"
+export type { ServedApp } from "./core/Serve.js"
+export { serveHttpApp, serveSimulator, SimulatorServeError } from "./core/Serve.js"
 export type { SimulatorStore } from "./core/Store.js"
 export { fileStore, memoryStore } from "./core/Store.js"
 export type { DexcomRecordKind, DexcomSimulator } from "./dexcom/Simulator.js"

@@ -16,22 +16,9 @@
  * string as the schema says; errors are `{"error","error_description"}`; codes live 10 minutes;
  * `SandboxUser7` has a G7, `SandboxUser1`–`6` a G6, other names either.
  */
-import type { HttpServerResponse } from "@effect/platform"
 import { HttpRouter } from "@effect/platform"
-import type { ProviderStyle, SimRequestShape, Simulator, SimulatorControl, SimulatorOptions } from "../core/App.js"
-import {
-  assemble,
-  baseControl,
-  consentPage,
-  errorPage,
-  handle,
-  isAbsoluteUrl,
-  json,
-  readConsent,
-  redirectWith,
-  selfUrl,
-  SimulatorCore
-} from "../core/App.js"
+import type { HttpServerResponse } from "@effect/platform"
+import { assemble } from "../core/App.js"
 import type { AccessRecord, OAuth2State } from "../core/OAuth2.js"
 import {
   authenticate,
@@ -47,6 +34,7 @@ import {
   rememberUser,
   revokeWhere
 } from "../core/OAuth2.js"
+import type { Simulator, SimulatorControl, SimulatorOptions } from "../core/Options.js"
 import {
   clamp,
   DAY_MS,
@@ -61,6 +49,10 @@ import {
   userTraits,
   uuidFrom
 } from "../core/Random.js"
+import type { ProviderStyle, SimRequestShape } from "../core/Request.js"
+import { handle } from "../core/Request.js"
+import { consentPage, errorPage, isAbsoluteUrl, json, readConsent, redirectWith, selfUrl } from "../core/Responses.js"
+import { baseControl, SimulatorCore } from "../core/SimulatorCore.js"
 
 export type DexcomSimulator = Simulator<SimulatorControl>
 

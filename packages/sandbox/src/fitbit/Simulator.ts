@@ -10,35 +10,17 @@
  * `POST|DELETE /1/user/{-|id}[/{collection}]/apiSubscriptions/{id}.json`,
  * `GET /1/user/{-|id}[/{collection}]/apiSubscriptions.json`.
  */
-import type { HttpClient, HttpServerResponse } from "@effect/platform"
-import { HttpRouter, HttpServerResponse as Response } from "@effect/platform"
+import { HttpRouter } from "@effect/platform"
+import { HttpServerResponse as Response } from "@effect/platform"
+import type { HttpServerResponse } from "@effect/platform"
+import type { HttpClient } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
-import type {
-  Delivery,
-  ProviderStyle,
-  SimRequestShape,
-  Simulator,
-  SimulatorControl,
-  SimulatorOptions
-} from "../core/App.js"
-import {
-  assemble,
-  baseControl,
-  consentPage,
-  deliver,
-  errorPage,
-  handle,
-  isAbsoluteUrl,
-  json,
-  parseBasic,
-  parseBearer,
-  readConsent,
-  redirectWith,
-  selfUrl,
-  SimulatorCore
-} from "../core/App.js"
+import { assemble } from "../core/App.js"
+import { parseBasic, parseBearer } from "../core/Credentials.js"
+import type { Delivery } from "../core/Deliver.js"
+import { deliver } from "../core/Deliver.js"
 import type { AccessRecord, OAuth2State } from "../core/OAuth2.js"
 import {
   authenticate,
@@ -55,6 +37,7 @@ import {
   rememberUser,
   revokeWhere
 } from "../core/OAuth2.js"
+import type { Simulator, SimulatorControl, SimulatorOptions } from "../core/Options.js"
 import {
   clamp,
   DAY_MS,
@@ -68,6 +51,10 @@ import {
   tokenKey,
   userTraits
 } from "../core/Random.js"
+import type { ProviderStyle, SimRequestShape } from "../core/Request.js"
+import { handle } from "../core/Request.js"
+import { consentPage, errorPage, isAbsoluteUrl, json, readConsent, redirectWith, selfUrl } from "../core/Responses.js"
+import { baseControl, SimulatorCore } from "../core/SimulatorCore.js"
 
 export const FITBIT_SCOPES: ReadonlyArray<string> = [
   "activity",

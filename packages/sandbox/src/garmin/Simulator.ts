@@ -17,36 +17,19 @@
  * (consumer key, timestamp, nonce) is refused; backfill needs `HISTORICAL_DATA_EXPORT`
  * (403 otherwise), which the consent form leaves unticked, as Garmin's does.
  */
-import type { HttpClient, HttpServerResponse } from "@effect/platform"
-import { HttpRouter, HttpServerResponse as Response } from "@effect/platform"
+import { HttpRouter } from "@effect/platform"
+import { HttpServerResponse as Response } from "@effect/platform"
+import type { HttpServerResponse } from "@effect/platform"
+import type { HttpClient } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
-import type {
-  Delivery,
-  ProviderStyle,
-  SimRequestShape,
-  Simulator,
-  SimulatorControl,
-  SimulatorOptions
-} from "../core/App.js"
-import {
-  assemble,
-  baseControl,
-  consentPage,
-  deliver,
-  errorPage,
-  escapeHtml,
-  handle,
-  isAbsoluteUrl,
-  json,
-  parseOAuthHeader,
-  readConsent,
-  redirectWith,
-  selfUrl,
-  SimulatorCore
-} from "../core/App.js"
+import { assemble } from "../core/App.js"
+import { parseOAuthHeader } from "../core/Credentials.js"
+import type { Delivery } from "../core/Deliver.js"
+import { deliver } from "../core/Deliver.js"
 import { normalizeBaseUri, readOAuth1, signatureMatches } from "../core/OAuth1.js"
+import type { Simulator, SimulatorControl, SimulatorOptions } from "../core/Options.js"
 import {
   clamp,
   DAY_MS,
@@ -60,6 +43,19 @@ import {
   sha256Hex,
   userTraits
 } from "../core/Random.js"
+import type { ProviderStyle, SimRequestShape } from "../core/Request.js"
+import { handle } from "../core/Request.js"
+import {
+  consentPage,
+  errorPage,
+  escapeHtml,
+  isAbsoluteUrl,
+  json,
+  readConsent,
+  redirectWith,
+  selfUrl
+} from "../core/Responses.js"
+import { baseControl, SimulatorCore } from "../core/SimulatorCore.js"
 
 export const GARMIN_PERMISSIONS: ReadonlyArray<string> = [
   "ACTIVITY_EXPORT",

@@ -19,33 +19,16 @@
  * token; presenting a spent refresh token revokes the whole grant; a missing scope answers 401
  * (the API declares no 403); `redirect_uri` schemes are not restricted.
  */
-import type { HttpClient, HttpServerResponse } from "@effect/platform"
-import { HttpRouter, HttpServerResponse as Response } from "@effect/platform"
+import { HttpRouter } from "@effect/platform"
+import { HttpServerResponse as Response } from "@effect/platform"
+import type { HttpServerResponse } from "@effect/platform"
+import type { HttpClient } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
-import type {
-  Delivery,
-  ProviderStyle,
-  SimRequestShape,
-  Simulator,
-  SimulatorControl,
-  SimulatorOptions
-} from "../core/App.js"
-import {
-  assemble,
-  baseControl,
-  consentPage,
-  deliver,
-  errorPage,
-  handle,
-  isAbsoluteUrl,
-  json,
-  readConsent,
-  redirectWith,
-  selfUrl,
-  SimulatorCore
-} from "../core/App.js"
+import { assemble } from "../core/App.js"
+import type { Delivery } from "../core/Deliver.js"
+import { deliver } from "../core/Deliver.js"
 import type { AccessRecord, OAuth2State } from "../core/OAuth2.js"
 import {
   authenticate,
@@ -63,6 +46,7 @@ import {
   rememberUser,
   revokeWhere
 } from "../core/OAuth2.js"
+import type { Simulator, SimulatorControl, SimulatorOptions } from "../core/Options.js"
 import {
   clamp,
   DAY_MS,
@@ -78,6 +62,10 @@ import {
   userTraits,
   uuidFrom
 } from "../core/Random.js"
+import type { ProviderStyle, SimRequestShape } from "../core/Request.js"
+import { handle } from "../core/Request.js"
+import { consentPage, errorPage, isAbsoluteUrl, json, readConsent, redirectWith, selfUrl } from "../core/Responses.js"
+import { baseControl, SimulatorCore } from "../core/SimulatorCore.js"
 
 export const WHOOP_SCOPES: ReadonlyArray<string> = [
   "offline",
