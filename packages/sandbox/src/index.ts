@@ -32,25 +32,26 @@ export type { ServedApp } from "./core/Serve.js"
 export { serveHttpApp, serveSimulator, SimulatorServeError } from "./core/Serve.js"
 export type { SimulatorStore } from "./core/Store.js"
 export { fileStore, memoryStore } from "./core/Store.js"
-export type { DexcomRecordKind, DexcomSimulator } from "./dexcom/Simulator.js"
-export { DEXCOM_SANDBOX_USERS, dexcomRecords, makeDexcomSimulator } from "./dexcom/Simulator.js"
-export type {
-  FitbitControl,
-  FitbitNotification,
-  FitbitSimulator,
-  FitbitSubscription,
-  SubscriberVerification
-} from "./fitbit/Simulator.js"
-export {
-  FITBIT_COLLECTIONS,
-  FITBIT_SCOPES,
-  fitbitDailySummary,
-  fitbitSignature,
-  makeFitbitSimulator
-} from "./fitbit/Simulator.js"
-export type { GarminControl, GarminSimulator } from "./garmin/Simulator.js"
-export { GARMIN_PERMISSIONS, garminDaily, makeGarminSimulator } from "./garmin/Simulator.js"
+export type { DexcomRecordKind } from "./dexcom/Data.js"
+export { dexcomRecords } from "./dexcom/Data.js"
+export { DEXCOM_SANDBOX_USERS } from "./dexcom/Shapes.js"
+export type { DexcomSimulator } from "./dexcom/Simulator.js"
+export { makeDexcomSimulator } from "./dexcom/Simulator.js"
+export { fitbitDailySummary } from "./fitbit/Data.js"
+export type { FitbitControl, FitbitNotification, FitbitSubscription, SubscriberVerification } from "./fitbit/Shapes.js"
+export { FITBIT_COLLECTIONS, FITBIT_SCOPES } from "./fitbit/Shapes.js"
+export type { FitbitSimulator } from "./fitbit/Simulator.js"
+export { makeFitbitSimulator } from "./fitbit/Simulator.js"
+export { fitbitSignature } from "./fitbit/Webhooks.js"
+export { garminDaily } from "./garmin/Data.js"
+export type { GarminControl } from "./garmin/Shapes.js"
+export { GARMIN_PERMISSIONS } from "./garmin/Shapes.js"
+export type { GarminSimulator } from "./garmin/Simulator.js"
+export { makeGarminSimulator } from "./garmin/Simulator.js"
 export type { SimulatorFor } from "./Registry.js"
 export { makeSimulator, simulatorEndpoints, simulatorSlugs } from "./Registry.js"
-export type { WhoopControl, WhoopEventType, WhoopSimulator } from "./whoop/Simulator.js"
-export { makeWhoopSimulator, WHOOP_SCOPES, whoopSignature } from "./whoop/Simulator.js"
+export type { WhoopControl, WhoopEventType } from "./whoop/Shapes.js"
+export { WHOOP_SCOPES } from "./whoop/Shapes.js"
+export type { WhoopSimulator } from "./whoop/Simulator.js"
+export { makeWhoopSimulator } from "./whoop/Simulator.js"
+export { whoopSignature } from "./whoop/Webhooks.js"
