@@ -3,7 +3,8 @@
  * as mountable `HttpApp`s with fault knobs, a call log and deterministic synthetic data. The
  * building blocks (request context, consent page, state cell) stay in `./core/`.
  *
- * Shape: `makeSimulator(provider, options)` (or `makeFitbitSimulator` etc.) returns
+ * Shape: `makeSimulator(provider, options)` (or `makeFitbitSimulator` etc.; `simulatorRegistry`
+ * lists them, one entry per provider) returns
  * `{ provider, slug, app, router, baseUrl, control }`: `app` is an `HttpApp.Default` to serve or
  * `HttpRouter.mountApp(prefix, app)`, `router` the same for `HttpRouter.mount(prefix, router)`,
  * `baseUrl` the B every generated URL starts with, `control` the programmatic knobs (the same
@@ -48,8 +49,8 @@ export type { GarminControl } from "./garmin/Shapes.js"
 export { GARMIN_PERMISSIONS } from "./garmin/Shapes.js"
 export type { GarminSimulator } from "./garmin/Simulator.js"
 export { makeGarminSimulator } from "./garmin/Simulator.js"
-export type { SimulatorFor } from "./Registry.js"
-export { makeSimulator, simulatorEndpoints, simulatorSlugs } from "./Registry.js"
+export type { SimulatorEntry, SimulatorFor, SimulatorRegistry } from "./Registry.js"
+export { findSimulator, makeSimulator, simulatorEndpoints, simulatorRegistry, simulatorSlugs } from "./Registry.js"
 export type { WhoopControl, WhoopEventType } from "./whoop/Shapes.js"
 export { WHOOP_SCOPES } from "./whoop/Shapes.js"
 export type { WhoopSimulator } from "./whoop/Simulator.js"

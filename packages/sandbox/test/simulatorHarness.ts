@@ -5,7 +5,7 @@
  */
 import { HttpClient, HttpClientRequest, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import type { Provider } from "@pulsebridge/domain"
+import type { BuiltinProvider } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as crypto from "node:crypto"
@@ -108,7 +108,11 @@ export const options = (clock: ManualClock, extra: Partial<SimulatorOptions> = {
 })
 
 /** A simulator served on a free port for the test's scope. */
-export const served = <P extends Provider>(provider: P, clock: ManualClock, extra: Partial<SimulatorOptions> = {}) =>
+export const served = <P extends BuiltinProvider>(
+  provider: P,
+  clock: ManualClock,
+  extra: Partial<SimulatorOptions> = {}
+) =>
   Effect.gen(function*() {
     const sim = makeSimulator(provider, options(clock, extra))
     const server = yield* serveSimulator(sim)
@@ -300,7 +304,7 @@ export const garminConnect = (base: string, user = "sandbox-user") =>
 
 /** For tests over all providers: connect a user and make an authorized call to a data path. */
 export const providerCases: ReadonlyArray<{
-  readonly provider: Provider
+  readonly provider: BuiltinProvider
   readonly dataPath: string
   readonly connect: (
     base: string,
