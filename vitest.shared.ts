@@ -16,6 +16,7 @@ const config: ViteUserConfig = {
     alias: {
       ...alias("domain"),
       ...alias("providers"),
+      ...alias("sandbox"),
       ...alias("server"),
       ...alias("cli"),
       ...alias("testing")

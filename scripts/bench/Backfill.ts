@@ -11,9 +11,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { AppId } from "@pulsebridge/domain"
+import type { DexcomRecordKind } from "@pulsebridge/sandbox"
+import { dexcomRecords } from "@pulsebridge/sandbox"
 import { ProviderCredentials } from "@pulsebridge/server/apps/ProviderCredentials"
-import type { DexcomRecordKind } from "@pulsebridge/testing/simulators/index"
-import { dexcomRecords } from "@pulsebridge/testing/simulators/index"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as cp from "node:child_process"

@@ -8,7 +8,7 @@
  * when its stdin closes, which happens when the benchmark ends, however it ends.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { makeDexcomSimulator, serveSimulator } from "@pulsebridge/testing/simulators/index"
+import { makeDexcomSimulator, serveSimulator } from "@pulsebridge/sandbox"
 import * as Effect from "effect/Effect"
 import type { SimulatorSettings } from "./Backfill.js"
 

@@ -286,7 +286,7 @@ environment like \`serve\` but with \`BACKFILL_DAYS=365\` and a yearly \`SYNC_CR
 into the measurements; logs written to a file in the system temp directory instead of the terminal), on a fresh
 database.
 
-**Dexcom backfill.** The Dexcom simulator (\`@pulsebridge/testing\`, without its rate limits) runs in a process of
+**Dexcom backfill.** The Dexcom simulator (\`@pulsebridge/sandbox\`, without its rate limits) runs in a process of
 its own, with its clock held still, and the benchmark app's Dexcom credentials point at it. A user connects Dexcom
 through the hosted connect flow over HTTPS (connect session, the simulator's consent form, our callback), which
 backfills 365 days of 5-minute readings. The time runs from the callback request to the connection listing

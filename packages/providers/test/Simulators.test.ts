@@ -16,6 +16,15 @@ import {
   makeState,
   WhoopAdapter
 } from "@pulsebridge/providers"
+import type { Simulator } from "@pulsebridge/sandbox"
+import {
+  makeDexcomSimulator,
+  makeFitbitSimulator,
+  makeGarminSimulator,
+  makeWhoopSimulator,
+  providerUserIds,
+  serveSimulator
+} from "@pulsebridge/sandbox"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
@@ -46,25 +55,21 @@ interface SimulatorKit {
   readonly userId: (consentName: string) => string | number
 }
 
-/**
- * The simulators live in @pulsebridge/testing, which this package's test project does not
- * reference (testing depends on providers), so they are loaded at run time and typed above.
- */
-const simulatorModule = (name: string) => import(/* @vite-ignore */ `@pulsebridge/testing/simulators/${name}`)
+const makers: Record<Case["module"], SimulatorKit["make"]> = {
+  Fitbit: makeFitbitSimulator,
+  Garmin: makeGarminSimulator,
+  Whoop: makeWhoopSimulator,
+  Dexcom: makeDexcomSimulator
+}
 
-const loadKit = (module: "Fitbit" | "Garmin" | "Whoop" | "Dexcom", slug: string) =>
-  Effect.promise(async (): Promise<SimulatorKit> => {
-    const [sims, core, random] = await Promise.all([
-      simulatorModule(module),
-      simulatorModule("Core"),
-      simulatorModule("Random")
-    ])
-    return {
-      make: sims[`make${module}Simulator`],
-      serve: (sim) => core.serveSimulator(sim),
-      userId: random.providerUserIds[slug]
-    }
-  })
+/** The simulator, its server and its user ids for one case, seen through the narrow types above. */
+const loadKit = (module: Case["module"], slug: string) =>
+  Effect.sync((): SimulatorKit => ({
+    make: makers[module],
+    // every maker above returns a full simulator; `SimulatorLike` only narrows what the test reads
+    serve: (sim) => serveSimulator(sim as Simulator),
+    userId: providerUserIds[slug as keyof typeof providerUserIds]
+  }))
 
 const client = { clientId: "pulsebridge-it", clientSecret: "it-secret-0123456789" }
 const credentials = { clientId: client.clientId, clientSecret: Redacted.make(client.clientSecret) }

@@ -4,8 +4,8 @@
  * scoring benchmark. Each persona is a set of daily means with day-to-day noise; `ill` adds a
  * fever-like episode.
  */
+import { Rng } from "@pulsebridge/sandbox/core/Random"
 import type { ScoringRows } from "@pulsebridge/server/scoring/Inputs"
-import { Rng } from "./simulators/Random.js"
 
 export interface DayProfile {
   /** Total sleep of the main sleep, hours. */

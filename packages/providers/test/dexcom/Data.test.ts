@@ -18,7 +18,7 @@ import {
   normaliseDexcomEgv,
   normaliseDexcomEvent
 } from "@pulsebridge/providers"
-import { dexcomRecords, providerUserIds } from "@pulsebridge/testing/simulators/index"
+import { dexcomRecords, providerUserIds } from "@pulsebridge/sandbox"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { FitbitDailySummary, FitbitData, fitbitDistanceMeters, normaliseFitbitDay } from "@pulsebridge/providers"
-import { fitbitDailySummary } from "@pulsebridge/testing/simulators/index"
+import { fitbitDailySummary } from "@pulsebridge/sandbox"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"

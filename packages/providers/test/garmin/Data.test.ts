@@ -18,7 +18,7 @@ import {
   normaliseGarminDaily,
   pullGarminCallback
 } from "@pulsebridge/providers"
-import { garminDaily, serveHttpApp } from "@pulsebridge/testing/simulators/index"
+import { garminDaily, serveHttpApp } from "@pulsebridge/sandbox"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"

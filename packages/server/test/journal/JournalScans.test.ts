@@ -6,7 +6,8 @@
  * storing nothing.
  */
 import { expect, layer } from "@effect/vitest"
-import { createUser, makeTestServer, Simulators, TestServer } from "@pulsebridge/testing"
+import * as Simulators from "@pulsebridge/sandbox"
+import { createUser, makeTestServer, TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"

@@ -5,16 +5,9 @@
  * ends complete, without duplicates.
  */
 import { expect, it } from "@effect/vitest"
+import * as Simulators from "@pulsebridge/sandbox"
 import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
-import {
-  childServerClient,
-  freePort,
-  freshDatabase,
-  killChild,
-  Simulators,
-  startChildServer,
-  tempDir
-} from "@pulsebridge/testing"
+import { childServerClient, freePort, freshDatabase, killChild, startChildServer, tempDir } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import { connect, listConnections, sim, simCalls, simulatedUser } from "../fixtures/Connect.js"
 import { json, preview, send } from "../fixtures/Http.js"

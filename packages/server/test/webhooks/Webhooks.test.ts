@@ -6,9 +6,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
+import * as Simulators from "@pulsebridge/sandbox"
 import { ProviderAccess } from "@pulsebridge/server/connections/ProviderAccess"
 import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
-import { createUser, makeTestServer, Simulators } from "@pulsebridge/testing"
+import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { connect, listConnections, simCalls, simulatedUser } from "../fixtures/Connect.js"

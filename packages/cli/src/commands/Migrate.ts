@@ -1,0 +1,21 @@
+/**
+ * `pulsebridge migrate`: apply the database migrations (what the server also does when it starts).
+ */
+import { Command } from "@effect/cli"
+import { DatabaseLive } from "@pulsebridge/server/platform/Database"
+import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { printResult, quietLogs, reportFailure } from "../Output.js"
+import { json } from "./Options.js"
+
+export const migrate = Command.make(
+  "migrate",
+  { json },
+  ({ json }) =>
+    printResult(json, { migrated: true }, () => "The database is migrated.").pipe(
+      Effect.provide(DatabaseLive({ attach: true }).pipe(Layer.provide(ServerConfig.layer))),
+      quietLogs,
+      reportFailure(json)
+    )
+).pipe(Command.withDescription("Apply the database migrations"))

@@ -1,0 +1,39 @@
+/**
+ * How a command body runs: over the server's own services and database (attached to a running
+ * server's embedded database when one holds DATA_DIR), with quiet logs and failures printed
+ * once; and the app of `--app`, checked before the users service trusts it.
+ */
+import { NotFound } from "@pulsebridge/domain"
+import { ProviderRegistry } from "@pulsebridge/providers"
+import { DataLive } from "@pulsebridge/server/App"
+import { Apps } from "@pulsebridge/server/apps/Apps"
+import type { ProviderCredentials } from "@pulsebridge/server/apps/ProviderCredentials"
+import { DatabaseLive } from "@pulsebridge/server/platform/Database"
+import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
+import type { Users } from "@pulsebridge/server/users/Users"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { withContractErrors } from "../ContractErrors.js"
+import { quietLogs, reportFailure } from "../Output.js"
+
+const ServicesFromEnv = DataLive.pipe(
+  Layer.provideMerge(ProviderRegistry.Default),
+  Layer.provideMerge(DatabaseLive({ attach: true })),
+  Layer.provide(ServerConfig.layer)
+)
+
+/** Runs a command body over the services, with its output rules: quiet logs, and failures printed once. */
+export const withServices = (json: boolean) =>
+<A, E>(
+  effect: Effect.Effect<A, E, Apps | Users | ProviderCredentials>
+) => effect.pipe(withContractErrors, Effect.provide(ServicesFromEnv), quietLogs, reportFailure(json))
+
+/** The app of `--app`; the users service trusts its app id, so an unknown one is refused here. */
+export const requireApp = (id: string) =>
+  Effect.flatMap(Apps, (apps) => apps.get(id)).pipe(
+    Effect.flatMap(Option.match({
+      onNone: () => Effect.fail(new NotFound({ message: `no app with id ${id}` })),
+      onSome: (app) => Effect.succeed(app.id)
+    }))
+  )

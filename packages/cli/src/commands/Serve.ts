@@ -1,0 +1,59 @@
+/**
+ * `pulsebridge serve`: run the API server, in sandbox mode with `--sandbox`, and with `--json`
+ * report where it listens as one JSON object.
+ */
+import { Command, Options } from "@effect/cli"
+import { HttpServer } from "@effect/platform"
+import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { consoleToStderr, printJson, reportFailure } from "../Output.js"
+import { json } from "./Options.js"
+
+/**
+ * The server, with the simulators mounted when sandbox mode is on (`--sandbox` or `SANDBOX=true`), and the
+ * meal-analyser simulator alone with `ANALYZER=sandbox` outside it. Loaded on demand: the other commands need
+ * none of it (HTTP, the background runtime, the simulators).
+ */
+const ServerLive = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* ServerConfig
+  const { makeServeLive, ServeLive } = yield* Effect.promise(() => import("@pulsebridge/server/Main"))
+  if (!config.sandbox && config.analyzer !== "sandbox") return ServeLive
+  const { AnalyzerSandboxRoutesLive, SandboxRoutesLive } = yield* Effect.promise(() =>
+    import("@pulsebridge/server/sandbox/SandboxRoutes")
+  )
+  return makeServeLive(config.sandbox ? SandboxRoutesLive : AnalyzerSandboxRoutesLive)
+}))
+
+/**
+ * With `--json` the server's own text (its banner, its logs) goes to stderr and stdout gets one object saying
+ * where it listens, so a supervising script learns the address without parsing the banner.
+ */
+const serveJson = (config: Layer.Layer<ServerConfig, unknown>) =>
+  Effect.gen(function*() {
+    const context = yield* consoleToStderr(Layer.build(ServerLive.pipe(Layer.provideMerge(config))))
+    const settings = Context.get(context, ServerConfig)
+    const address = Context.get(context, HttpServer.HttpServer).address
+    const port = address._tag === "TcpAddress" ? address.port : settings.port
+    const scheme = settings.trustProxy ? "http" : "https"
+    const url = Option.getOrElse(settings.publicUrl, () => `${scheme}://localhost:${port}`).replace(/\/$/, "")
+    const database = Option.isSome(settings.databaseUrl) ? "postgres" : "embedded"
+    yield* printJson({ status: "running", url, port, database, pid: process.pid })
+    return yield* Effect.never
+  }).pipe(Effect.scoped)
+
+export const serve = Command.make(
+  "serve",
+  {
+    sandbox: Options.boolean("sandbox").pipe(Options.withDescription("Run in sandbox mode (SANDBOX=true)")),
+    json
+  },
+  ({ json, sandbox }) => {
+    const config = sandbox ? ServerConfig.layerWith({ sandbox: true }) : ServerConfig.layer
+    return (json ? serveJson(config) : Layer.launch(ServerLive.pipe(Layer.provide(config)))).pipe(
+      reportFailure(json)
+    )
+  }
+).pipe(Command.withDescription("Run the API server (what `npm start` runs)"))

@@ -1,0 +1,149 @@
+/**
+ * `pulsebridge users`: create (or find by external id), show, update, soft-delete an app's users
+ * and rotate their tokens, printing users as the API's JSON has them.
+ */
+import { Command, Options } from "@effect/cli"
+import { CreateUserPayload, UpdateUserPayload, User } from "@pulsebridge/domain"
+import { Users } from "@pulsebridge/server/users/Users"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { printResult } from "../Output.js"
+import { appId, decodeInput, given, json, locale, metadata, parseMetadata, timezone, userId } from "./Options.js"
+import { requireApp, withServices } from "./Runtime.js"
+
+/** The user as the API's JSON has it. */
+const userJson = (user: User) => Schema.encode(User)(user).pipe(Effect.orDie)
+
+const userText = (user: typeof User.Encoded) =>
+  [
+    `User ${user.id} (${user.status})`,
+    `  externalUserId: ${user.externalUserId}`,
+    `  locale:         ${user.locale}`,
+    `  timezone:       ${user.timezone}`,
+    `  metadata:       ${JSON.stringify(user.metadata)}`,
+    `  createdAt:      ${user.createdAt}`,
+    `  updatedAt:      ${user.updatedAt}`
+  ].join("\n")
+
+const usersCreate = Command.make(
+  "create",
+  {
+    app: appId,
+    externalUserId: Options.text("external-user-id").pipe(
+      Options.withDescription("The app's own id of the user; unique within the app")
+    ),
+    locale,
+    timezone,
+    metadata,
+    json
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const id = yield* requireApp(args.app)
+      const payload = yield* decodeInput(
+        CreateUserPayload,
+        given({
+          externalUserId: args.externalUserId,
+          locale: Option.getOrUndefined(args.locale),
+          timezone: Option.getOrUndefined(args.timezone),
+          metadata: yield* parseMetadata(args.metadata)
+        })
+      )
+      const { created, token, user } = yield* Effect.flatMap(Users, (users) => users.create(id, payload))
+      const encoded = yield* userJson(user)
+      yield* printResult(
+        args.json,
+        { user: encoded, token, created },
+        () =>
+          [
+            created ? "Created user:" : "The user existed (now Active); a fresh token was issued:",
+            userText(encoded),
+            "Its token is shown only this once; keep it:",
+            `  ${token}`
+          ].join("\n")
+      )
+    }).pipe(withServices(args.json))
+).pipe(Command.withDescription("Create a user, or find the one with this external id; issues a fresh token"))
+
+const usersGet = Command.make("get", { app: appId, id: userId, json }, ({ app, id, json }) =>
+  Effect.gen(function*() {
+    const appId = yield* requireApp(app)
+    const encoded = yield* Effect.flatMap(Users, (users) => users.get(appId, id)).pipe(Effect.flatMap(userJson))
+    yield* printResult(json, encoded, () => userText(encoded))
+  }).pipe(withServices(json))).pipe(Command.withDescription("Show a user"))
+
+const usersFind = Command.make(
+  "find",
+  {
+    app: appId,
+    externalUserId: Options.text("external-user-id").pipe(Options.withDescription("The app's own id of the user")),
+    json
+  },
+  ({ app, externalUserId, json }) =>
+    Effect.gen(function*() {
+      const appId = yield* requireApp(app)
+      const encoded = yield* Effect.flatMap(Users, (users) => users.findByExternalId(appId, externalUserId)).pipe(
+        Effect.flatMap(userJson)
+      )
+      yield* printResult(json, encoded, () => userText(encoded))
+    }).pipe(withServices(json))
+).pipe(Command.withDescription("Look a user up by the app's own id"))
+
+const usersUpdate = Command.make(
+  "update",
+  { app: appId, id: userId, locale, timezone, metadata, json },
+  (args) =>
+    Effect.gen(function*() {
+      const appId = yield* requireApp(args.app)
+      const payload = yield* decodeInput(
+        UpdateUserPayload,
+        given({
+          locale: Option.getOrUndefined(args.locale),
+          timezone: Option.getOrUndefined(args.timezone),
+          metadata: yield* parseMetadata(args.metadata)
+        })
+      )
+      const encoded = yield* Effect.flatMap(Users, (users) => users.update(appId, args.id, payload)).pipe(
+        Effect.flatMap(userJson)
+      )
+      yield* printResult(args.json, encoded, () => userText(encoded))
+    }).pipe(withServices(args.json))
+).pipe(Command.withDescription("Update a user; --metadata replaces the stored metadata entirely"))
+
+const usersDelete = Command.make(
+  "delete",
+  { app: appId, id: userId, json },
+  ({ app, id, json }) =>
+    Effect.gen(function*() {
+      const appId = yield* requireApp(app)
+      yield* Effect.flatMap(Users, (users) => users.softDelete(appId, id))
+      yield* printResult(
+        json,
+        { id, status: "Inactive" },
+        () => `User ${id} is now Inactive (data kept, tokens revoked).`
+      )
+    }).pipe(withServices(json))
+).pipe(
+  Command.withDescription("Soft-delete a user: it becomes Inactive, its tokens stop working, its data stays")
+)
+
+const usersRotateToken = Command.make(
+  "rotate-token",
+  { app: appId, id: userId, json },
+  ({ app, id, json }) =>
+    Effect.gen(function*() {
+      const appId = yield* requireApp(app)
+      const token = yield* Effect.flatMap(Users, (users) => users.rotateToken(appId, id))
+      yield* printResult(
+        json,
+        { token },
+        () => ["Earlier tokens are revoked. The new token is shown only this once; keep it:", `  ${token}`].join("\n")
+      )
+    }).pipe(withServices(json))
+).pipe(Command.withDescription("Revoke every token of a user and issue a new one"))
+
+export const users = Command.make("users").pipe(
+  Command.withDescription("Manage the users of an app"),
+  Command.withSubcommands([usersCreate, usersGet, usersFind, usersUpdate, usersDelete, usersRotateToken])
+)

@@ -1,0 +1,34 @@
+/**
+ * A user's registrations with consumers: ending one (deregistration, from the API or the
+ * control) drops its tokens and pending backfills; notifications go only to active ones.
+ */
+import type { GarminCore } from "./Shapes.js"
+import { registrationKey } from "./Shapes.js"
+
+export const makeGarminRegistrations = (core: GarminCore) => {
+  const deregister = (consumerKey: string | undefined, userId: string) => {
+    const s = core.state
+    for (const registration of Object.values(s.registrations)) {
+      if (registration.userId === userId && (consumerKey === undefined || registration.consumerKey === consumerKey)) {
+        registration.active = false
+      }
+    }
+    for (const [token, record] of Object.entries(s.uats)) {
+      if (record.userId === userId && (consumerKey === undefined || record.consumerKey === consumerKey)) {
+        delete s.uats[token]
+      }
+    }
+    s.pendingBackfills = s.pendingBackfills.filter((b) =>
+      !(b.userId === userId && (consumerKey === undefined || b.consumerKey === consumerKey))
+    )
+    core.commit()
+  }
+
+  const activeRegistration = (clientId: string | undefined, userId: string) => {
+    const consumerKey = core.client(clientId).clientId
+    const registration = core.state.registrations[registrationKey(consumerKey, userId)]
+    return registration !== undefined && registration.active ? registration : undefined
+  }
+
+  return { deregister, activeRegistration }
+}

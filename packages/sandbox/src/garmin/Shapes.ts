@@ -1,0 +1,125 @@
+/**
+ * What the Garmin simulator is and how it words things: permissions, lifetimes and limits, the
+ * persisted state (request tokens, user access tokens, registrations, backfills), the control
+ * (push, ping, backfill and deregistration senders) and Garmin's `{errorMessage}` errors.
+ */
+import { HttpServerResponse as Response } from "@effect/platform"
+import type { HttpClient } from "@effect/platform"
+import type { HttpClientError } from "@effect/platform/HttpClientError"
+import type * as Effect from "effect/Effect"
+import type { Delivery } from "../core/Deliver.js"
+import type { SimulatorControl } from "../core/Options.js"
+import type { ProviderStyle } from "../core/Request.js"
+import { json } from "../core/Responses.js"
+import type { SimulatorCore } from "../core/SimulatorCore.js"
+
+export const GARMIN_PERMISSIONS: ReadonlyArray<string> = [
+  "ACTIVITY_EXPORT",
+  "WORKOUT_IMPORT",
+  "HEALTH_EXPORT",
+  "COURSE_IMPORT",
+  "MCT_EXPORT",
+  "HISTORICAL_DATA_EXPORT"
+]
+
+export const REQUEST_TOKEN_TTL_MS = 10 * 60_000
+export const MAX_PULL_SECONDS = 86_400
+export const MAX_BACKFILL_SECONDS = 30 * 86_400
+export const NONCE_MEMORY = 10_000
+
+export interface RequestTokenRecord {
+  readonly consumerKey: string
+  readonly secret: string
+  readonly callback: string | null
+  readonly expiresAt: number
+  verifier: string | null
+  userId: string | null
+  permissions: Array<string> | null
+}
+
+export interface UatRecord {
+  readonly consumerKey: string
+  readonly userId: string
+  readonly secret: string
+}
+
+export interface Registration {
+  readonly consumerKey: string
+  readonly userId: string
+  permissions: Array<string>
+  active: boolean
+  lastUat: string
+}
+
+export interface Backfill {
+  readonly consumerKey: string
+  readonly userId: string
+  readonly start: number
+  readonly end: number
+}
+
+export interface GarminState {
+  users: Record<string, { readonly name: string }>
+  /** OAuth 1.0a needs the raw secrets to check signatures, so this state holds real (sandbox) tokens. */
+  requestTokens: Record<string, RequestTokenRecord>
+  uats: Record<string, UatRecord>
+  registrations: Record<string, Registration>
+  pendingBackfills: Array<Backfill>
+  backfillKeys: Array<string>
+}
+
+export interface GarminControl extends SimulatorControl {
+  /**
+   * Pushes the user's dailies for `dates` (default: the user's local today) as they stand now.
+   * `undefined` when the user is not registered with the client (nothing is sent).
+   */
+  readonly pushDailies: (
+    url: string,
+    input: {
+      readonly userId: string
+      readonly dates?: ReadonlyArray<string> | undefined
+      readonly clientId?: string | undefined
+    }
+  ) => Effect.Effect<Delivery | undefined, HttpClientError, HttpClient.HttpClient>
+  /** A ping: the upload window and a `callbackURL` under B to pull it from. */
+  readonly pingDailies: (
+    url: string,
+    input: {
+      readonly userId: string
+      readonly uploadStartTimeInSeconds: number
+      readonly uploadEndTimeInSeconds: number
+      readonly clientId?: string | undefined
+    }
+  ) => Effect.Effect<Delivery | undefined, HttpClientError, HttpClient.HttpClient>
+  /** Pushes the dailies of every pending backfill of the client, one request each; delivered ones are done. */
+  readonly deliverBackfills: (
+    url: string,
+    options?: { readonly clientId?: string | undefined }
+  ) => Effect.Effect<ReadonlyArray<Delivery>, HttpClientError, HttpClient.HttpClient>
+  readonly sendDeregistration: (
+    url: string,
+    input: { readonly userId: string; readonly clientId?: string | undefined }
+  ) => Effect.Effect<Delivery, HttpClientError, HttpClient.HttpClient>
+  readonly pendingBackfills: () => ReadonlyArray<
+    { readonly clientId: string; readonly userId: string; readonly start: number; readonly end: number }
+  >
+  /** The dailies a push would carry (for assertions without a receiver). */
+  readonly dailies: (userId: string, dates: ReadonlyArray<string>) => ReadonlyArray<Record<string, unknown>>
+}
+
+export const garminError = (status: number, message: string, headers?: Record<string, string>) =>
+  json({ errorMessage: message }, status, headers)
+
+export const style: ProviderStyle = {
+  error: (status, _code, message) => garminError(status, message),
+  expiredToken: () => garminError(401, "Invalid or expired user access token"),
+  rateLimited: (seconds) => garminError(429, "Rate limit exceeded", { "retry-after": String(seconds) })
+}
+
+export const formEncoded = (values: Record<string, string>) =>
+  Response.text(new URLSearchParams(values).toString(), { contentType: "application/x-www-form-urlencoded" })
+
+export const registrationKey = (consumerKey: string, userId: string) => `${consumerKey} ${userId}`
+
+/** The simulator's core with Garmin's state. */
+export type GarminCore = SimulatorCore<GarminState>

@@ -1,0 +1,103 @@
+/**
+ * The Garmin Health API simulator with OAuth 1.0a (provider reference §3): request token,
+ * consent page (`oauthConfirm`), access token with verifier, every signed request's HMAC-SHA1
+ * signature and nonce checked; user id, permissions, deregistration, dailies pull by upload
+ * window, backfill; and helpers delivering push, ping, backfill and deregistration
+ * notifications (header `garmin-client-id`, no signature, as Garmin does).
+ *
+ * Paths under B: `POST /oauth-service/oauth/request_token`, `GET|POST /oauthConfirm`,
+ * `POST /oauth-service/oauth/access_token`, `GET /wellness-api/rest/user/id`,
+ * `GET /wellness-api/rest/user/permissions`, `DELETE /wellness-api/rest/user/registration`,
+ * `GET /wellness-api/rest/dailies`, `GET /wellness-api/rest/backfill/{type}`.
+ *
+ * Choices where Garmin is undocumented: denial redirects to the callback with `oauth_token`
+ * and `oauth_problem=user_refused`; without any callback (`oob`) the page shows the verifier;
+ * request tokens live 10 minutes; a wrong verifier leaves the request token usable; there is no
+ * clock-skew check on `oauth_timestamp` (the simulator clock may be virtual) but a reused
+ * (consumer key, timestamp, nonce) is refused; backfill needs `HISTORICAL_DATA_EXPORT`
+ * (403 otherwise), which the consent form leaves unticked, as Garmin's does.
+ *
+ * This module assembles the simulator (routes and control); its pieces live beside it:
+ * Shapes.ts (types, limits, errors), Data.ts (synthetic records), OAuth.ts, Registrations.ts, Api.ts and Webhooks.ts.
+ */
+import { HttpRouter, HttpServerResponse as Response } from "@effect/platform"
+import { assemble } from "../core/App.js"
+import type { Simulator, SimulatorOptions } from "../core/Options.js"
+import { handle } from "../core/Request.js"
+import { json } from "../core/Responses.js"
+import { baseControl, SimulatorCore } from "../core/SimulatorCore.js"
+import { makeGarminApi } from "./Api.js"
+import { makeGarminDays } from "./Data.js"
+import { makeGarminOAuth } from "./OAuth.js"
+import { makeGarminRegistrations } from "./Registrations.js"
+import type { GarminControl, GarminState } from "./Shapes.js"
+import { style } from "./Shapes.js"
+import { makeGarminWebhooks } from "./Webhooks.js"
+
+export type GarminSimulator = Simulator<GarminControl>
+
+export const makeGarminSimulator = (options: SimulatorOptions): GarminSimulator => {
+  const core = new SimulatorCore<GarminState>("Garmin", "garmin", options, () => ({
+    users: {},
+    requestTokens: {},
+    uats: {},
+    registrations: {},
+    pendingBackfills: [],
+    backfillKeys: []
+  }))
+  const nonces = new Set<string>()
+  const days = makeGarminDays(core)
+  const { accessToken, confirm, requestToken, verifySigned } = makeGarminOAuth(core, nonces)
+  const { activeRegistration, deregister } = makeGarminRegistrations(core)
+  const { api, backfill, dailiesPull } = makeGarminApi(core, verifySigned, days)
+
+  const routes = HttpRouter.empty.pipe(
+    HttpRouter.post("/oauth-service/oauth/request_token", handle(requestToken)),
+    HttpRouter.get("/oauthConfirm", handle(confirm)),
+    HttpRouter.post("/oauthConfirm", handle(confirm)),
+    HttpRouter.post("/oauth-service/oauth/access_token", handle(accessToken)),
+    HttpRouter.get(
+      "/wellness-api/rest/user/id",
+      handle((req) => api(req, (_uat, record) => json({ userId: record.userId })))
+    ),
+    HttpRouter.get(
+      "/wellness-api/rest/user/permissions",
+      handle((req) => api(req, (_uat, _record, registration) => json(registration.permissions)))
+    ),
+    HttpRouter.del(
+      "/wellness-api/rest/user/registration",
+      handle((req) =>
+        api(req, (_uat, record, registration) => {
+          deregister(registration.consumerKey, record.userId)
+          return Response.empty({ status: 204 })
+        })
+      )
+    ),
+    HttpRouter.get("/wellness-api/rest/dailies", handle(dailiesPull)),
+    HttpRouter.get("/wellness-api/rest/backfill/:type", handle(backfill))
+  )
+
+  const control: GarminControl = {
+    ...baseControl(core, {
+      resetGrants: () => {
+        nonces.clear()
+        core.cell.reset()
+      },
+      // user access tokens do not expire
+      expireAccessTokens: () => undefined,
+      revokeUser: (userId) => deregister(undefined, userId),
+      users: () => Object.entries(core.state.users).map(([userId, u]) => ({ userId, name: u.name }))
+    }),
+    ...makeGarminWebhooks(core, days, activeRegistration),
+    pendingBackfills: () =>
+      core.state.pendingBackfills.map((b) => ({
+        clientId: b.consumerKey,
+        userId: b.userId,
+        start: b.start,
+        end: b.end
+      })),
+    dailies: (userId, dates) => days.dailiesFor(userId, dates)
+  }
+
+  return assemble(core, style, routes, control)
+}
