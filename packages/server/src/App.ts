@@ -35,6 +35,7 @@ import { HttpServerLive, ProviderHttpClientLive } from "./platform/HttpServer.js
 import { SecretBox } from "./platform/SecretBox.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
+import { SandboxRoutesLive } from "./sandbox/SandboxRoutes.js"
 import { ScoresHttpLive } from "./scoring/Http.js"
 import { ScoreData } from "./scoring/ScoreData.js"
 import { ConnectionSyncLive } from "./sync/ConnectionSync.js"
@@ -114,28 +115,27 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
 
 /**
  * The whole HTTP application: the API, the docs and OpenAPI routes, the root routes, provider
- * webhooks, and `extraRoutes` on the same router (the sandbox providers).
+ * webhooks, and in sandbox mode the simulators, all on one router.
  */
-const makeHttpAppLive = <E, R>(extraRoutes: Layer.Layer<never, E, R>) =>
-  Layer.unwrapEffect(Effect.gen(function*() {
-    const config = yield* ServerConfig
-    return HttpApiBuilder.serve(makeAppMiddleware({ trustProxy: config.trustProxy })).pipe(
-      Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
-      Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-      Layer.provide(RootRoutesLive),
-      Layer.provide(WebhookRoutesLive),
-      Layer.provide(extraRoutes),
-      Layer.provide(ApiLive)
-    )
-  }))
-
-/** Everything the server runs, listening, given `ServerConfig` and a migrated `SqlClient`. */
-export const makeAppLive = <E, R>(extraRoutes: Layer.Layer<never, E, R>) =>
-  makeHttpAppLive(extraRoutes).pipe(
-    Layer.provideMerge(JournalLive),
-    Layer.provideMerge(ConnectLive),
-    Layer.provideMerge(HttpServerLive),
-    Layer.provideMerge(DataLive)
+const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* ServerConfig
+  return HttpApiBuilder.serve(makeAppMiddleware({ trustProxy: config.trustProxy })).pipe(
+    Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(RootRoutesLive),
+    Layer.provide(WebhookRoutesLive),
+    Layer.provide(SandboxRoutesLive),
+    Layer.provide(ApiLive)
   )
+}))
 
-export const AppLive = makeAppLive(Layer.empty)
+/**
+ * Everything the server runs, listening, given `ServerConfig`, a migrated `SqlClient` and the
+ * `ProviderRegistry`.
+ */
+export const AppLive = HttpAppLive.pipe(
+  Layer.provideMerge(JournalLive),
+  Layer.provideMerge(ConnectLive),
+  Layer.provideMerge(HttpServerLive),
+  Layer.provideMerge(DataLive)
+)

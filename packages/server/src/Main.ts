@@ -10,7 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
-import { makeAppLive } from "./App.js"
+import { AppLive } from "./App.js"
 import { Apps } from "./apps/Apps.js"
 import { DatabaseLive } from "./platform/Database.js"
 import { ServerBases } from "./platform/ServerBases.js"
@@ -58,16 +58,10 @@ export const LoggingLive = Layer.unwrapEffect(Effect.gen(function*() {
   return Layer.merge(format === "json" ? Logger.json : Logger.logFmt, Logger.minimumLogLevel(level))
 }))
 
-/**
- * Everything `pulsebridge serve` runs, given a `ServerConfig`; `extraRoutes` adds routes to the
- * same server (the CLI mounts the sandbox providers with it).
- */
-export const makeServeLive = <E, R>(extraRoutes: Layer.Layer<never, E, R>) =>
-  Banner.pipe(
-    Layer.provideMerge(makeAppLive(extraRoutes)),
-    Layer.provideMerge(ProviderRegistry.Default),
-    Layer.provideMerge(DatabaseLive({ attach: false })),
-    Layer.provide(LoggingLive)
-  )
-
-export const ServeLive = makeServeLive(Layer.empty)
+/** Everything `pulsebridge serve` runs, given a `ServerConfig`. */
+export const ServeLive = Banner.pipe(
+  Layer.provideMerge(AppLive),
+  Layer.provideMerge(ProviderRegistry.Default),
+  Layer.provideMerge(DatabaseLive({ attach: false })),
+  Layer.provide(LoggingLive)
+)

@@ -8,11 +8,12 @@ import { HttpClient as Client } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Api, CreateUserPayload } from "@pulsebridge/domain"
 import { ProviderRegistry } from "@pulsebridge/providers"
-import { makeAppLive } from "@pulsebridge/server/App"
+import type { SimulatorRegistry } from "@pulsebridge/sandbox"
+import { AppLive } from "@pulsebridge/server/App"
 import { Apps } from "@pulsebridge/server/apps/Apps"
 import type { ServerConfigShape } from "@pulsebridge/server/platform/ServerConfig"
 import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
-import { AnalyzerSandboxRoutesLive, SandboxRoutesLive } from "@pulsebridge/server/sandbox/SandboxRoutes"
+import { SandboxSimulators } from "@pulsebridge/server/sandbox/SandboxRoutes"
 import { Users } from "@pulsebridge/server/users/Users"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -65,21 +66,21 @@ export const testConfig = (dataDir: string, overrides: Partial<ServerConfigShape
  */
 export const makeTestServer = (
   overrides: Partial<ServerConfigShape> = {},
-  /** The provider plug-ins (the built-in ones unless a test registers others). */
-  providers: Layer.Layer<ProviderRegistry> = ProviderRegistry.Default
+  registries: {
+    /** The provider plug-ins (the built-in ones unless a test registers others). */
+    readonly providers?: Layer.Layer<ProviderRegistry> | undefined
+    /** The simulators sandbox mode may mount (the built-in ones unless a test registers others). */
+    readonly simulators?: SimulatorRegistry | undefined
+  } = {}
 ) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const dataDir = yield* tempDir("pulsebridge-test-")
     const ConfigLive = Layer.succeed(ServerConfig, testConfig(dataDir, overrides))
-    // With `sandbox: true` the simulators are mounted as `serve --sandbox` mounts them; with
-    // `analyzer: "sandbox"` at least the meal-analyser simulator is.
-    const routes = overrides.sandbox === true
-      ? SandboxRoutesLive
-      : overrides.analyzer === "sandbox"
-      ? AnalyzerSandboxRoutesLive
-      : Layer.empty
-    const Http = makeAppLive(routes).pipe(
-      Layer.provideMerge(providers),
+    const Http = AppLive.pipe(
+      Layer.provideMerge(registries.providers ?? ProviderRegistry.Default),
+      Layer.provideMerge(
+        registries.simulators === undefined ? Layer.empty : Layer.succeed(SandboxSimulators, registries.simulators)
+      ),
       Layer.provideMerge(TestDatabaseLive),
       Layer.provideMerge(ConfigLive)
     )

@@ -17,15 +17,10 @@ import { json } from "./Options.js"
  * meal-analyser simulator alone with `ANALYZER=sandbox` outside it. Loaded on demand: the other commands need
  * none of it (HTTP, the background runtime, the simulators).
  */
-const ServerLive = Layer.unwrapEffect(Effect.gen(function*() {
-  const config = yield* ServerConfig
-  const { makeServeLive, ServeLive } = yield* Effect.promise(() => import("@pulsebridge/server/Main"))
-  if (!config.sandbox && config.analyzer !== "sandbox") return ServeLive
-  const { AnalyzerSandboxRoutesLive, SandboxRoutesLive } = yield* Effect.promise(() =>
-    import("@pulsebridge/server/sandbox/SandboxRoutes")
-  )
-  return makeServeLive(config.sandbox ? SandboxRoutesLive : AnalyzerSandboxRoutesLive)
-}))
+/** The server's composition, loaded only when `serve` runs (other commands start faster without it). */
+const ServerLive = Layer.unwrapEffect(
+  Effect.map(Effect.promise(() => import("@pulsebridge/server/Main")), ({ ServeLive }) => ServeLive)
+)
 
 /**
  * With `--json` the server's own text (its banner, its logs) goes to stderr and stdout gets one object saying
