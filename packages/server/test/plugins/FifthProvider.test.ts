@@ -5,7 +5,7 @@
  * history is backfilled, and the app reads it through the same endpoints, without any change to
  * the server.
  */
-import { expect, it } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { builtinPlugins, makeRegistry, ProviderRegistry } from "@pulsebridge/providers"
 import { simulatorRegistry } from "@pulsebridge/sandbox"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
@@ -24,7 +24,7 @@ const registries = {
 
 const utcDay = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10)
 
-it.layer(makeTestServer({ sandbox: true }, registries), { timeout: "180 seconds", excludeTestServices: true })(
+layer(makeTestServer({ sandbox: true }, registries), { timeout: "180 seconds", excludeTestServices: true })(
   "a fifth provider",
   (it) => {
     it.effect("is listed, connects through the hosted flow, backfills, and is read through endpoints 10 and 11", () =>
