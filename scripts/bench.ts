@@ -274,7 +274,7 @@ const program = Effect.gen(function*() {
   yield* say(`Benchmark on ${databaseTitle[kind]}; server logs go to ${logFile}`)
 
   const database = yield* setupDatabase(kind)
-  const ConfigLive = ServerConfig.layerWith({
+  const ConfigLive = ServerConfig.DefaultWith({
     port: 0,
     host: "127.0.0.1",
     publicUrl: Option.none(),

@@ -8,6 +8,7 @@
  * in; the built-in plug-ins keep their literal names.
  */
 import type { DataType } from "@pulsebridge/domain"
+import { ProviderInfo } from "@pulsebridge/domain"
 import type * as Redacted from "effect/Redacted"
 import type { ProviderAdapter } from "./Adapter.js"
 import type { ProviderData } from "./Canonical.js"
@@ -62,6 +63,16 @@ export interface CatalogEntry<Name extends string = string> {
   readonly scorePriority: ScorePriority
   readonly limits: ProviderLimits
 }
+
+/** A catalogue entry as the service contract lists it (`GET /providers`). */
+export const toProviderInfo = (entry: CatalogEntry): ProviderInfo =>
+  new ProviderInfo({
+    name: entry.name,
+    slug: entry.slug,
+    authType: entry.authType,
+    logoUrl: entry.logoUrl,
+    supportedDataTypes: entry.supportedDataTypes
+  })
 
 // ---- webhooks ----
 

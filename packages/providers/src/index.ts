@@ -5,7 +5,6 @@
  */
 export * from "./Adapter.js"
 export * from "./Canonical.js"
-export * from "./Compat.js"
 export * from "./dexcom/index.js"
 export * from "./fitbit/index.js"
 export * from "./garmin/index.js"

@@ -7,10 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { ProviderInfo, providers } from "@pulsebridge/domain"
 import type { ProviderAdapter, ProviderData, ProviderPlugin, ScoreInput } from "@pulsebridge/providers"
 import {
-  adapters,
   builtinPlugins,
-  catalog,
-  dataSources,
   DexcomHosts,
   DexcomPlugin,
   emptyBatch,
@@ -18,16 +15,19 @@ import {
   GarminPlugin,
   makeRegistry,
   ProviderError,
-  providerOrder,
   ProviderRegistry,
   scoreInputs,
+  toProviderInfo,
   WhoopPlugin
 } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 
-const fakeFitbit = { ...adapters.Fitbit, defaultEndpoints: { authBaseUrl: "a", tokenBaseUrl: "t", apiBaseUrl: "p" } }
+const fakeFitbit = {
+  ...FitbitPlugin.adapter,
+  defaultEndpoints: { authBaseUrl: "a", tokenBaseUrl: "t", apiBaseUrl: "p" }
+}
 
 describe("ProviderRegistry", () => {
   it.effect("holds an adapter for every provider, matching the catalog", () =>
@@ -36,7 +36,7 @@ describe("ProviderRegistry", () => {
       for (const provider of providers) {
         const adapter = registry.get(provider)
         expect(adapter.provider).toBe(provider)
-        expect(adapter.authType).toBe(catalog[provider].authType)
+        expect(adapter.authType).toBe(registry.plugin(provider).catalog.authType)
         expect(registry.defaultEndpoints(provider)).toEqual(adapter.defaultEndpoints)
       }
     }).pipe(Effect.provide(ProviderRegistry.Default)))
@@ -66,7 +66,7 @@ describe("ProviderRegistry", () => {
     Effect.gen(function*() {
       const registry = yield* ProviderRegistry
       expect(registry.defaultEndpoints("Fitbit").authBaseUrl).toBe("a")
-      expect(registry.get("Garmin")).toBe(adapters.Garmin)
+      expect(registry.get("Garmin")).toBe(GarminPlugin.adapter)
     }).pipe(
       Effect.provide(
         Layer.succeed(
@@ -95,7 +95,7 @@ describe("ProviderRegistry", () => {
 
 /** A provider the domain does not list, as a test or a deployment would plug it in. */
 const ouraAdapter: ProviderAdapter = {
-  ...adapters.Fitbit,
+  ...FitbitPlugin.adapter,
   provider: "Oura",
   defaultScopes: ["daily"],
   defaultEndpoints: { authBaseUrl: "https://cloud.ouraring.test", tokenBaseUrl: "t", apiBaseUrl: "a" }
@@ -170,7 +170,7 @@ describe("the plug-in registry", () => {
       makeRegistry([...builtinPlugins, { ...ouraPlugin, catalog: { ...ouraPlugin.catalog, slug: "dexcom" } }])
     )
       .toThrow(/slug dexcom/)
-    expect(() => makeRegistry([{ ...ouraPlugin, adapter: adapters.WHOOP }])).toThrow(/adapter is for WHOOP/)
+    expect(() => makeRegistry([{ ...ouraPlugin, adapter: WhoopPlugin.adapter }])).toThrow(/adapter is for WHOOP/)
   })
 
   it("ranks score sources exactly as the scoring's provider priority table", () => {
@@ -202,12 +202,13 @@ describe("the plug-in registry", () => {
     expect(GarminPlugin.catalog.limits.rateLimits).toEqual([])
   })
 
-  it("keeps the provider-keyed records as views of the plug-ins", () => {
-    for (const plugin of builtinPlugins) {
+  it("lists the built-in providers in order, each catalogue entry as the contract's ProviderInfo", () => {
+    const registry = makeRegistry()
+    for (const plugin of registry.plugins) {
       const name = plugin.catalog.name
-      expect(adapters[name]).toBe(plugin.adapter)
-      expect(dataSources[name]).toBe(plugin.data)
-      expect(catalog[name]).toEqual(
+      expect(registry.adapters[name]).toBe(plugin.adapter)
+      expect(registry.plugin(name).data).toBe(plugin.data)
+      expect(toProviderInfo(plugin.catalog)).toEqual(
         new ProviderInfo({
           name,
           slug: plugin.catalog.slug,
@@ -217,8 +218,8 @@ describe("the plug-in registry", () => {
         })
       )
     }
-    expect(providerOrder).toEqual(["Fitbit", "Garmin", "WHOOP", "Dexcom"])
-    expect(catalog.WHOOP.supportedDataTypes).toContain("Recovery")
-    expect(catalog.Dexcom.supportedDataTypes).toEqual(["GlucoseReading", "GlucoseEvent", "GlucoseCalibration"])
+    expect(registry.plugins.map((plugin) => plugin.catalog.name)).toEqual(["Fitbit", "Garmin", "WHOOP", "Dexcom"])
+    expect(WhoopPlugin.catalog.supportedDataTypes).toContain("Recovery")
+    expect(DexcomPlugin.catalog.supportedDataTypes).toEqual(["GlucoseReading", "GlucoseEvent", "GlucoseCalibration"])
   })
 })

@@ -60,7 +60,7 @@ export const DataLive = Layer.mergeAll(
   HealthData.Default,
   ProviderCredentials.Default,
   ScoreData.Default
-).pipe(Layer.provideMerge(SecretBox.layer))
+).pipe(Layer.provideMerge(SecretBox.Default))
 
 /**
  * The sync runtime: `SyncQueue` for every role; the `ConnectionSync` entity and the periodic sync
@@ -87,7 +87,7 @@ const ConnectLive = Layer.mergeAll(ConnectFlow.Default, Webhooks.Default).pipe(
   Layer.provideMerge(SyncLive),
   Layer.provideMerge(ConnectionTokens.Default),
   Layer.provideMerge(ProviderAccess.Default),
-  Layer.provideMerge(ServerBases.layer),
+  Layer.provideMerge(ServerBases.Default),
   Layer.provideMerge(ProviderHttpClientLive)
 )
 
@@ -102,7 +102,7 @@ const JournalLive = Layer.unwrapEffect(
       (config.role === "api" ? ResumePendingLive : Layer.mergeAll(MealAnalysisLive, ResumePendingLive)).pipe(
         Layer.provideMerge(Journal.Default),
         Layer.provideMerge(
-          Layer.mergeAll(MealAnalyzerLive, NutrientResolver.Default, BlobStore.local, AnalysisQueueLive)
+          Layer.mergeAll(MealAnalyzerLive, NutrientResolver.Default, BlobStore.Default, AnalysisQueueLive)
         )
       )
   )

@@ -14,7 +14,7 @@ export const migrate = Command.make(
   { json },
   ({ json }) =>
     printResult(json, { migrated: true }, () => "The database is migrated.").pipe(
-      Effect.provide(DatabaseLive({ attach: true }).pipe(Layer.provide(ServerConfig.layer))),
+      Effect.provide(DatabaseLive({ attach: true }).pipe(Layer.provide(ServerConfig.Default))),
       quietLogs,
       reportFailure(json)
     )

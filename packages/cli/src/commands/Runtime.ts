@@ -20,7 +20,7 @@ import { quietLogs, reportFailure } from "../Output.js"
 const ServicesFromEnv = DataLive.pipe(
   Layer.provideMerge(ProviderRegistry.Default),
   Layer.provideMerge(DatabaseLive({ attach: true })),
-  Layer.provide(ServerConfig.layer)
+  Layer.provide(ServerConfig.Default)
 )
 
 /** Runs a command body over the services, with its output rules: quiet logs, and failures printed once. */

@@ -46,7 +46,7 @@ export const serve = Command.make(
     json
   },
   ({ json, sandbox }) => {
-    const config = sandbox ? ServerConfig.layerWith({ sandbox: true }) : ServerConfig.layer
+    const config = sandbox ? ServerConfig.DefaultWith({ sandbox: true }) : ServerConfig.Default
     return (json ? serveJson(config) : Layer.launch(ServerLive.pipe(Layer.provide(config)))).pipe(
       reportFailure(json)
     )

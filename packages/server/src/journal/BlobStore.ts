@@ -1,5 +1,5 @@
 /**
- * Where meal photos are kept. `BlobStore` is the interface; `BlobStore.local` keeps each blob as a
+ * Where meal photos are kept. `BlobStore` is the interface; `BlobStore.Default` keeps each blob as a
  * file under `DATA_DIR/blobs` (written to a temporary name and renamed, so a crash never leaves a
  * half-written blob under its real key). Another backend (e.g. an object store) is one more layer.
  */
@@ -53,7 +53,7 @@ export const makeLocalBlobStore = (root: string): BlobStoreShape => {
 
 export class BlobStore extends Context.Tag("@pulsebridge/server/BlobStore")<BlobStore, BlobStoreShape>() {
   /** Files under `DATA_DIR/blobs`. */
-  static readonly local = Layer.effect(
+  static readonly Default = Layer.effect(
     BlobStore,
     Effect.map(ServerConfig, (config) => makeLocalBlobStore(path.resolve(config.dataDir, "blobs")))
   )

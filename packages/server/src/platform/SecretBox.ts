@@ -94,7 +94,7 @@ const loadOrCreateKeyFile = (dataDir: string): string => {
 }
 
 export class SecretBox extends Context.Tag("@pulsebridge/server/SecretBox")<SecretBox, SecretBoxShape>() {
-  static readonly layer = Layer.effect(
+  static readonly Default = Layer.effect(
     SecretBox,
     Effect.gen(function*() {
       const config = yield* ServerConfig

@@ -14,7 +14,7 @@ export class ServerBases extends Context.Tag("@pulsebridge/server/ServerBases")<
   readonly publicBase: string
   readonly internalBase: string
 }>() {
-  static readonly layer = Layer.effect(
+  static readonly Default = Layer.effect(
     ServerBases,
     Effect.gen(function*() {
       const config = yield* ServerConfig

@@ -100,8 +100,8 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.map(baseCon
 
 export class ServerConfig extends Context.Tag("@pulsebridge/server/ServerConfig")<ServerConfig, ServerConfigShape>() {
   /** Reads the environment (or the active `ConfigProvider`). */
-  static readonly layer = Layer.effect(ServerConfig, serverConfig)
+  static readonly Default = Layer.effect(ServerConfig, serverConfig)
 
-  static readonly layerWith = (overrides: Partial<ServerConfigShape>) =>
+  static readonly DefaultWith = (overrides: Partial<ServerConfigShape>) =>
     Layer.effect(ServerConfig, Effect.map(baseConfig, (config) => resolve(config, overrides)))
 }

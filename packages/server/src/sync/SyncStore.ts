@@ -4,11 +4,14 @@
  * changes nothing, and a record whose provider JSON changed (a WHOOP cycle that got its score,
  * a Garmin daily re-sent with larger totals) is updated in place.
  */
-import { SqlClient } from "@effect/sql"
-import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import type { Provider, UserId } from "@pulsebridge/domain"
+import { ConnectionId } from "@pulsebridge/domain"
 import type { CanonicalBatch, CanonicalDeletion } from "@pulsebridge/providers"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as String from "effect/String"
 
 /** Rows per insert statement: bounds the size of one statement's JSON. */
@@ -20,17 +23,19 @@ export interface RecordOwner {
   readonly provider: Provider
 }
 
-export type SyncStateName = "Pending" | "Backfilling" | "Idle" | "RateLimited" | "Error" | "Stopped"
+export const SyncStateName = Schema.Literal("Pending", "Backfilling", "Idle", "RateLimited", "Error", "Stopped")
+export type SyncStateName = typeof SyncStateName.Type
 
-export interface SyncStateRow {
-  readonly connectionId: ConnectionId
-  readonly state: SyncStateName
-  readonly rateLimitedUntil: Date | null
-  readonly lastSyncedAt: Date | null
-  readonly lastError: string | null
-  readonly backfillFrom: string | null
-  readonly backfillCursor: string | null
-}
+export const SyncStateRow = Schema.Struct({
+  connectionId: ConnectionId,
+  state: SyncStateName,
+  rateLimitedUntil: Schema.NullOr(Schema.DateFromSelf),
+  lastSyncedAt: Schema.NullOr(Schema.DateFromSelf),
+  lastError: Schema.NullOr(Schema.String),
+  backfillFrom: Schema.NullOr(Schema.String),
+  backfillCursor: Schema.NullOr(Schema.String)
+})
+export type SyncStateRow = typeof SyncStateRow.Type
 
 type Row = Record<string, unknown>
 
@@ -114,12 +119,20 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         }
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SyncStore.storeBatch"))
 
+    const findState = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: SyncStateRow,
+      execute: (connectionId) =>
+        sql`
+          select connection_id, state, rate_limited_until, last_synced_at, last_error,
+            backfill_from::text as backfill_from, backfill_cursor::text as backfill_cursor
+          from sync_state where connection_id = ${connectionId}
+        `
+    })
+
+    /** The connection's sync state, or undefined before its first message. */
     const state = (connectionId: string) =>
-      sql<SyncStateRow>`
-        select connection_id, state, rate_limited_until, last_synced_at, last_error,
-          backfill_from::text as backfill_from, backfill_cursor::text as backfill_cursor
-        from sync_state where connection_id = ${connectionId}
-      `.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+      findState(connectionId).pipe(Effect.map(Option.getOrUndefined), Effect.orDie)
 
     /** Plans a backfill of `from`..`to` (newest first); a backfill already under way keeps its cursor. */
     const planBackfill = (connectionId: string, from: string, to: string) =>

@@ -266,7 +266,8 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
         expect(calls.filter((c) => c.fault === fault.kind).length).toBe(fault.count)
 
         const to = today()
-        const data = yield* range(user.id, token, "glucose", addDays(to, -31), to)
+        // A reading's date is the device's wall-clock day: a device east of UTC is already in tomorrow.
+        const data = yield* range(user.id, token, "glucose", addDays(to, -31), addDays(to, 1))
         const start = Date.parse(`${addDays(to, -27)}T00:00:00Z`)
         const end = Date.parse(`${addDays(to, -1)}T00:00:00Z`)
         const served = Simulators.dexcomRecords(
