@@ -188,18 +188,19 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           Schedule.modifyDelay(([[_, n], error], delay) =>
             n === 0 && error._tag === "ProviderError" && error.status === 401 ? Duration.zero : delay
           ),
-          Schedule.tapOutput(([[delay, n], error]) =>
-            n === 0 && error._tag === "ProviderError" && error.status === 401
-              ? Ref.set(forceRefresh, true)
-              : Effect.logWarning("Provider call failed").pipe(
-                Effect.annotateLogs({
-                  ...annotations,
-                  attempt: `${n + 1}/${settings.maxAttempts}`,
-                  error: error._tag === "ProviderError" ? describe(error) : error.message,
-                  retryInMs: Duration.toMillis(delay)
-                })
-              )
-          )
+          // Only a provider fault is retried; the tap runs for the fault that ends the retries too.
+          Schedule.tapOutput(([[delay, n], error]) => {
+            if (error._tag !== "ProviderError" || isInvalidNotification(error)) return Effect.void
+            if (n === 0 && error.status === 401) return Ref.set(forceRefresh, true)
+            return Effect.logWarning("Provider call failed").pipe(
+              Effect.annotateLogs({
+                ...annotations,
+                attempt: `${n + 1}/${settings.maxAttempts}`,
+                error: describe(error),
+                retryInMs: Duration.toMillis(delay)
+              })
+            )
+          })
         )
 
         return yield* attempt.pipe(
