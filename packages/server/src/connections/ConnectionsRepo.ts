@@ -131,6 +131,9 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
             lock ? sql.literal("for update") : sql.literal("")
           }`
       })
+    // Built once: every provider call reads the tokens through one of these.
+    const lockedTokens = tokensOf(true)
+    const unlockedTokens = tokensOf(false)
 
     const syncTarget = SqlSchema.findOne({
       Request: Schema.String,
@@ -219,10 +222,10 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
         ),
 
       /** The sealed tokens, the row locked until the transaction ends (refresh is single-flight). */
-      lockTokens: (connectionId: string) => tokensOf(true)(connectionId).pipe(Effect.orDie),
+      lockTokens: (connectionId: string) => lockedTokens(connectionId).pipe(Effect.orDie),
 
       /** The sealed tokens as stored, without a lock. */
-      tokens: (connectionId: string) => tokensOf(false)(connectionId).pipe(Effect.orDie),
+      tokens: (connectionId: string) => unlockedTokens(connectionId).pipe(Effect.orDie),
 
       storeTokens: (connectionId: string, tokens: SealedTokens) =>
         sql`

@@ -161,17 +161,27 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           })
         }).pipe(Effect.provideService(HttpClient.HttpClient, httpClient))
 
-        const whileRateLimited = Schedule.identity<ProviderError | ConnectionUnusable>().pipe(
-          Schedule.whileInput((error) => error._tag === "ProviderError" && error.status === 429),
+        type Failure = ProviderError | ConnectionUnusable
+        const isRateLimited = (error: Failure): error is ProviderError =>
+          error._tag === "ProviderError" && error.status === 429
+        const isRetried = (error: Failure): error is ProviderError =>
+          error._tag === "ProviderError" && !isInvalidNotification(error)
+        // A 401 on the first attempt: the token expired early; refresh it and try again at once.
+        const refreshesAtOnce = (attemptIndex: number, error: Failure) =>
+          attemptIndex === 0 && error._tag === "ProviderError" && error.status === 401
+
+        const whileRateLimited = Schedule.identity<Failure>().pipe(
+          Schedule.whileInput(isRateLimited),
           Schedule.addDelay((error) => rateLimitWait(error as ProviderError)),
-          Schedule.tapInput((error) =>
+          Schedule.tapInput((error: Failure) =>
             Effect.gen(function*() {
-              const wait = rateLimitWait(error as ProviderError)
+              if (!isRateLimited(error)) return
+              const wait = rateLimitWait(error)
               const until = new Date((yield* Clock.currentTimeMillis) + Duration.toMillis(wait))
               yield* store.setState(info.id, {
                 state: "RateLimited",
                 rateLimitedUntil: until,
-                lastError: describe(error as ProviderError)
+                lastError: describe(error)
               })
               yield* Effect.logInfo("Provider rate limit; waiting").pipe(
                 Effect.annotateLogs({ ...annotations, until: until.toISOString() })
@@ -182,16 +192,13 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
 
         const whileTransient = Schedule.exponential(settings.backoffBase).pipe(
           Schedule.intersect(Schedule.recurs(settings.maxAttempts - 1)),
-          Schedule.intersect(Schedule.identity<ProviderError | ConnectionUnusable>()),
-          Schedule.whileInput((error) => error._tag === "ProviderError" && !isInvalidNotification(error)),
-          // A 401 on the first attempt: the token expired early; refresh it and try again at once.
-          Schedule.modifyDelay(([[_, n], error], delay) =>
-            n === 0 && error._tag === "ProviderError" && error.status === 401 ? Duration.zero : delay
-          ),
-          // Only a provider fault is retried; the tap runs for the fault that ends the retries too.
+          Schedule.intersect(Schedule.identity<Failure>()),
+          Schedule.whileInput(isRetried),
+          Schedule.modifyDelay(([[_, n], error], delay) => refreshesAtOnce(n, error) ? Duration.zero : delay),
+          // The tap runs for the fault that ends the retries too.
           Schedule.tapOutput(([[delay, n], error]) => {
-            if (error._tag !== "ProviderError" || isInvalidNotification(error)) return Effect.void
-            if (n === 0 && error.status === 401) return Ref.set(forceRefresh, true)
+            if (!isRetried(error)) return Effect.void
+            if (refreshesAtOnce(n, error)) return Ref.set(forceRefresh, true)
             return Effect.logWarning("Provider call failed").pipe(
               Effect.annotateLogs({
                 ...annotations,
