@@ -1,25 +1,129 @@
 /**
- * Shared building blocks of the contract: branded ids, calendar dates, time zones,
- * provider values and the date-range query used by every range read.
+ * Shared building blocks of the contract: branded ids, the contract's string types (bounded, no NUL,
+ * no lone surrogates), strict timestamps and calendar dates, time zones, provider values and the
+ * date-range query used by every range read.
  */
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
-export const AppId = Schema.UUID.pipe(Schema.brand("AppId")).annotations({ identifier: "AppId" })
+// ---- strings ----
+
+/** A UTF-16 code unit of a surrogate pair standing alone: not Unicode text, and refused by PostgreSQL. */
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+/** Every C0 control character and DEL. */
+const controlCharacter = /[\u0000-\u001F\u007F]/
+/** C0 controls other than tab, line feed and carriage return, and DEL: refused even in free text. */
+const textControlCharacter = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
+
+/** Replaces lone surrogates with U+FFFD, so that `encodeURIComponent` and friends cannot throw. */
+export const toWellFormed = (s: string): string => s.replace(new RegExp(loneSurrogate.source, "g"), "\uFFFD")
+
+export interface ContractStringOptions {
+  /** The longest value accepted, in UTF-16 code units (JavaScript characters). */
+  readonly maxLength: number
+  /** The shortest value accepted; default 0. */
+  readonly minLength?: number
+  /** Free text may carry tabs and line breaks; identifiers, names and URLs carry no control character. */
+  readonly freeText?: boolean
+}
+
+const stringProblem = (s: string, options: ContractStringOptions): string | undefined => {
+  const min = options.minLength ?? 0
+  if (s.length < min) return min === 1 ? "expected a non-empty string" : `expected at least ${min} characters`
+  if (s.length > options.maxLength) return `expected at most ${options.maxLength} characters`
+  if (s.includes("\u0000")) return "must not contain NUL characters"
+  if ((options.freeText === true ? textControlCharacter : controlCharacter).test(s)) {
+    return options.freeText === true
+      ? "must not contain control characters other than tab and line breaks"
+      : "must not contain control characters"
+  }
+  if (loneSurrogate.test(s)) return "must be well-formed Unicode text (no lone surrogates)"
+  return undefined
+}
+
+/** The description of a contract string's limits, for OpenAPI. */
+const limitsText = (options: ContractStringOptions) =>
+  `${(options.minLength ?? 0) > 0 ? `${options.minLength} to ${options.maxLength}` : `At most ${options.maxLength}`} ` +
+  `characters; ${
+    options.freeText === true
+      ? "no NUL or control characters other than tab and line breaks"
+      : "no control characters"
+  }, no lone surrogates.`
+
+/**
+ * The string type of the contract: every string that comes in (payloads, url params, query of the
+ * callbacks) has a maximum length and no NUL, other control characters (except tab and line breaks
+ * in free text) or lone surrogates. The limits are part of the value's OpenAPI description.
+ */
+export const ContractString = (options: ContractStringOptions, description?: string) =>
+  Schema.String.pipe(
+    Schema.filter((s) => stringProblem(s, options) ?? true, { jsonSchema: {} }),
+    Schema.maxLength(options.maxLength, { message: () => `expected at most ${options.maxLength} characters` }),
+    (self) =>
+      (options.minLength ?? 0) > 0
+        ? self.pipe(Schema.minLength(options.minLength!, { message: () => "expected a non-empty string" }))
+        : self
+  ).annotations({
+    description: description === undefined ? limitsText(options) : `${description}. ${limitsText(options)}`
+  })
+
+/** A URL that comes in: at most 2,048 characters, without spaces or control characters. */
+export const MaxUrlLength = 2048
+
+export const UrlString = (description: string) =>
+  ContractString({ maxLength: MaxUrlLength, minLength: 1 }).pipe(
+    Schema.filter((s) => !/\s/.test(s) || "must not contain spaces or line breaks")
+  ).annotations({ description: `${description}. ${limitsText({ maxLength: MaxUrlLength, minLength: 1 })}` })
+
+/** Whether a JSON value holds a string (or key) a contract string refuses anywhere: NUL or a lone surrogate. */
+export const jsonTextProblem = (value: unknown): string | undefined => {
+  const pending: Array<unknown> = [value]
+  while (pending.length > 0) {
+    const next = pending.pop()
+    if (typeof next === "string") {
+      if (next.includes("\u0000")) return "must not contain NUL characters"
+      if (loneSurrogate.test(next)) return "must be well-formed Unicode text (no lone surrogates)"
+    } else if (Array.isArray(next)) {
+      pending.push(...next)
+    } else if (typeof next === "object" && next !== null) {
+      for (const [key, inner] of Object.entries(next)) pending.push(key, inner)
+    }
+  }
+  return undefined
+}
+
+// ---- ids ----
+
+/**
+ * A UUID of any case, decoded to lower case: every comparison and every SQL statement sees one form
+ * (a client may send the user's own id in upper case).
+ */
+const uuidId = <B extends string>(brand: B) =>
+  Schema.Lowercase.pipe(
+    Schema.compose(Schema.UUID.annotations({ message: () => "expected a UUID" })),
+    Schema.brand(brand)
+  ).annotations({
+    identifier: brand,
+    description: "A UUID (any case; answered in lower case)",
+    jsonSchema: { type: "string", format: "uuid" }
+  })
+
+export const AppId = uuidId("AppId")
 export type AppId = typeof AppId.Type
 
-export const UserId = Schema.UUID.pipe(Schema.brand("UserId")).annotations({ identifier: "UserId" })
+export const UserId = uuidId("UserId")
 export type UserId = typeof UserId.Type
 
-export const ConnectionId = Schema.UUID.pipe(Schema.brand("ConnectionId")).annotations({ identifier: "ConnectionId" })
+export const ConnectionId = uuidId("ConnectionId")
 export type ConnectionId = typeof ConnectionId.Type
 
-export const JournalEntryId = Schema.UUID.pipe(Schema.brand("JournalEntryId")).annotations({
-  identifier: "JournalEntryId"
-})
+export const JournalEntryId = uuidId("JournalEntryId")
 export type JournalEntryId = typeof JournalEntryId.Type
 
-export const ApiKeyId = Schema.UUID.pipe(Schema.brand("ApiKeyId")).annotations({ identifier: "ApiKeyId" })
+export const ApiKeyId = uuidId("ApiKeyId")
 export type ApiKeyId = typeof ApiKeyId.Type
+
+// ---- dates and times ----
 
 const isCalendarDate = (s: string): boolean => {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s)
@@ -50,8 +154,36 @@ export const TimeZone = Schema.String.pipe(
   Schema.filter(isTimeZone, { message: () => "must be an IANA time zone name such as Europe/Berlin" })
 ).annotations({ identifier: "TimeZone", description: "IANA time zone name", examples: ["Europe/Berlin"] })
 
-/** ISO 8601 timestamp in UTC with `Z`. */
-export const Timestamp = Schema.Date.annotations({
+const isoTimestamp = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|([+-])(\d{2}):(\d{2}))$/i
+
+/**
+ * Parses an ISO 8601 date-time with a zone, strictly: each field within its range and the day within
+ * its month (`Date.parse` turns 2026-02-30 into March 2nd).
+ */
+export const parseTimestamp = (s: string): Date | undefined => {
+  if (s.length > 40) return undefined
+  const m = isoTimestamp.exec(s)
+  if (m === null || !isCalendarDate(`${m[1]}-${m[2]}-${m[3]}`)) return undefined
+  const [hour, minute, second] = [Number(m[4]), Number(m[5]), Number(m[6] ?? 0)]
+  if (hour > 23 || minute > 59 || second > 59) return undefined
+  if (m[7] !== undefined && (Number(m[8]) > 14 || Number(m[9]) > 59)) return undefined
+  const date = new Date(s)
+  return Number.isNaN(date.getTime()) ? undefined : date
+}
+
+/** ISO 8601 timestamp (UTC with `Z` in answers), decoded strictly to a `Date`. */
+export const Timestamp = Schema.transformOrFail(Schema.String, Schema.DateFromSelf, {
+  strict: true,
+  decode: (s, _, ast) => {
+    const date = parseTimestamp(s)
+    return date === undefined
+      ? ParseResult.fail(
+        new ParseResult.Type(ast, s, "expected an ISO 8601 timestamp with a time zone, e.g. 2026-01-05T12:30:00Z")
+      )
+      : ParseResult.succeed(date)
+  },
+  encode: (d) => ParseResult.succeed(d.toISOString())
+}).annotations({
   identifier: "Timestamp",
   description: "ISO 8601 timestamp in UTC",
   jsonSchema: { type: "string", format: "date-time" }

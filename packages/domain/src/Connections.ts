@@ -5,7 +5,16 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { UserTokenAuth } from "./Auth.js"
-import { ConnectionId, LocalDate, Provider, ProviderDateRange, Timestamp, UserId } from "./Common.js"
+import {
+  ConnectionId,
+  ContractString,
+  LocalDate,
+  Provider,
+  ProviderDateRange,
+  Timestamp,
+  UrlString,
+  UserId
+} from "./Common.js"
 import { BadRequest, Forbidden, NotFound, ProviderUnavailable } from "./Errors.js"
 
 export const ConnectionStatus = Schema.Literal("Active", "Reauthorize", "Disconnected").annotations({
@@ -46,13 +55,18 @@ export class Connection extends Schema.Class<Connection>("Connection")({
   })
 }) {}
 
+/** The longest `scopes` accepted when a connect session is created. */
+export const MaxScopesLength = 1024
+
 export class CreateConnectSessionPayload
   extends Schema.Class<CreateConnectSessionPayload>("CreateConnectSessionPayload")({
     provider: Provider,
-    redirectUrl: Schema.String.annotations({
-      description: "Absolute URL the end user returns to; https, or http only for localhost"
-    }),
-    scopes: Schema.optional(Schema.NullOr(Schema.String).annotations({ description: "null means the defaults" }))
+    redirectUrl: UrlString("Absolute URL the end user returns to; https, or http only for localhost"),
+    scopes: Schema.optional(
+      Schema.NullOr(ContractString({ maxLength: MaxScopesLength }, "OAuth scopes, space separated")).annotations({
+        description: "null means the defaults"
+      })
+    )
   })
 {}
 

@@ -4,10 +4,9 @@
  */
 import { FileSystem, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { UserTokenAuth } from "./Auth.js"
-import { JournalEntryId, LocalDate, Timestamp, TimeZone, UserId } from "./Common.js"
+import { ContractString, JournalEntryId, LocalDate, Timestamp, TimeZone, UserId } from "./Common.js"
 import { BadRequest, Forbidden, NotFound, PayloadTooLarge, UnsupportedMediaType } from "./Errors.js"
 
 export const EntryKind = Schema.Literal("Meal", "Drink", "Water", "Coffee").annotations({ identifier: "EntryKind" })
@@ -150,32 +149,15 @@ export class JournalEntrySummary extends Schema.Class<JournalEntrySummary>("Jour
   updatedAt: Timestamp
 }) {}
 
-const isoTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i
-
-/** An ISO 8601 date-time with a zone (`Z` or an offset), decoded to a `Date`. */
-export const TimestampInput = Schema.transformOrFail(
-  Schema.String.pipe(Schema.pattern(isoTimestamp, {
-    message: () => "must be an ISO 8601 timestamp with a time zone, e.g. 2026-01-05T12:30:00Z"
-  })),
-  Schema.DateFromSelf,
-  {
-    strict: true,
-    decode: (s, _, ast) => {
-      const date = new Date(s)
-      return Number.isNaN(date.getTime())
-        ? ParseResult.fail(new ParseResult.Type(ast, s, "must be a valid date and time"))
-        : ParseResult.succeed(date)
-    },
-    encode: (d) => ParseResult.succeed(d.toISOString())
-  }
-).annotations({
+/** An ISO 8601 date-time with a zone (`Z` or an offset), decoded strictly to a `Date`. */
+export const TimestampInput = Timestamp.annotations({
   identifier: "TimestampInput",
-  description: "ISO 8601 timestamp with `Z` or an offset",
-  jsonSchema: { type: "string", format: "date-time" }
+  description: "ISO 8601 timestamp with `Z` or an offset; each field within its range (no 2026-02-30)"
 })
 
-const Title = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
-const Notes = Schema.NullOr(Schema.String.pipe(Schema.maxLength(2000)))
+const Title = ContractString({ minLength: 1, maxLength: 200 })
+const NotesText = ContractString({ maxLength: 2000, freeText: true })
+const Notes = Schema.NullOr(NotesText)
 
 const closed = { parseOptions: { onExcessProperty: "error" } } as const
 
@@ -194,9 +176,9 @@ export const CreateJournalEntryPayload = Schema.Struct({
 export type CreateJournalEntryPayload = typeof CreateJournalEntryPayload.Type
 
 export const ItemInput = Schema.Struct({
-  name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)),
+  name: ContractString({ minLength: 1, maxLength: 200 }),
   quantity: Schema.NonNegative.pipe(Schema.finite()),
-  unit: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(50)),
+  unit: ContractString({ minLength: 1, maxLength: 50 }),
   nutrients: Schema.optional(NutrientsInput)
 }).annotations({ identifier: "ItemInput", ...closed })
 export type ItemInput = typeof ItemInput.Type
@@ -236,7 +218,7 @@ export const ScanPayload = HttpApiSchema.Multipart(
     consumedAtUtc: Schema.optional(TimestampInput.annotations({ description: "Default: the time of the upload" })),
     timezone: Schema.optional(TimeZone.annotations({ description: "Default: the user's time zone" })),
     notes: Schema.optional(
-      Schema.String.pipe(Schema.maxLength(2000)).annotations({
+      NotesText.annotations({
         description: "A caption, e.g. \"2 eggs, toast with butter, 250 ml coffee\"; the offline analyser reads it"
       })
     )
@@ -278,7 +260,8 @@ export class JournalGroup extends HttpApiGroup.make("journal")
       .annotate(
         OpenApi.Description,
         "multipart/form-data with `image` (JPEG, PNG or WebP by content, at most 10 MiB: larger gives 413, other " +
-          "types 415, no image 400) and optional `entryKind`, `consumedAtUtc`, `timezone`, `notes`. Answers 202 " +
+          "types 415, a file not built as the type it claims (damaged, truncated) 415, no image 400; `notes` at " +
+          "most 2,000 characters) and optional `entryKind`, `consumedAtUtc`, `timezone`, `notes`. Answers 202 " +
           "with analysisStatus Pending and entrySource AiImage; the analysis runs in the background and ends " +
           "Completed (items, nutrients, a title naming the items) or Failed (the reason is in `analysis.reason`)."
       )

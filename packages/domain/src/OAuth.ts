@@ -4,6 +4,7 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
+import { ContractString } from "./Common.js"
 import { BadRequest } from "./Errors.js"
 
 const redirect = HttpApiSchema.Empty(302).annotations({
@@ -14,10 +15,10 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
   .add(
     HttpApiEndpoint.get("callback", "/api/v1/connections/callback")
       .setUrlParams(Schema.Struct({
-        code: Schema.optional(Schema.String),
-        state: Schema.optional(Schema.String),
-        error: Schema.optional(Schema.String),
-        error_description: Schema.optional(Schema.String)
+        code: Schema.optional(ContractString({ maxLength: 4096 }, "The authorization code")),
+        state: Schema.optional(ContractString({ maxLength: 512 }, "The session's state")),
+        error: Schema.optional(ContractString({ maxLength: 256 }, "The provider's error code")),
+        error_description: Schema.optional(ContractString({ maxLength: 2048 }, "The provider's error text"))
       }))
       .addSuccess(redirect)
       .annotate(OpenApi.Summary, "OAuth 2.0 callback")
@@ -25,8 +26,8 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
   .add(
     HttpApiEndpoint.get("callbackOAuth1", "/api/v1/connections/callback/oauth1")
       .setUrlParams(Schema.Struct({
-        oauth_token: Schema.optional(Schema.String),
-        oauth_verifier: Schema.optional(Schema.String)
+        oauth_token: Schema.optional(ContractString({ maxLength: 1024 }, "The request token")),
+        oauth_verifier: Schema.optional(ContractString({ maxLength: 1024 }, "The verifier"))
       }))
       .addSuccess(redirect)
       .annotate(OpenApi.Summary, "OAuth 1.0a callback")

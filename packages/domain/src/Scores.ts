@@ -9,6 +9,22 @@ import { DateRange, LocalDate, Provider } from "./Common.js"
 import { BadRequest } from "./Errors.js"
 import { dailyScoreExample } from "./ScoresExample.js"
 
+/**
+ * The range of the weekly scores: its ISO weeks run Monday to Sunday, so `to` must fall in a week
+ * that ends by 9999-12-31, the last day a calendar date can carry (9999-12-31 is a Friday).
+ */
+export const LastWeeklyDate = "9999-12-26"
+
+const WeeklyRange = DateRange.pipe(
+  Schema.filter((r) =>
+    r.to <= LastWeeklyDate || `\`to\` must be on or before ${LastWeeklyDate}: the week of a later day runs past ` +
+      "9999-12-31"
+  )
+).annotations({
+  description: "`from`/`to` inclusive, at most 366 days; `to` at most 9999-12-26 (the last ISO week that ends by " +
+    "9999-12-31)"
+})
+
 const score = Schema.NullOr(Schema.Number).annotations({
   description: "0-100, or null when there is not enough data for it"
 })
@@ -154,7 +170,7 @@ export class ScoresGroup extends HttpApiGroup.make("scores")
   )
   .add(
     HttpApiEndpoint.get("weekly", "/api/v1/scores/weekly")
-      .setUrlParams(DateRange)
+      .setUrlParams(WeeklyRange)
       .addSuccess(Schema.Array(WeeklyScore))
       .annotate(OpenApi.Summary, "Weekly scores over ISO weeks, most recent first")
   )

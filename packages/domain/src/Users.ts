@@ -4,7 +4,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { ApiKeyAuth } from "./Auth.js"
-import { AppId, Timestamp, TimeZone, UserId } from "./Common.js"
+import { AppId, ContractString, jsonTextProblem, Timestamp, TimeZone, UserId } from "./Common.js"
 import { BadRequest, Forbidden, NotFound } from "./Errors.js"
 
 export const UserStatus = Schema.Literal("Active", "Inactive").annotations({
@@ -17,13 +17,20 @@ export const MaxMetadataBytes = 16 * 1024
 export const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
   Schema.filter((m) =>
     new TextEncoder().encode(JSON.stringify(m)).length <= MaxMetadataBytes || `metadata may be at most 16 KiB as JSON`
-  )
-).annotations({ identifier: "Metadata", description: "Arbitrary key-value data of the app, at most 16 KiB as JSON" })
+  ),
+  Schema.filter((m) => jsonTextProblem(m) ?? true)
+).annotations({
+  identifier: "Metadata",
+  description: "Arbitrary key-value data of the app, at most 16 KiB as JSON; no string (or key) in it may contain " +
+    "NUL or a lone surrogate"
+})
 
-export const ExternalUserId = Schema.String.pipe(
-  Schema.minLength(1, { message: () => "externalUserId must not be empty" }),
-  Schema.maxLength(255, { message: () => "externalUserId may be at most 255 characters" })
-).annotations({ description: "The app's own identifier for the user; unique within the app" })
+export const MaxExternalUserIdLength = 255
+
+export const ExternalUserId = ContractString(
+  { minLength: 1, maxLength: MaxExternalUserIdLength },
+  "The app's own identifier for the user; unique within the app"
+)
 
 export const Locale = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, {
@@ -84,7 +91,7 @@ export class UsersGroup extends HttpApiGroup.make("users")
   )
   .add(
     HttpApiEndpoint.get("find", "/api/v1/users")
-      .setUrlParams(Schema.Struct({ external_user_id: Schema.String }))
+      .setUrlParams(Schema.Struct({ external_user_id: ExternalUserId }))
       .addSuccess(User)
       .addError(NotFound)
       .annotate(OpenApi.Summary, "Look a user up by externalUserId")

@@ -49,7 +49,9 @@ export const fitbitSubscribe = (input: TokenInput, subscriptionId: string) =>
   ProviderHttp.send(
     context("subscription", input),
     HttpClientRequest.post(
-      `${input.endpoints.apiBaseUrl}/1/user/-/activities/apiSubscriptions/${encodeURIComponent(subscriptionId)}.json`
+      `${input.endpoints.apiBaseUrl}/1/user/-/activities/apiSubscriptions/${
+        ProviderHttp.encodeComponent(subscriptionId)
+      }.json`
     ).pipe(
       HttpClientRequest.bearerToken(Redacted.value(input.tokens.accessToken)),
       HttpClientRequest.setHeader("content-length", "0")

@@ -8,6 +8,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { toWellFormed } from "@pulsebridge/domain"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -69,7 +70,7 @@ export const scrub = (text: string, secrets: CallContext["secrets"]): string => 
     .flatMap((secret) => {
       if (secret === null || secret === undefined) return []
       const value = Redacted.isRedacted(secret) ? Redacted.value(secret) : secret
-      return [value, encodeURIComponent(value)]
+      return [value, encodeComponent(value)]
     })
     // Short values (e.g. "1") would shred ordinary words without protecting anything.
     .filter((value) => value.length >= 4)
@@ -201,4 +202,10 @@ export const refuse = (ctx: CallContext, message: string, code?: string) =>
  * `URLSearchParams` writes `+`, which not every authorization server reads as a space.
  */
 export const withQuery = (base: string, params: ReadonlyArray<readonly [string, string]>): string =>
-  `${base}?${params.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}`
+  `${base}?${params.map(([k, v]) => `${encodeComponent(k)}=${encodeComponent(v)}`).join("&")}`
+
+/**
+ * `encodeURIComponent` that cannot throw: a lone surrogate (refused by the contract, but a value may
+ * come from elsewhere) is written as U+FFFD instead of raising a `URIError`.
+ */
+export const encodeComponent = (value: string): string => encodeURIComponent(toWellFormed(value))

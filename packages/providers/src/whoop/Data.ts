@@ -144,7 +144,7 @@ const withCycles = (
       const id = String(recovery.cycle_id)
       let cycle = known.get(id)
       if (cycle === undefined && canReadCycles) {
-        const read = yield* getOptional(ctx, input, `/v2/cycle/${encodeURIComponent(id)}`, WhoopCycle)
+        const read = yield* getOptional(ctx, input, `/v2/cycle/${ProviderHttp.encodeComponent(id)}`, WhoopCycle)
         if (Option.isSome(read)) {
           cycle = normaliseWhoopCycle(read.value)
           known.set(id, cycle)
@@ -240,7 +240,7 @@ export const fetchWhoopNotified = (
   event: WhoopEvent
 ): Effect.Effect<CanonicalBatch, ProviderError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const id = encodeURIComponent(event.id)
+    const id = ProviderHttp.encodeComponent(event.id)
     switch (event.type) {
       case "workout.updated": {
         const workout = yield* getOptional(
@@ -258,7 +258,7 @@ export const fetchWhoopNotified = (
         const sleeps = [normaliseWhoopSleep(sleep.value)]
         const cycleId = sleep.value.cycle_id
         if (cycleId === undefined) return batchOf({ sleep: sleeps })
-        const cyclePath = `/v2/cycle/${encodeURIComponent(String(cycleId))}`
+        const cyclePath = `/v2/cycle/${ProviderHttp.encodeComponent(String(cycleId))}`
         const cycle = yield* getOptional(context("cycle read", input), input, cyclePath, WhoopCycle)
         if (Option.isNone(cycle)) return batchOf({ sleep: sleeps })
         const load = normaliseWhoopCycle(cycle.value)

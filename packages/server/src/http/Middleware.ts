@@ -1,8 +1,9 @@
 /**
  * What every request passes through before and after the API: a request id and structured
  * request logs; the body rules (JSON object, content type, 1 MiB) checked before any handler;
- * the proxy rule of `TRUST_PROXY`; and the JSON error body for everything the API itself does
- * not answer (unknown routes, body-parse failures, defects).
+ * the request path (valid percent-encoding, bounded segments); the proxy rule of `TRUST_PROXY`; the
+ * JSON error body for everything the API itself does not answer (unknown routes, body-parse
+ * failures, defects); and the short `message` of schema-decode errors.
  */
 import {
   HttpApiSchema,
@@ -19,8 +20,15 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import type { IncomingMessage } from "node:http"
+import { presentedCredential } from "./Credentials.js"
 
 export const MaxJsonBodyBytes = 1024 * 1024
+
+/** How deeply a JSON body may nest arrays and objects; no field of the contract comes near. */
+export const MaxJsonDepth = 32
+
+/** The longest segment of an API path: ids are UUIDs, dates ten characters. */
+export const MaxPathSegmentLength = 100
 
 const errorResponse = (status: number, tag: string, message: string, extra?: Record<string, unknown>) =>
   HttpServerResponse.unsafeJson({ _tag: tag, message, ...extra }, { status })
@@ -42,8 +50,12 @@ const checkScan = (request: HttpServerRequest.HttpServerRequest) =>
     if (request.method !== "POST" || !isMultipartRoute(request.url)) {
       return Option.none<HttpServerResponse.HttpServerResponse>()
     }
+    // Authentication comes first: without a credential the API answers 401 before reading the form.
+    if (presentedCredential(request.headers, "x-user-token") === undefined) {
+      return Option.none<HttpServerResponse.HttpServerResponse>()
+    }
     const contentType = request.headers["content-type"]?.toLowerCase() ?? ""
-    if (!contentType.startsWith("multipart/form-data") || !/boundary=/.test(contentType)) {
+    if (!contentType.startsWith("multipart/form-data") || !hasBoundary(contentType)) {
       return Option.some(
         errorResponse(415, "UnsupportedMediaType", "Content-Type must be multipart/form-data with a boundary")
       )
@@ -56,6 +68,11 @@ const checkScan = (request: HttpServerRequest.HttpServerRequest) =>
     return Option.none()
   })
 
+/** A boundary as RFC 2046 allows it: 1 to 70 characters, quoted or not. */
+const hasBoundary = (contentType: string) =>
+  /;\s*boundary=(?:"[0-9a-z'()+_,\-./:=? ]{0,69}[0-9a-z'()+_,\-./:=?]"|[0-9a-z'()+_,\-./:=?]{1,70})\s*(?:;|$)/i
+    .test(contentType)
+
 const scanLimits = HttpApiSchema.getMultipart(ScanPayload.ast) ?? {}
 
 /**
@@ -65,7 +82,10 @@ const scanLimits = HttpApiSchema.getMultipart(ScanPayload.ast) ?? {}
  */
 const readScan = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
-    if (request.method !== "POST" || !isMultipartRoute(request.url)) {
+    if (
+      request.method !== "POST" || !isMultipartRoute(request.url) ||
+      presentedCredential(request.headers, "x-user-token") === undefined
+    ) {
       return Option.none<HttpServerResponse.HttpServerResponse>()
     }
     // Requests are served uninterruptibly; the race must be able to stop its loser.
@@ -220,8 +240,80 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       return Option.some(errorResponse(400, "BadRequest", "The request body must be a JSON object"))
     }
+    // Deeply nested values are refused before any schema walks (and formats) them recursively.
+    if (jsonDepthOver(body, MaxJsonDepth)) {
+      return Option.some(
+        errorResponse(400, "BadRequest", `The request body may nest arrays and objects at most ${MaxJsonDepth} deep`)
+      )
+    }
     return Option.none()
   })
+
+/** Whether a parsed JSON value nests arrays and objects deeper than `max` (without recursion). */
+export const jsonDepthOver = (value: unknown, max: number): boolean => {
+  const pending: Array<readonly [unknown, number]> = [[value, 1]]
+  while (pending.length > 0) {
+    const [next, depth] = pending.pop()!
+    if (typeof next !== "object" || next === null) continue
+    if (depth > max) return true
+    for (const inner of Array.isArray(next) ? next : Object.values(next)) pending.push([inner, depth + 1])
+  }
+  return false
+}
+
+/**
+ * Refuses API paths the router cannot match although their route exists: a segment that is not
+ * valid percent-encoded UTF-8, or one longer than any id (the router gives up on those with a 404).
+ */
+const checkPath = (request: HttpServerRequest.HttpServerRequest) => {
+  if (!request.url.startsWith("/api/")) return Option.none<HttpServerResponse.HttpServerResponse>()
+  const path = request.url.split("?")[0]!
+  for (const segment of path.split("/")) {
+    if (segment.length > MaxPathSegmentLength) {
+      return Option.some(errorResponse(
+        400,
+        "BadRequest",
+        `A path segment may be at most ${MaxPathSegmentLength} characters; ids are UUIDs`
+      ))
+    }
+    try {
+      decodeURIComponent(segment)
+    } catch {
+      return Option.some(errorResponse(400, "BadRequest", "The request path is not valid percent-encoded UTF-8"))
+    }
+  }
+  return Option.none()
+}
+
+/** The first issue of a decode error, in one short line ("externalUserId: expected a non-empty string"). */
+export const shortDecodeMessage = (issues: ReadonlyArray<{ readonly path?: unknown; readonly message?: unknown }>) => {
+  const first = issues[0]
+  if (first === undefined) return "The request did not match the expected schema"
+  const path = Array.isArray(first.path) ? first.path.map(String).join(".") : ""
+  const text = String(first.message ?? "is invalid")
+  const line = `${path === "" ? "request" : path}: ${text.charAt(0).toLowerCase()}${text.slice(1)}`
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""
+  return line.length > 200 ? `${line.slice(0, 199)}…${more}` : `${line}${more}`
+}
+
+/**
+ * Gives a schema-decode error a short human `message` beside its `issues` (the platform puts the
+ * whole formatted tree there, which repeats the value that failed).
+ */
+const withShortDecodeMessage = (response: HttpServerResponse.HttpServerResponse) => {
+  if (response.status !== 400 || response.body._tag !== "Uint8Array") return response
+  let body: { _tag?: unknown; issues?: unknown }
+  try {
+    body = JSON.parse(new TextDecoder().decode(response.body.body))
+  } catch {
+    return response
+  }
+  if (body?._tag !== "HttpApiDecodeError" || !Array.isArray(body.issues)) return response
+  return HttpServerResponse.unsafeJson({ ...body, message: shortDecodeMessage(body.issues) }, {
+    status: 400,
+    headers: response.headers
+  })
+}
 
 /** Error responses produced below the API (router, platform) come without a body; give them one. */
 const emptyErrorBody = (status: number, requestId: string) =>
@@ -256,13 +348,15 @@ export const makeAppMiddleware =
       if (options.trustProxy && request.headers["x-forwarded-proto"]?.split(",")[0]?.trim() !== "https") {
         return errorResponse(400, "HttpsRequired", httpsRequiredMessage)
       }
+      const badPath = checkPath(request)
+      if (Option.isSome(badPath)) return badPath.value
       const rejected = yield* checkBody(request)
       if (Option.isSome(rejected)) return rejected.value
       const refusedScan = yield* checkScan(request)
       if (Option.isSome(refusedScan)) return refusedScan.value
       const unreadable = yield* readScan(request)
       if (Option.isSome(unreadable)) return unreadable.value
-      return yield* app
+      return withShortDecodeMessage(yield* app)
     })
     // Logs the path without its query string: OAuth callbacks carry codes there.
     const logged = Effect.gen(function*() {

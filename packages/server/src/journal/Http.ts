@@ -33,9 +33,9 @@ export const JournalHttpLive = HttpApiBuilder.group(Api, "journal", (handlers) =
           })).pipe(
             Effect.catchTags({
               ImageEmpty: badRequest,
-              ImageUnreadable: badRequest,
-              ImageTooLarge: (e) =>
-                Effect.fail(new PayloadTooLarge({ message: e.message })),
+              ImageUnreadable: (e) =>
+                Effect.fail(new UnsupportedMediaType({ message: e.message })),
+              ImageTooLarge: (e) => Effect.fail(new PayloadTooLarge({ message: e.message })),
               ImageTypeUnsupported: (e) => Effect.fail(new UnsupportedMediaType({ message: e.message }))
             })
           ))

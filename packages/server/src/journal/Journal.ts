@@ -36,6 +36,7 @@ import * as fs from "node:fs/promises"
 import { newId } from "../platform/Ids.js"
 import { AnalysisQueue } from "./AnalysisQueue.js"
 import { BlobStore } from "./BlobStore.js"
+import { checkImageStructure, type ImageKind } from "./ImageStructure.js"
 import type { EntryRow, ImageRow, ItemRow, NewItem, SummaryRow } from "./JournalRepo.js"
 import { JournalRepo } from "./JournalRepo.js"
 import { MealAnalyzer } from "./MealAnalyzer.js"
@@ -99,9 +100,15 @@ export class ImageTypeUnsupported extends Data.TaggedError("ImageTypeUnsupported
   }
 }
 
-export class ImageUnreadable extends Data.TaggedError("ImageUnreadable")<{}> {
+/** The file starts as a JPEG, PNG or WebP file but is not built as one (damaged, truncated or forged). */
+export class ImageUnreadable extends Data.TaggedError("ImageUnreadable")<{
+  readonly kind?: string
+  readonly reason?: string
+}> {
   override get message() {
-    return "The image could not be read: it is damaged or truncated"
+    return this.kind === undefined || this.reason === undefined
+      ? "The image could not be read: it is damaged or truncated"
+      : `The image is not a valid ${this.kind} file: ${this.reason}`
   }
 }
 
@@ -194,12 +201,16 @@ export const inspectImage = (bytes: Uint8Array) => {
     return Effect.fail(
       message.startsWith("unsupported file type")
         ? new ImageTypeUnsupported({ recognised: false, detected: undefined })
-        : new ImageUnreadable()
+        : new ImageUnreadable({})
     )
   }
   const type = size.type === undefined ? undefined : imageTypes[size.type]
   if (type === undefined) return Effect.fail(new ImageTypeUnsupported({ recognised: true, detected: size.type }))
-  return Effect.succeed({ ...type, width: size.width ?? null, height: size.height ?? null })
+  const structure = checkImageStructure(size.type as ImageKind, bytes)
+  if (structure._tag === "Invalid") {
+    return Effect.fail(new ImageUnreadable({ kind: type.extension.toUpperCase(), reason: structure.reason }))
+  }
+  return Effect.succeed({ ...type, width: structure.shape.width, height: structure.shape.height })
 }
 
 // ---- rows to the contract ----

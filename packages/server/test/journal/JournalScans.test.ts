@@ -269,7 +269,7 @@ layer(makeTestServer({ analyzer: "sandbox" }), { timeout: "180 seconds", exclude
               bearer: token,
               formData: scanForm({ bytes: new TextEncoder().encode("not an image"), type: "image/jpeg", name: "x.jpg" })
             })],
-          ["a truncated JPEG", 400, () =>
+          ["a truncated JPEG", 415, () =>
             send("POST", scans, {
               bearer: token,
               formData: scanForm({ bytes: makeJpeg(10, 10).slice(0, 12), type: "image/jpeg", name: "x.jpg" })
