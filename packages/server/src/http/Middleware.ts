@@ -356,7 +356,7 @@ export const makeAppMiddleware =
       if (Option.isSome(refusedScan)) return refusedScan.value
       const unreadable = yield* readScan(request)
       if (Option.isSome(unreadable)) return unreadable.value
-      return withShortDecodeMessage(yield* app)
+      return yield* app
     })
     // Logs the path without its query string: OAuth callbacks carry codes there.
     const logged = Effect.gen(function*() {
@@ -385,7 +385,7 @@ export const makeAppMiddleware =
         Effect.map(
           response.status >= 400 && response.body._tag === "Empty"
             ? emptyErrorBody(response.status, requestId)
-            : Effect.succeed(response),
+            : Effect.succeed(withShortDecodeMessage(response)),
           (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId)
         )
       )
