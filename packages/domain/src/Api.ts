@@ -25,8 +25,14 @@ export class Api extends HttpApi.make("pulsebridge")
     OpenApi.Description,
     "Wearable health data for your app's users: users, hosted provider connections (Fitbit, Garmin, WHOOP, " +
       "Dexcom), daily activity, daily load, glucose, a nutrition journal and health scores.\n\n" +
-      "Errors are JSON `{ \"_tag\", \"message\" }`. Request bodies: JSON, at most 1 MiB (scan uploads: " +
-      "multipart, at most 10 MiB). Date ranges: `from`/`to` inclusive, at most 366 days."
+      "Errors are JSON `{ \"_tag\", \"message\" }`; a body or parameter that does not match the schema is a 400 " +
+      "`HttpApiDecodeError` whose `message` names the first failing field and whose `issues` list every one. " +
+      "Request bodies: JSON objects, at most 1 MiB and nested at most 32 levels deep (scan uploads: multipart, " +
+      "at most 10 MiB). Every string has a documented maximum length and may not contain NUL, lone surrogates or " +
+      "(except free text such as `notes`) control characters. Ids are UUIDs in any case (answered in lower case); a " +
+      "path segment over 100 characters or not valid percent-encoded UTF-8 is a 400. Timestamps are ISO 8601 with " +
+      "a zone, each field within its range; dates are calendar days. Date ranges: `from`/`to` inclusive, at most " +
+      "366 days."
   )
 {}
 

@@ -25,6 +25,8 @@ export interface ContractStringOptions {
   readonly minLength?: number
   /** Free text may carry tabs and line breaks; identifiers, names and URLs carry no control character. */
   readonly freeText?: boolean
+  /** URLs carry no whitespace at all. */
+  readonly noWhitespace?: boolean
 }
 
 const stringProblem = (s: string, options: ContractStringOptions): string | undefined => {
@@ -38,6 +40,7 @@ const stringProblem = (s: string, options: ContractStringOptions): string | unde
       : "must not contain control characters"
   }
   if (loneSurrogate.test(s)) return "must be well-formed Unicode text (no lone surrogates)"
+  if (options.noWhitespace === true && /\s/.test(s)) return "must not contain spaces or line breaks"
   return undefined
 }
 
@@ -47,6 +50,8 @@ const limitsText = (options: ContractStringOptions) =>
   `characters; ${
     options.freeText === true
       ? "no NUL or control characters other than tab and line breaks"
+      : options.noWhitespace === true
+      ? "no spaces or control characters"
       : "no control characters"
   }, no lone surrogates.`
 
@@ -71,9 +76,7 @@ export const ContractString = (options: ContractStringOptions, description?: str
 export const MaxUrlLength = 2048
 
 export const UrlString = (description: string) =>
-  ContractString({ maxLength: MaxUrlLength, minLength: 1 }).pipe(
-    Schema.filter((s) => !/\s/.test(s) || "must not contain spaces or line breaks")
-  ).annotations({ description: `${description}. ${limitsText({ maxLength: MaxUrlLength, minLength: 1 })}` })
+  ContractString({ maxLength: MaxUrlLength, minLength: 1, noWhitespace: true }, description)
 
 /** Whether a JSON value holds a string (or key) a contract string refuses anywhere: NUL or a lone surrogate. */
 export const jsonTextProblem = (value: unknown): string | undefined => {
@@ -105,7 +108,7 @@ const uuidId = <B extends string>(brand: B) =>
   ).annotations({
     identifier: brand,
     description: "A UUID (any case; answered in lower case)",
-    jsonSchema: { type: "string", format: "uuid" }
+    jsonSchema: { type: "string", format: "uuid", description: "A UUID (any case; answered in lower case)" }
   })
 
 export const AppId = uuidId("AppId")

@@ -173,6 +173,11 @@ export class ScoresGroup extends HttpApiGroup.make("scores")
       .setUrlParams(WeeklyRange)
       .addSuccess(Schema.Array(WeeklyScore))
       .annotate(OpenApi.Summary, "Weekly scores over ISO weeks, most recent first")
+      .annotate(
+        OpenApi.Description,
+        "`from`/`to` inclusive, at most 366 days. `to` may be at most 9999-12-26: the ISO week of a later day runs " +
+          "past 9999-12-31, the last calendar date (400)."
+      )
   )
   .addError(BadRequest)
   .middleware(UserTokenAuth)
