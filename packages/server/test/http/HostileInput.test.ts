@@ -8,7 +8,7 @@ import { expect, it } from "@effect/vitest"
 import { createApp, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import { expectError, json, preview, send } from "../fixtures/Http.js"
-import { makePng } from "../journal/fixtures/Images.js"
+import { makeJpeg, makePng, makeWebp } from "../journal/fixtures/Images.js"
 import { entriesPath, scanForm } from "../journal/fixtures/Journal.js"
 
 const redirectUrl = "https://app.example.com/done"
@@ -38,6 +38,12 @@ it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("hostile
       expect(expectError(created, 400, "HttpApiDecodeError").message).toBe(
         "externalUserId: must not contain NUL characters"
       )
+      for (const query of ["%FF", "%ED%A0%80", "a%0Ab", "x".repeat(256)]) {
+        const reply = yield* send("GET", `/api/v1/users?external_user_id=${query}`, { bearer: apiKey })
+        expect(reply.status, `${query.slice(0, 20)}: ${preview(reply)}`).toBeGreaterThanOrEqual(400)
+        expect(reply.status).toBeLessThan(500)
+        expectError(reply, reply.status)
+      }
       const found = yield* send("GET", "/api/v1/users?external_user_id=a%00b", { bearer: apiKey })
       expect(expectError(found, 400, "HttpApiDecodeError").message).toMatch(/^external_user_id: .*NUL/)
       yield* expectNoUser(apiKey, "ab")
@@ -191,6 +197,41 @@ it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("hostile
       expect(yield* entriesOf(token, user.id)).toEqual([])
     }))
 
+  it.effect("a JPEG or WebP start followed by garbage answers 415; whole ones are accepted", () =>
+    Effect.gen(function*() {
+      const { token, user } = yield* createUser("forged-jpeg")
+      const garbage = new Uint8Array(2000).map((_, i) => (i * 53 + 7) & 0xff)
+      const jpeg = makeJpeg(32, 16)
+      const webp = makeWebp(24, 12)
+      const forged = [
+        { bytes: new Uint8Array([0xff, 0xd8, 0xff, 0xe0, ...garbage]), type: "image/jpeg" },
+        // Everything up to the scan, then garbage without an end-of-image marker.
+        {
+          bytes: new Uint8Array([...jpeg.subarray(0, jpeg.length - 2), ...garbage.filter((b) => b !== 0xff)]),
+          type: "image/jpeg"
+        },
+        { bytes: new Uint8Array([...webp.subarray(0, 16), ...garbage]), type: "image/webp" },
+        // The RIFF size says more than the file holds.
+        { bytes: webp.map((b, i) => (i === 4 ? b + 8 : b)), type: "image/webp" }
+      ]
+      for (const { bytes, type } of forged) {
+        const reply = yield* send("POST", `${entriesPath(user.id)}/scans`, {
+          bearer: token,
+          formData: scanForm({ bytes, type, name: "a.img" }, { consumedAtUtc })
+        })
+        expectError(reply, 415, "UnsupportedMediaType")
+      }
+      expect(yield* entriesOf(token, user.id)).toEqual([])
+      for (const [bytes, type, size] of [[jpeg, "image/jpeg", [32, 16]], [webp, "image/webp", [24, 12]]] as const) {
+        const reply = yield* send("POST", `${entriesPath(user.id)}/scans`, {
+          bearer: token,
+          formData: scanForm({ bytes, type, name: "a.img" }, { consumedAtUtc })
+        })
+        expect(reply.status, preview(reply)).toBe(202)
+        expect(json(reply).image).toMatchObject({ contentType: type, width: size[0], height: size[1] })
+      }
+    }))
+
   it.effect("a scan without credential and without a multipart type answers 401 before 415", () =>
     Effect.gen(function*() {
       const { user } = yield* createUser("scan-401")
@@ -251,7 +292,9 @@ it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("hostile
           "/api/v1/connections/callback/oauth1?oauth_token=t&oauth_verifier=%0D%0A",
           "/api/v1/connections/callback?code=a%00b&state=s",
           "/api/v1/connections/callback?code=c&state=s%00",
-          `/api/v1/connections/callback?code=c&state=${"s".repeat(600)}`
+          `/api/v1/connections/callback?code=c&state=${"s".repeat(600)}`,
+          "/api/v1/connections/callback?code=c&state=%ED%A0%80",
+          "/api/v1/connections/callback?code=%FF&state=s"
         ]
       ) {
         const reply = yield* send("GET", path)
