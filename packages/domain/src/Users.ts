@@ -33,10 +33,11 @@ export const ExternalUserId = ContractString(
 )
 
 export const Locale = Schema.String.pipe(
+  Schema.maxLength(35, { message: () => "expected at most 35 characters" }),
   Schema.pattern(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, {
     message: () => "locale must be a language tag such as en-US"
   })
-).annotations({ description: "Language tag, e.g. en-US", examples: ["en-US"] })
+).annotations({ description: "Language tag, e.g. en-US; at most 35 characters", examples: ["en-US"] })
 
 const userFields = {
   id: UserId,
