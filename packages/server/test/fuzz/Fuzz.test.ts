@@ -253,7 +253,10 @@ const nonNull = (document: Schema, schema: Schema): { schema: Schema; nullable: 
   return { schema, nullable: false }
 }
 
-const strictNames = /(Id|Url|_id|url)$|^(provider|timezone|locale|entryKind|unit)$/
+/** Identifiers and URLs: no control characters. */
+const identifierNames = /(Id|Url|_id|url)$/
+/** Fields with a format of their own (a URL, a time zone, a provider name). */
+const formatNames = /^(redirectUrl|timezone|provider|locale|entryKind)$/
 
 /** The bad values for one field, chosen by its schema. */
 const badValuesFor = (document: Schema, field: Field): Array<Bad> => {
@@ -299,12 +302,13 @@ const badValuesFor = (document: Schema, field: Field): Array<Bad> => {
         { json: "{\"k\\u0000\":1}", label: "a NUL in a key", certain: false }
       ]
     default: {
-      const strict = schema.strict === true || schema.enum !== undefined || schema.pattern !== undefined ||
-        strictNames.test(name)
+      const format = schema.strict === true || schema.enum !== undefined || schema.pattern !== undefined ||
+        formatNames.test(name)
       const values = badStrings({
         minLength: schema.minLength ?? 0,
         maxLength: schema.maxLength ?? (name === "redirectUrl" ? 2_048 : undefined),
-        strict,
+        noControls: identifierNames.test(name),
+        format,
         nullable
       })
       if (name === "redirectUrl") {
@@ -462,7 +466,13 @@ const draftsOf = (document: Schema, world: World, operation: Operation): fc.Arbi
             { text: undefined, label: "missing", certain: parameter.required },
             ...(isDate
               ? badDates.map((value) => ({ ...value, raw: true }))
-              : badStrings({ minLength: 1, maxLength: 255, strict: parameter.name === "provider", nullable: false })
+              : badStrings({
+                minLength: 1,
+                maxLength: 255,
+                noControls: true,
+                format: formatNames.test(parameter.name),
+                nullable: false
+              })
                 .map((value) => ({ text: asQueryText(value), label: value.label, certain: value.certain }))),
             { text: "%", label: "a lone percent", certain: isDate || operation.credential === "none", raw: true },
             { text: "%FF%FE", label: "invalid UTF-8", certain: isDate || operation.credential === "none", raw: true }
