@@ -26,7 +26,8 @@ export class Api extends HttpApi.make("pulsebridge")
     "Wearable health data for your app's users: users, hosted provider connections (Fitbit, Garmin, WHOOP, " +
       "Dexcom), daily activity, daily load, glucose, a nutrition journal and health scores.\n\n" +
       "Errors are JSON `{ \"_tag\", \"message\" }`. Request bodies: JSON, at most 1 MiB (scan uploads: " +
-      "multipart, at most 10 MiB). Date ranges: `from`/`to` inclusive, at most 366 days."
+      "multipart, at most 10 MiB). Date ranges: `from`/`to` inclusive, at most 366 days." +
+      "\n\nRate limits: a token bucket per API key (20 requests/s, burst 100), per user token (10/s, burst 50) and per client address for requests without a credential (5/s, burst 30; failed authentications draw from it too), configurable by the operator; over the limit: 429 `TooManyRequests` with `retryAfterSeconds` and `Retry-After`. Every answer carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the bucket is full)."
   )
 {}
 

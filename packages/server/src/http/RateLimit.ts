@@ -50,12 +50,13 @@ export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trus
 }
 
 /** Keys are hashes: no credential and no address is stored, and no lookup is needed to key a request. */
-export const hashKey = (kind: "key" | "token" | "address" | "failed", value: string) =>
+export const hashKey = (kind: "key" | "token" | "provider" | "address" | "failed", value: string) =>
   `${kind}:${crypto.createHash("sha256").update(value).digest("base64url").slice(0, 32)}`
 
 /**
  * Which bucket a request draws from: its credential's when it carries an API key or a user token
- * (told apart by their prefixes), else its address's.
+ * (told apart by their prefixes) or, on the simulators' routes, a simulated provider's token; else
+ * its address's.
  */
 export const bucketFor = (
   request: HttpServerRequest.HttpServerRequest,
@@ -71,6 +72,11 @@ export const bucketFor = (
   }
   if (credential?.startsWith("pb_ut_") === true) {
     return { key: hashKey("token", credential), limit: settings.userToken, failures }
+  }
+  // The simulators' provider APIs (sandbox mode) are called with their own access tokens, mostly by
+  // this server's sync from its own address: each token gets a bucket, at the address's limit.
+  if (credential !== undefined && request.url.startsWith("/sandbox/")) {
+    return { key: hashKey("provider", credential), limit: settings.address, failures }
   }
   return { key: hashKey("address", address), limit: settings.address, failures: undefined }
 }

@@ -210,3 +210,26 @@ it.effect("RATE_LIMIT_* settings are read as <per second>/<burst>, and a malform
     expect(String(malformed)).toMatch(/RATE_LIMIT_USER_TOKEN must be <requests per second>\/<burst>/)
     expect(String(yield* Effect.flip(read({ RATE_LIMIT_API_KEY: "0/10" })))).toMatch(/RATE_LIMIT_API_KEY/)
   }))
+
+it.layer(makeTestServer({ rateLimits: limits, trustProxy: true, sandbox: true }), { timeout: "120 seconds" })(
+  "rate limits on the sandbox",
+  (it) => {
+    it.effect("the simulators' control routes are limited per address; a simulated provider token has its own bucket", () =>
+      Effect.gen(function*() {
+        const client = fromAddress("192.0.2.30")
+        for (let i = 0; i < 4; i++) {
+          const reply = yield* send("GET", "/sandbox/analyzer/_sim/faults", { headers: client })
+          expect(reply.status, preview(reply)).toBe(200)
+          expectLimitHeaders(reply, 4, 3 - i)
+        }
+        expectTooMany(yield* send("GET", "/sandbox/analyzer/_sim/faults", { headers: client }), 4)
+        // The provider APIs are called with the simulated providers' tokens (by the sync, from this
+        // server's own address): one bucket per token, at the address's limit.
+        const withToken = yield* send("GET", "/sandbox/analyzer/_sim/faults", {
+          headers: { ...client, authorization: "Bearer simulated-access-token" }
+        })
+        expect(withToken.status, preview(withToken)).toBe(200)
+        expectLimitHeaders(withToken, 4, 3)
+      }))
+  }
+)
