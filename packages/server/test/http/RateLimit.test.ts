@@ -4,14 +4,21 @@
  * route, refill on the database's clock, exempt probes, and failed authentications charged to the
  * address they come from. The harness turns the limits off; these servers turn them on, small.
  */
-import { SqlClient } from "@effect/sql"
+import { HttpClient, HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { SqlClient, SqlError } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { hashKey } from "@pulsebridge/server/http/RateLimit"
+import { makeAppMiddleware } from "@pulsebridge/server/http/Middleware"
+import { hashKey, RateLimiter } from "@pulsebridge/server/http/RateLimit"
+import { RateLimitRepo } from "@pulsebridge/server/http/RateLimitRepo"
 import type { RateLimitSettings } from "@pulsebridge/server/platform/ServerConfig"
-import { serverConfig } from "@pulsebridge/server/platform/ServerConfig"
-import { createApp, createUser, makeTestServer } from "@pulsebridge/testing"
+import { ServerConfig, serverConfig } from "@pulsebridge/server/platform/ServerConfig"
+import { createApp, createUser, makeTestServer, testConfig } from "@pulsebridge/testing"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as crypto from "node:crypto"
 import type { Reply } from "../fixtures/Http.js"
 import { expectError, json, preview, send, unknownId } from "../fixtures/Http.js"
@@ -233,3 +240,53 @@ it.layer(makeTestServer({ rateLimits: limits, trustProxy: true, sandbox: true })
       }))
   }
 )
+
+/** A server of one route behind the request middleware, its limiter over the given bucket store. */
+const limitedServer = (repo: Layer.Layer<RateLimitRepo>) =>
+  Layer.unwrapEffect(Effect.map(RateLimiter, (limiter) =>
+    HttpServer.serve(
+      HttpRouter.empty.pipe(HttpRouter.get("/ok", Effect.succeed(HttpServerResponse.unsafeJson({ ok: true })))),
+      makeAppMiddleware({ trustProxy: false, rateLimit: limiter.middleware })
+    ))).pipe(
+      Layer.provideMerge(NodeHttpServer.layerTest),
+      Layer.provide(RateLimiter.DefaultWithoutDependencies),
+      Layer.provide(repo),
+      Layer.provide(Layer.succeed(ServerConfig, testConfig("unused", { rateLimits: limits }))),
+      Layer.provide(Logger.minimumLogLevel(LogLevel.None))
+    )
+
+const stubRepo = (take: RateLimitRepo["take"]) =>
+  Layer.succeed(RateLimitRepo, RateLimitRepo.make({ take, charge: () => Effect.void, prune: () => Effect.void }))
+
+const getOk = Effect.flatMap(HttpClient.HttpClient, (client) => client.get("/ok"))
+
+it.layer(limitedServer(stubRepo(() => Effect.succeed({ remaining: null, level: 0.5, gate: null }))))(
+  "an empty bucket",
+  (it) => {
+    it.effect("refuses with 429 and the headers", () =>
+      Effect.gen(function*() {
+        const response = yield* getOk
+        expect(response.status).toBe(429)
+        expect(response.headers["retry-after"]).toBe("5")
+        expect(response.headers["ratelimit-remaining"]).toBe("0")
+        expect((yield* response.json as Effect.Effect<any, unknown>)._tag).toBe("TooManyRequests")
+      }))
+  }
+)
+
+it.layer(
+  limitedServer(
+    stubRepo(() =>
+      Effect.fail(new SqlError.SqlError({ cause: new Error("connect ECONNREFUSED"), message: "Failed to connect" }))
+    )
+  )
+)("a database that does not answer", (it) => {
+  it.effect("lets requests through without rate-limit headers (fail open)", () =>
+    Effect.gen(function*() {
+      for (let i = 0; i < 3; i++) {
+        const response = yield* getOk
+        expect(response.status).toBe(200)
+        expect(response.headers["ratelimit-limit"]).toBeUndefined()
+      }
+    }))
+})
