@@ -14,6 +14,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
+import * as net from "node:net"
 import type { RateLimit, RateLimitSettings } from "../platform/ServerConfig.js"
 import { defaultRateLimits, ServerConfig } from "../platform/ServerConfig.js"
 import { presentedCredential } from "./Credentials.js"
@@ -49,6 +50,27 @@ export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trus
   return Option.getOrElse(request.remoteAddress, () => "unknown")
 }
 
+/**
+ * The part of an address that names one client: an IPv4 address, or the /64 network of an IPv6
+ * one (a single host commonly holds a whole /64, so one key per IPv6 address would be no limit).
+ */
+export const addressKey = (address: string): string => {
+  const bare = address.split("%")[0]!
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare)
+  if (mapped !== null) return mapped[1]!
+  if (!net.isIPv6(bare)) return bare
+  const [head, tail] = bare.split("::")
+  const groups = (part: string | undefined) => (part === undefined || part === "" ? [] : part.split(":"))
+  const before = groups(head)
+  const after = groups(tail)
+  const full = [
+    ...before,
+    ...Array.from({ length: Math.max(0, 8 - before.length - after.length) }, () => "0"),
+    ...after
+  ]
+  return `${full.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(":")}::/64`
+}
+
 /** Keys are hashes: no credential and no address is stored, and no lookup is needed to key a request. */
 export const hashKey = (kind: "key" | "token" | "provider" | "address" | "failed", value: string) =>
   `${kind}:${crypto.createHash("sha256").update(value).digest("base64url").slice(0, 32)}`
@@ -63,7 +85,7 @@ export const bucketFor = (
   settings: RateLimitSettings,
   trustProxy: boolean
 ): Bucket => {
-  const address = clientAddress(request, trustProxy)
+  const address = addressKey(clientAddress(request, trustProxy))
   const credential = presentedCredential(request.headers, "x-app-api-key") ??
     presentedCredential(request.headers, "x-user-token")
   const failures = { key: hashKey("failed", address), limit: settings.address }

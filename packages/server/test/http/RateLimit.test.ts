@@ -172,6 +172,19 @@ it.layer(makeTestServer({ rateLimits: limits, trustProxy: true }), { timeout: "1
         expectLimitHeaders(other, 4, 3)
       }))
 
+    it.effect("an IPv6 client is keyed by its /64 network", () =>
+      Effect.gen(function*() {
+        const hosts = ["2001:db8:7:1::1", "2001:DB8:7:1:ffff::9", "2001:db8:7:1:0:0:0:7", "2001:db8:7:1::1%eth0"]
+        for (const [i, host] of hosts.entries()) {
+          expectLimitHeaders(yield* send("GET", "/no-such-route", { headers: fromAddress(host) }), 4, 3 - i)
+        }
+        expectTooMany(yield* send("GET", "/no-such-route", { headers: fromAddress("2001:db8:7:1::abcd") }), 4)
+        expectLimitHeaders(yield* send("GET", "/no-such-route", { headers: fromAddress("2001:db8:7:2::1") }), 4, 3)
+        // An IPv4 address, written as IPv6 or not, is one client.
+        expectLimitHeaders(yield* send("GET", "/no-such-route", { headers: fromAddress("192.0.2.99") }), 4, 3)
+        expectLimitHeaders(yield* send("GET", "/no-such-route", { headers: fromAddress("::ffff:192.0.2.99") }), 4, 2)
+      }))
+
     it.effect("failed authentications draw from the address: spraying random keys ends in 429", () =>
       Effect.gen(function*() {
         const { apiKey } = yield* createApp("sprayed")
