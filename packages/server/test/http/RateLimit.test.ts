@@ -83,6 +83,15 @@ it.layer(makeTestServer({ rateLimits: limits }), { timeout: "120 seconds" })("ra
       expectTooMany(refused, 5)
       // A refused request does not draw: the bucket stays empty but not in debt.
       expectTooMany(yield* send("POST", "/api/v1/users", { bearer: apiKey, json: { externalUserId: "x" } }), 5)
+      // A refused upload still gets its answer, not a reset connection.
+      const large = JSON.stringify({ externalUserId: "x", padding: "p".repeat(900 * 1024) })
+      expectTooMany(yield* send("POST", "/api/v1/users", { bearer: apiKey, body: large }), 5)
+      const form = new FormData()
+      form.append("image", new Blob([new Uint8Array(4 * 1024 * 1024)], { type: "image/jpeg" }), "meal.jpg")
+      expectTooMany(
+        yield* send("POST", `/api/v1/users/${user.id}/journal-entries/scans`, { bearer: apiKey, formData: form }),
+        5
+      )
     }))
 
   it.effect("each API key and each user token has its own bucket", () =>
