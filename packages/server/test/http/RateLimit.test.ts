@@ -134,6 +134,26 @@ it.layer(makeTestServer({ rateLimits: limits }), { timeout: "120 seconds" })("ra
       expectLimitHeaders(full, 5, 4)
     }))
 
+  it.effect("pruning deletes only buckets idle long enough to be full, and a pruned bucket starts full", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const idle = yield* createUser("idle")
+      const busy = yield* createUser("busy")
+      for (let i = 0; i < 5; i++) {
+        yield* send("GET", `/api/v1/users/${idle.user.id}`, { bearer: idle.apiKey })
+        yield* send("GET", `/api/v1/users/${busy.user.id}`, { bearer: busy.apiKey })
+      }
+      // Empty, a bucket of burst 5 refilling 0.1 a second is full after 50 s.
+      yield* rewind(hashKey("key", idle.apiKey), 3600)
+      yield* Effect.flatMap(RateLimitRepo, (repo) => repo.prune(60)).pipe(Effect.provide(RateLimitRepo.Default))
+      const left = yield* sql<{ key: string }>`
+        select key from rate_limit_buckets where key in (${hashKey("key", idle.apiKey)}, ${hashKey("key", busy.apiKey)})
+      `
+      expect(left.map((row) => row.key)).toEqual([hashKey("key", busy.apiKey)])
+      expectLimitHeaders(yield* send("GET", `/api/v1/users/${idle.user.id}`, { bearer: idle.apiKey }), 5, 4)
+      expectTooMany(yield* send("GET", `/api/v1/users/${busy.user.id}`, { bearer: busy.apiKey }), 5)
+    }))
+
   it.effect("requests without a credential are limited per client address; probes and docs are exempt", () =>
     Effect.gen(function*() {
       // The webhooks and the OAuth callback draw from the same bucket: this client's address.
