@@ -32,7 +32,12 @@ export class Api extends HttpApi.make("pulsebridge")
       "(except free text such as `notes`) control characters. Ids are UUIDs in any case (answered in lower case); a " +
       "path segment over 100 characters or not valid percent-encoded UTF-8 is a 400. Timestamps are ISO 8601 with " +
       "a zone, each field within its range; dates are calendar days. Date ranges: `from`/`to` inclusive, at most " +
-      "366 days."
+      "366 days." +
+      "\n\nRate limits: a token bucket per API key (20 requests/s, burst 100), per user token (10/s, burst 50) " +
+      "and per client address for requests without a credential (5/s, burst 30; failed authentications draw from " +
+      "it too), configurable by the operator; over the limit: 429 `TooManyRequests` with `retryAfterSeconds` and " +
+      "`Retry-After`. Every answer carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` " +
+      "(seconds until the bucket is full)."
   )
 {}
 

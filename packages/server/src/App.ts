@@ -23,6 +23,7 @@ import { OAuthHttpLive } from "./connections/OAuthHttp.js"
 import { ProviderAccess } from "./connections/ProviderAccess.js"
 import { HealthData } from "./healthData/HealthData.js"
 import { makeAppMiddleware } from "./http/Middleware.js"
+import { RateLimiter } from "./http/RateLimit.js"
 import { RootRoutesLive } from "./http/RootRoutes.js"
 import { BlobStore } from "./journal/BlobStore.js"
 import { JournalHttpLive } from "./journal/Http.js"
@@ -119,7 +120,8 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
  */
 const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
-  return HttpApiBuilder.serve(makeAppMiddleware({ trustProxy: config.trustProxy })).pipe(
+  const limiter = yield* RateLimiter
+  return HttpApiBuilder.serve(makeAppMiddleware({ trustProxy: config.trustProxy, rateLimit: limiter.middleware })).pipe(
     Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(RootRoutesLive),
@@ -127,7 +129,7 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
     Layer.provide(SandboxRoutesLive),
     Layer.provide(ApiLive)
   )
-}))
+})).pipe(Layer.provide(RateLimiter.Default))
 
 /**
  * Everything the server runs, listening, given `ServerConfig`, a migrated `SqlClient` and the

@@ -37,7 +37,11 @@ const configVariables = [
   "BACKFILL_DAYS",
   "SYNC_CRON",
   "RUNNER_HOST",
-  "RUNNER_PORT"
+  "RUNNER_PORT",
+  "RATE_LIMIT",
+  "RATE_LIMIT_API_KEY",
+  "RATE_LIMIT_USER_TOKEN",
+  "RATE_LIMIT_ADDRESS"
 ]
 
 /** A loopback port nothing listens on right now. */
@@ -76,7 +80,12 @@ export const startChildServer = (options: ChildServerOptions) =>
     Effect.async<ChildServer>((resume) => {
       const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
       for (const name of configVariables) delete env[name]
-      Object.assign(env, { DATA_DIR: options.dataDir, PORT: String(options.port), HOST: "127.0.0.1" }, options.env)
+      // Rate limits are off unless the test turns them on: the suite sends many requests quickly.
+      Object.assign(
+        env,
+        { DATA_DIR: options.dataDir, PORT: String(options.port), HOST: "127.0.0.1", RATE_LIMIT: "off" },
+        options.env
+      )
       // Node itself with tsx's loader: one process, so SIGKILL kills the server and nothing survives it.
       const child = cp.spawn(process.execPath, ["--import", "tsx", entry, "serve", ...(options.args ?? [])], {
         cwd: repoRoot,

@@ -12,7 +12,7 @@ import type { SimulatorRegistry } from "@pulsebridge/sandbox"
 import { AppLive } from "@pulsebridge/server/App"
 import { Apps } from "@pulsebridge/server/apps/Apps"
 import type { ServerConfigShape } from "@pulsebridge/server/platform/ServerConfig"
-import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
+import { defaultRateLimits, ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
 import { SandboxSimulators } from "@pulsebridge/server/sandbox/SandboxRoutes"
 import { Users } from "@pulsebridge/server/users/Users"
 import * as Context from "effect/Context"
@@ -57,6 +57,8 @@ export const testConfig = (dataDir: string, overrides: Partial<ServerConfigShape
   analyzerApiKey: Option.none(),
   role: "all",
   production: false,
+  // The suite sends many requests quickly with one key; rate-limit tests turn the limits on.
+  rateLimits: { ...defaultRateLimits, enabled: false },
   ...overrides
 })
 

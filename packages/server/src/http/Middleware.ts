@@ -338,6 +338,10 @@ const failureStatus = (cause: Cause.Cause<unknown>): number => {
 
 export interface MiddlewareOptions {
   readonly trustProxy: boolean
+  /** Wraps the checks and the app with the request rate limits (`RateLimiter.middleware`). */
+  readonly rateLimit?: <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>
 }
 
 export const makeAppMiddleware =
@@ -362,7 +366,7 @@ export const makeAppMiddleware =
     const logged = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const started = Date.now()
-      const exit = yield* Effect.exit(inner)
+      const exit = yield* Effect.exit(options.rateLimit === undefined ? inner : options.rateLimit(inner))
       const status = exit._tag === "Success" ? exit.value.status : failureStatus(exit.cause)
       const annotations = {
         "http.method": request.method,

@@ -2,8 +2,10 @@
  * All configuration of the server and CLI, read once from the environment with `Config`.
  */
 import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
@@ -39,7 +41,58 @@ export interface ServerConfigShape {
   readonly syncCron?: string | undefined
   /** Days of history read when a provider is connected (capped per provider). */
   readonly backfillDays?: number | undefined
+  /** Request rate limits (docs/rate-limits.md); the documented defaults when absent. */
+  readonly rateLimits?: RateLimitSettings | undefined
 }
+
+/** A token bucket: refills `perSecond` tokens a second up to `burst`; a request takes one. */
+export interface RateLimit {
+  readonly perSecond: number
+  readonly burst: number
+}
+
+export interface RateLimitSettings {
+  readonly enabled: boolean
+  /** Per API key (`pb_sk_...`). */
+  readonly apiKey: RateLimit
+  /** Per user token (`pb_ut_...`). */
+  readonly userToken: RateLimit
+  /** Per client address: requests without a credential, and failed authentications. */
+  readonly address: RateLimit
+}
+
+export const defaultRateLimits: RateLimitSettings = {
+  enabled: true,
+  apiKey: { perSecond: 20, burst: 100 },
+  userToken: { perSecond: 10, burst: 50 },
+  address: { perSecond: 5, burst: 30 }
+}
+
+/** `RATE_LIMIT_*=<per second>/<burst>`, e.g. `20/100`. */
+const rateLimitSetting = (name: string, fallback: RateLimit) =>
+  Config.string(name).pipe(
+    Config.mapOrFail((text) => {
+      const match = /^\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+)\s*$/.exec(text)
+      const perSecond = Number(match?.[1])
+      const burst = Number(match?.[2])
+      return match !== null && perSecond > 0 && burst >= 1
+        ? Either.right({ perSecond, burst })
+        : Either.left(
+          ConfigError.InvalidData([name], `${name} must be <requests per second>/<burst>, e.g. 20/100`)
+        )
+    }),
+    Config.withDefault(fallback)
+  )
+
+const rateLimitsConfig: Config.Config<RateLimitSettings> = Config.all({
+  enabled: Config.literal("on", "off")("RATE_LIMIT").pipe(
+    Config.map((value) => value === "on"),
+    Config.withDefault(true)
+  ),
+  apiKey: rateLimitSetting("RATE_LIMIT_API_KEY", defaultRateLimits.apiKey),
+  userToken: rateLimitSetting("RATE_LIMIT_USER_TOKEN", defaultRateLimits.userToken),
+  address: rateLimitSetting("RATE_LIMIT_ADDRESS", defaultRateLimits.address)
+})
 
 const analyzerSetting = Config.option(Config.literal("openai", "offline", "sandbox")("ANALYZER"))
 
@@ -82,7 +135,8 @@ const baseConfig = Config.all({
   backfillDays: Config.integer("BACKFILL_DAYS").pipe(
     Config.validate({ message: "BACKFILL_DAYS must be 1 to 365", validation: (n) => n >= 1 && n <= 365 }),
     Config.withDefault(30)
-  )
+  ),
+  rateLimits: rateLimitsConfig
 })
 
 const resolve = (

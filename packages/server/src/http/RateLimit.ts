@@ -1,0 +1,258 @@
+/**
+ * Request rate limits (docs/rate-limits.md): a token bucket per presented credential (API key,
+ * user token) and per client address for requests without one, kept in PostgreSQL so that every
+ * API process of a deployment draws from the same buckets. Failed authentications also draw from
+ * a per-address bucket, and an address whose failures have emptied it is refused before its
+ * credentials are looked up, so that spraying random keys earns no fresh buckets.
+ *
+ * The bucket is one short statement per request (`RateLimitRepo.take`). When the database does not
+ * answer, requests are let through (fail open) with a warning: the limiter protects the service, and
+ * the requests themselves will meet the same database.
+ */
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as crypto from "node:crypto"
+import type { IncomingMessage } from "node:http"
+import * as net from "node:net"
+import type { RateLimit, RateLimitSettings } from "../platform/ServerConfig.js"
+import { defaultRateLimits, ServerConfig } from "../platform/ServerConfig.js"
+import { presentedCredential } from "./Credentials.js"
+import { RateLimitRepo } from "./RateLimitRepo.js"
+
+/** Routes never limited: probes, the landing page and the API's documentation. */
+const exemptPaths: ReadonlySet<string> = new Set([
+  "/",
+  "/health",
+  "/health/live",
+  "/health/ready",
+  "/docs",
+  "/openapi.json"
+])
+
+/** How often each process deletes idle buckets. */
+const pruneEvery = Duration.minutes(10)
+
+/** The bucket a request draws from. */
+export interface Bucket {
+  readonly key: string
+  readonly limit: RateLimit
+  /** The address's failure bucket, which must not be empty (requests with a credential only). */
+  readonly failures: { readonly key: string; readonly limit: RateLimit } | undefined
+}
+
+/** The client's address: the first hop of `X-Forwarded-For` behind a trusted proxy, else the socket's peer. */
+export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
+  if (trustProxy) {
+    const first = request.headers["x-forwarded-for"]?.split(",")[0]?.trim()
+    if (first !== undefined && first !== "") return first
+  }
+  return Option.getOrElse(request.remoteAddress, () => "unknown")
+}
+
+/**
+ * The part of an address that names one client: an IPv4 address, or the /64 network of an IPv6
+ * one (a single host commonly holds a whole /64, so one key per IPv6 address would be no limit).
+ */
+export const addressKey = (address: string): string => {
+  const bare = address.split("%")[0]!
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare)
+  if (mapped !== null) return mapped[1]!
+  if (!net.isIPv6(bare)) return bare
+  const [head, tail] = bare.split("::")
+  const groups = (part: string | undefined) => (part === undefined || part === "" ? [] : part.split(":"))
+  const before = groups(head)
+  const after = groups(tail)
+  const full = [
+    ...before,
+    ...Array.from({ length: Math.max(0, 8 - before.length - after.length) }, () => "0"),
+    ...after
+  ]
+  return `${full.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(":")}::/64`
+}
+
+/** Keys are hashes: no credential and no address is stored, and no lookup is needed to key a request. */
+export const hashKey = (kind: "key" | "token" | "provider" | "address" | "failed", value: string) =>
+  `${kind}:${crypto.createHash("sha256").update(value).digest("base64url").slice(0, 32)}`
+
+/**
+ * Which bucket a request draws from: its credential's when it carries an API key or a user token
+ * (told apart by their prefixes) or, on the simulators' routes, a simulated provider's token; else
+ * its address's.
+ */
+export const bucketFor = (
+  request: HttpServerRequest.HttpServerRequest,
+  settings: RateLimitSettings,
+  trustProxy: boolean
+): Bucket => {
+  const address = addressKey(clientAddress(request, trustProxy))
+  const credential = presentedCredential(request.headers, "x-app-api-key") ??
+    presentedCredential(request.headers, "x-user-token")
+  const failures = { key: hashKey("failed", address), limit: settings.address }
+  if (credential?.startsWith("pb_sk_") === true) {
+    return { key: hashKey("key", credential), limit: settings.apiKey, failures }
+  }
+  if (credential?.startsWith("pb_ut_") === true) {
+    return { key: hashKey("token", credential), limit: settings.userToken, failures }
+  }
+  // The simulators' provider APIs (sandbox mode) are called with their own access tokens, mostly by
+  // this server's sync from its own address: each token gets a bucket, at the address's limit.
+  if (credential !== undefined && request.url.startsWith("/sandbox/")) {
+    return { key: hashKey("provider", credential), limit: settings.address, failures }
+  }
+  return { key: hashKey("address", address), limit: settings.address, failures: undefined }
+}
+
+/** What the limiter decided for one request. */
+export interface Verdict {
+  readonly allowed: boolean
+  /** `RateLimit-*` (and `Retry-After` when refused), for every answer to the request. */
+  readonly headers: Readonly<Record<string, string>>
+  readonly retryAfterSeconds: number
+  readonly message: string
+}
+
+const secondsUntil = (tokens: number, target: number, limit: RateLimit) =>
+  Math.max(0, Math.ceil((target - tokens) / limit.perSecond))
+
+const limitHeaders = (limit: RateLimit, remaining: number) => ({
+  "ratelimit-limit": String(limit.burst),
+  "ratelimit-remaining": String(Math.max(0, Math.floor(remaining))),
+  "ratelimit-reset": String(secondsUntil(Math.max(0, remaining), limit.burst, limit))
+})
+
+const refused = (limit: RateLimit, level: number, message: string): Verdict => {
+  const retryAfterSeconds = Math.max(1, secondsUntil(level, 1, limit))
+  return {
+    allowed: false,
+    headers: { ...limitHeaders(limit, level), "retry-after": String(retryAfterSeconds) },
+    retryAfterSeconds,
+    message: `${message}; retry in ${retryAfterSeconds} s`
+  }
+}
+
+/** A refused body up to this size is read and dropped; a larger one is cut off. */
+const MaxDiscardBytes = 16 * 1024 * 1024
+
+/**
+ * Reads and drops the body of a refused request, so that a client still uploading sees the 429
+ * rather than a reset connection.
+ */
+const discardBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.async<void>((resume) => {
+    const source = request.source as IncomingMessage
+    const announced = Number(request.headers["content-length"] ?? 0)
+    const hasBody = announced > 0 || request.headers["transfer-encoding"] !== undefined
+    if (!hasBody || announced > MaxDiscardBytes || source.readableEnded || source.destroyed) {
+      return resume(Effect.void)
+    }
+    let seen = 0
+    const done = () => resume(Effect.void)
+    source.on("data", (chunk: Buffer) => {
+      seen += chunk.length
+      if (seen > MaxDiscardBytes) {
+        source.destroy()
+        done()
+      }
+    })
+    source.once("end", done)
+    source.once("error", done)
+    source.once("close", done)
+    source.resume()
+  })
+
+export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/server/RateLimiter", {
+  scoped: Effect.gen(function*() {
+    const config = yield* ServerConfig
+    const repo = yield* RateLimitRepo
+    const settings = config.rateLimits ?? defaultRateLimits
+
+    // One warning per minute at most while the database does not answer.
+    let lastWarning = 0
+    const failOpen = (cause: unknown) =>
+      Effect.suspend(() => {
+        const now = Date.now()
+        if (now - lastWarning < 60_000) return Effect.void
+        lastWarning = now
+        return Effect.logWarning("Rate limits not applied: the database did not answer", cause)
+      })
+
+    if (settings.enabled) {
+      // A bucket idle for as long as the slowest one takes to fill is full, the same as no row.
+      const idleSeconds = Math.max(
+        ...[settings.apiKey, settings.userToken, settings.address].map((limit) => limit.burst / limit.perSecond)
+      )
+      yield* Effect.sleep(pruneEvery).pipe(
+        Effect.zipRight(repo.prune(Math.ceil(idleSeconds) + 60)),
+        Effect.catchAllCause((cause) => Effect.logWarning("Pruning rate-limit buckets failed", cause)),
+        Effect.forever,
+        Effect.forkScoped
+      )
+    }
+
+    /** Takes a token for the request, or says why not; none for exempt routes or when disabled. */
+    const check = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function*() {
+        if (!settings.enabled || exemptPaths.has(request.url.split("?")[0]!)) {
+          return Option.none<{ readonly verdict: Verdict; readonly bucket: Bucket }>()
+        }
+        const bucket = bucketFor(request, settings, config.trustProxy)
+        const taken = yield* repo.take({ key: bucket.key, limit: bucket.limit, gate: bucket.failures })
+        if (taken.remaining !== null) {
+          const verdict: Verdict = {
+            allowed: true,
+            headers: limitHeaders(bucket.limit, taken.remaining),
+            retryAfterSeconds: 0,
+            message: ""
+          }
+          return Option.some({ verdict, bucket })
+        }
+        if (bucket.failures !== undefined && taken.gate !== null && taken.gate < 1) {
+          const verdict = refused(
+            bucket.failures.limit,
+            taken.gate,
+            "Too many failed authentications from this address"
+          )
+          return Option.some({ verdict, bucket })
+        }
+        return Option.some({ verdict: refused(bucket.limit, taken.level ?? 0, "Rate limit reached"), bucket })
+      }).pipe(Effect.catchAllCause((cause) => Effect.as(failOpen(cause), Option.none())))
+
+    /** A failed authentication draws from its address's failure bucket. */
+    const chargeFailure = (bucket: Bucket) =>
+      bucket.failures === undefined
+        ? Effect.void
+        : repo.charge(bucket.failures.key, bucket.failures.limit).pipe(Effect.catchAllCause(failOpen))
+
+    /**
+     * Wraps the app: refuses a request over its limit with 429 and the JSON error body, and puts the
+     * bucket's headers on every answer, including those the platform sends after the app (404, 500).
+     */
+    const middleware = <E, R>(
+      app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const checked = yield* check(request)
+        if (Option.isNone(checked)) return yield* app
+        const { bucket, verdict } = checked.value
+        yield* HttpApp.appendPreResponseHandler((_request, response) =>
+          Effect.succeed(HttpServerResponse.setHeaders(response, verdict.headers))
+        )
+        if (!verdict.allowed) {
+          yield* discardBody(request)
+          return HttpServerResponse.unsafeJson(
+            { _tag: "TooManyRequests", message: verdict.message, retryAfterSeconds: verdict.retryAfterSeconds },
+            { status: 429, headers: verdict.headers }
+          )
+        }
+        const response = yield* app
+        if (response.status === 401) yield* chargeFailure(bucket)
+        return HttpServerResponse.setHeaders(response, verdict.headers)
+      })
+
+    return { check, middleware, settings } as const
+  }),
+  dependencies: [RateLimitRepo.Default]
+}) {}
