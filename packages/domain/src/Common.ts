@@ -160,8 +160,16 @@ export const TimeZone = Schema.String.pipe(
 const isoTimestamp = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|([+-])(\d{2}):(\d{2}))$/i
 
 /**
+ * The instants a timestamp may name: from 1900 through 9998, so that the calendar day of any
+ * instant, in any time zone, is a four-digit date (9999-12-31T23:00Z is already the year 10000 in
+ * Kiritimati).
+ */
+export const MinTimestamp = Date.UTC(1900, 0, 1)
+export const MaxTimestamp = Date.UTC(9999, 0, 1) - 1
+
+/**
  * Parses an ISO 8601 date-time with a zone, strictly: each field within its range and the day within
- * its month (`Date.parse` turns 2026-02-30 into March 2nd).
+ * its month (`Date.parse` turns 2026-02-30 into March 2nd), and the instant from 1900 through 9998.
  */
 export const parseTimestamp = (s: string): Date | undefined => {
   if (s.length > 40) return undefined
@@ -171,7 +179,8 @@ export const parseTimestamp = (s: string): Date | undefined => {
   if (hour > 23 || minute > 59 || second > 59) return undefined
   if (m[7] !== undefined && (Number(m[8]) > 14 || Number(m[9]) > 59)) return undefined
   const date = new Date(s)
-  return Number.isNaN(date.getTime()) ? undefined : date
+  const time = date.getTime()
+  return Number.isNaN(time) || time < MinTimestamp || time > MaxTimestamp ? undefined : date
 }
 
 /** ISO 8601 timestamp (UTC with `Z` in answers), decoded strictly to a `Date`. */
@@ -181,14 +190,18 @@ export const Timestamp = Schema.transformOrFail(Schema.String, Schema.DateFromSe
     const date = parseTimestamp(s)
     return date === undefined
       ? ParseResult.fail(
-        new ParseResult.Type(ast, s, "expected an ISO 8601 timestamp with a time zone, e.g. 2026-01-05T12:30:00Z")
+        new ParseResult.Type(
+          ast,
+          s,
+          "expected an ISO 8601 timestamp with a time zone from the years 1900 to 9998, e.g. 2026-01-05T12:30:00Z"
+        )
       )
       : ParseResult.succeed(date)
   },
   encode: (d) => ParseResult.succeed(d.toISOString())
 }).annotations({
   identifier: "Timestamp",
-  description: "ISO 8601 timestamp in UTC",
+  description: "ISO 8601 timestamp in UTC (accepted with any zone offset, from the years 1900 to 9998)",
   jsonSchema: { type: "string", format: "date-time" }
 })
 

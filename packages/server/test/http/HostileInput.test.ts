@@ -129,11 +129,19 @@ it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("hostile
       expect(read).toMatchObject({ title: "tea", notes: "two lines\nand a\ttab", isUserEdited: false })
     }))
 
-  it.effect("an impossible consumedAtUtc (2026-02-30) answers 400 on create, patch and scan", () =>
+  it.effect("an impossible or out-of-range consumedAtUtc answers 400 on create, patch and scan", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("feb-30")
       for (
-        const bad of ["2026-02-30T00:00:00Z", "2026-01-05T24:00:00Z", "2026-01-05T12:60:00Z", "2026-13-01T00:00:00Z"]
+        const bad of [
+          "2026-02-30T00:00:00Z",
+          "2026-01-05T24:00:00Z",
+          "2026-01-05T12:60:00Z",
+          "2026-13-01T00:00:00Z",
+          // Its day is already in the year 10000 east of UTC.
+          "9999-12-31T23:59:59Z",
+          "1899-12-31T23:59:59Z"
+        ]
       ) {
         const created = yield* send("POST", entriesPath(user.id), {
           bearer: token,
