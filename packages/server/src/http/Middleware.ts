@@ -21,6 +21,7 @@ import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import type { IncomingMessage } from "node:http"
 import { presentedCredential } from "./Credentials.js"
+import { drain, hasBody, MaxDrainBytes } from "./Drain.js"
 
 export const MaxJsonBodyBytes = 1024 * 1024
 
@@ -161,40 +162,6 @@ const isJsonContentType = (contentType: string) => {
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
   return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
 }
-
-const hasBody = (headers: Readonly<Record<string, string | undefined>>) => {
-  const length = headers["content-length"]
-  if (length !== undefined) return Number(length) > 0
-  return headers["transfer-encoding"] !== undefined
-}
-
-/** Bodies up to this size are read to the end before a 413, so that the client sees the answer. */
-const MaxDrainBytes = 16 * 1024 * 1024
-
-/**
- * Discards the rest of a refused body. Without this a client still uploading meets a reset
- * connection instead of the 413; bodies announced over 16 MiB are not worth reading.
- */
-const drain = (request: HttpServerRequest.HttpServerRequest, announced: number) =>
-  Effect.async<void>((resume) => {
-    const source = request.source as IncomingMessage
-    if (announced > MaxDrainBytes || source.readableEnded || source.destroyed) return resume(Effect.void)
-    let seen = 0
-    const done = () => resume(Effect.void)
-    source.on("data", (chunk: Buffer) => {
-      seen += chunk.length
-      if (seen > MaxDrainBytes) {
-        source.destroy()
-        done()
-      }
-    })
-    source.once("end", done)
-    source.once("error", done)
-    source.once("close", done)
-    // A parser that gave up may still be piped to the body and hold it back.
-    source.unpipe()
-    source.resume()
-  })
 
 /** Reads and checks a JSON body before routing; the parsed text stays cached on the request. */
 const checkBody = (request: HttpServerRequest.HttpServerRequest) =>

@@ -14,11 +14,11 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
-import type { IncomingMessage } from "node:http"
 import * as net from "node:net"
 import type { RateLimit, RateLimitSettings } from "../platform/ServerConfig.js"
 import { defaultRateLimits, ServerConfig } from "../platform/ServerConfig.js"
 import { presentedCredential } from "./Credentials.js"
+import { drain } from "./Drain.js"
 import { RateLimitRepo } from "./RateLimitRepo.js"
 
 /** Routes never limited: probes, the landing page and the API's documentation. */
@@ -132,36 +132,6 @@ const refused = (limit: RateLimit, level: number, message: string): Verdict => {
   }
 }
 
-/** A refused body up to this size is read and dropped; a larger one is cut off. */
-const MaxDiscardBytes = 16 * 1024 * 1024
-
-/**
- * Reads and drops the body of a refused request, so that a client still uploading sees the 429
- * rather than a reset connection.
- */
-const discardBody = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.async<void>((resume) => {
-    const source = request.source as IncomingMessage
-    const announced = Number(request.headers["content-length"] ?? 0)
-    const hasBody = announced > 0 || request.headers["transfer-encoding"] !== undefined
-    if (!hasBody || announced > MaxDiscardBytes || source.readableEnded || source.destroyed) {
-      return resume(Effect.void)
-    }
-    let seen = 0
-    const done = () => resume(Effect.void)
-    source.on("data", (chunk: Buffer) => {
-      seen += chunk.length
-      if (seen > MaxDiscardBytes) {
-        source.destroy()
-        done()
-      }
-    })
-    source.once("end", done)
-    source.once("error", done)
-    source.once("close", done)
-    source.resume()
-  })
-
 export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/server/RateLimiter", {
   scoped: Effect.gen(function*() {
     const config = yield* ServerConfig
@@ -241,7 +211,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
           Effect.succeed(HttpServerResponse.setHeaders(response, verdict.headers))
         )
         if (!verdict.allowed) {
-          yield* discardBody(request)
+          yield* drain(request)
           return HttpServerResponse.unsafeJson(
             { _tag: "TooManyRequests", message: verdict.message, retryAfterSeconds: verdict.retryAfterSeconds },
             { status: 429, headers: verdict.headers }
