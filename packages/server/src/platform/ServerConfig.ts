@@ -40,6 +40,9 @@ export interface ServerConfigShape {
   readonly syncCron?: string | undefined
   /** Days of history read when a provider is connected (capped per provider). */
   readonly backfillDays?: number | undefined
+  /** The deadline of a request (`REQUEST_TIMEOUT_MS`), and of a `multipart/*` upload (`UPLOAD_TIMEOUT_MS`). */
+  readonly requestTimeoutMs?: number | undefined
+  readonly uploadTimeoutMs?: number | undefined
 }
 
 const analyzerSetting = Config.option(Config.literal("openai", "offline", "sandbox")("ANALYZER"))
@@ -83,6 +86,14 @@ const baseConfig = Config.all({
   backfillDays: Config.integer("BACKFILL_DAYS").pipe(
     Config.validate({ message: "BACKFILL_DAYS must be 1 to 365", validation: (n) => n >= 1 && n <= 365 }),
     Config.withDefault(30)
+  ),
+  requestTimeoutMs: Config.integer("REQUEST_TIMEOUT_MS").pipe(
+    Config.validate({ message: "REQUEST_TIMEOUT_MS must be 100 or more", validation: (n) => n >= 100 }),
+    Config.withDefault(30_000)
+  ),
+  uploadTimeoutMs: Config.integer("UPLOAD_TIMEOUT_MS").pipe(
+    Config.validate({ message: "UPLOAD_TIMEOUT_MS must be 100 or more", validation: (n) => n >= 100 }),
+    Config.withDefault(120_000)
   )
 })
 
