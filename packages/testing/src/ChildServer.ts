@@ -37,7 +37,10 @@ const configVariables = [
   "BACKFILL_DAYS",
   "SYNC_CRON",
   "RUNNER_HOST",
-  "RUNNER_PORT"
+  "RUNNER_PORT",
+  "NODE_ENV",
+  "REQUEST_TIMEOUT_MS",
+  "UPLOAD_TIMEOUT_MS"
 ]
 
 /** A loopback port nothing listens on right now. */
@@ -113,6 +116,23 @@ export const killChild = (server: ChildServer) =>
     child.on("exit", () => resume(Effect.void))
     child.kill("SIGKILL")
   })
+
+/** Sends `signal` (SIGTERM by default) and waits for the process to exit on its own; how it ended and when. */
+export const stopChild = (server: ChildServer, signal: NodeJS.Signals = "SIGTERM") =>
+  Effect.async<{ readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly ms: number }>(
+    (resume) => {
+      const child = server.process
+      const started = Date.now()
+      if (child.exitCode !== null || child.signalCode !== null) {
+        return resume(Effect.succeed({ code: child.exitCode, signal: child.signalCode, ms: 0 }))
+      }
+      child.once(
+        "exit",
+        (code, exitSignal) => resume(Effect.succeed({ code, signal: exitSignal, ms: Date.now() - started }))
+      )
+      child.kill(signal)
+    }
+  )
 
 /**
  * `TestServer` and an `HttpClient` trusting the certificate for a server on `port` whose TLS
