@@ -22,6 +22,7 @@ import { ConnectionsHttpLive } from "./connections/Http.js"
 import { OAuthHttpLive } from "./connections/OAuthHttp.js"
 import { ProviderAccess } from "./connections/ProviderAccess.js"
 import { HealthData } from "./healthData/HealthData.js"
+import { defaultDeadlines, withDeadline } from "./http/Deadline.js"
 import { makeAppMiddleware } from "./http/Middleware.js"
 import { RateLimiter } from "./http/RateLimit.js"
 import { RootRoutesLive } from "./http/RootRoutes.js"
@@ -121,7 +122,14 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
 const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
   const limiter = yield* RateLimiter
+  // On the app itself (not the server's middleware, which only sees the app once its answer is written), so a
+  // request over its deadline is answered, logged and given its error body like any other.
+  const deadline = withDeadline({
+    requestMs: config.requestTimeoutMs ?? defaultDeadlines.requestMs,
+    uploadMs: config.uploadTimeoutMs ?? defaultDeadlines.uploadMs
+  })
   return HttpApiBuilder.serve(makeAppMiddleware({ trustProxy: config.trustProxy, rateLimit: limiter.middleware })).pipe(
+    Layer.provide(HttpApiBuilder.middleware(deadline)),
     Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(RootRoutesLive),

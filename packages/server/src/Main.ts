@@ -13,8 +13,9 @@ import * as Option from "effect/Option"
 import { AppLive } from "./App.js"
 import { Apps } from "./apps/Apps.js"
 import { DatabaseLive } from "./platform/Database.js"
+import { HttpServerLive } from "./platform/HttpServer.js"
 import { ServerBases } from "./platform/ServerBases.js"
-import { ServerConfig } from "./platform/ServerConfig.js"
+import { ProductionChecksLive, ServerConfig } from "./platform/ServerConfig.js"
 
 /** On a database without any app, creates the demo app and prints its API key once. */
 export const ensureDemoApp = Effect.gen(function*() {
@@ -27,7 +28,8 @@ export const ensureDemoApp = Effect.gen(function*() {
 const Banner = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* ServerConfig
   const base = (yield* ServerBases).publicBase
-  const demo = yield* ensureDemoApp
+  // Production mode never creates a demo app: an operator creates apps with the CLI.
+  const demo = config.production ? Option.none() : yield* ensureDemoApp
   const lines = [
     "",
     `PulseBridge is running (${
@@ -58,10 +60,18 @@ export const LoggingLive = Layer.unwrapEffect(Effect.gen(function*() {
   return Layer.merge(format === "json" ? Logger.json : Logger.logFmt, Logger.minimumLogLevel(level))
 }))
 
-/** Everything `pulsebridge serve` runs, given a `ServerConfig`. */
+/**
+ * Everything `pulsebridge serve` runs, given a `ServerConfig`. Built in this order: the production checks, the
+ * listener (a busy port fails here, before any migration; requests get 503 until the app serves), the database
+ * and its migrations, then the application. Torn down in reverse: the app stops taking requests and drains those
+ * in flight, the cluster hands its work back, the database closes, and the port is released.
+ */
 export const ServeLive = Banner.pipe(
   Layer.provideMerge(AppLive),
   Layer.provideMerge(ProviderRegistry.Default),
   Layer.provideMerge(DatabaseLive({ attach: false })),
+  // The same layer value as the one inside AppLive, so it is built once, here, early.
+  Layer.provideMerge(HttpServerLive),
+  Layer.provideMerge(ProductionChecksLive),
   Layer.provide(LoggingLive)
 )

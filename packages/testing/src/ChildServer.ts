@@ -41,7 +41,10 @@ const configVariables = [
   "RATE_LIMIT",
   "RATE_LIMIT_API_KEY",
   "RATE_LIMIT_USER_TOKEN",
-  "RATE_LIMIT_ADDRESS"
+  "RATE_LIMIT_ADDRESS",
+  "NODE_ENV",
+  "REQUEST_TIMEOUT_MS",
+  "UPLOAD_TIMEOUT_MS"
 ]
 
 /** A loopback port nothing listens on right now. */
@@ -122,6 +125,23 @@ export const killChild = (server: ChildServer) =>
     child.on("exit", () => resume(Effect.void))
     child.kill("SIGKILL")
   })
+
+/** Sends `signal` (SIGTERM by default) and waits for the process to exit on its own; how it ended and when. */
+export const stopChild = (server: ChildServer, signal: NodeJS.Signals = "SIGTERM") =>
+  Effect.async<{ readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly ms: number }>(
+    (resume) => {
+      const child = server.process
+      const started = Date.now()
+      if (child.exitCode !== null || child.signalCode !== null) {
+        return resume(Effect.succeed({ code: child.exitCode, signal: child.signalCode, ms: 0 }))
+      }
+      child.once(
+        "exit",
+        (code, exitSignal) => resume(Effect.succeed({ code, signal: exitSignal, ms: Date.now() - started }))
+      )
+      child.kill(signal)
+    }
+  )
 
 /**
  * `TestServer` and an `HttpClient` trusting the certificate for a server on `port` whose TLS

@@ -13,7 +13,9 @@ import { ServerConfig } from "./ServerConfig.js"
 /** Sharding for this process's role. */
 export const ShardingLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
-  const shardingConfig = { entityMessagePollInterval: "2 seconds" } as const
+  // Entities get 5 s to finish their message on shutdown (the default 15 s outlasts a 10 s stop); an unfinished
+  // persisted message is delivered again on the next start.
+  const shardingConfig = { entityMessagePollInterval: "2 seconds", entityTerminationTimeout: "5 seconds" } as const
   switch (config.role) {
     case "all":
       // One runner owns every shard; runner storage in memory needs no lock connection, which

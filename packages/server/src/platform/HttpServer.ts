@@ -3,13 +3,25 @@
  * refused on the same port), or plain HTTP behind a TLS-terminating proxy (`TRUST_PROXY=true`).
  * The client for provider calls trusts the public CAs and this server's own certificate, which
  * the sandbox providers mounted on this server present.
+ *
+ * The port is bound first, before the database, so a busy port is reported at once; until the
+ * whole application serves, and again once it stops, every request gets a fast 503 JSON with
+ * `Retry-After` (`/health/live` answers 200 all along). Without that gate a request reaching the
+ * Node server before `HttpServer.serve` installs the app's `request` listener is parsed and then
+ * never answered: Node does nothing with a request nobody listens for.
  */
+import { HttpServer } from "@effect/platform"
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as IncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as http from "node:http"
+import type * as net from "node:net"
+import type * as stream from "node:stream"
 import * as tls from "node:tls"
 import { ServerConfig } from "./ServerConfig.js"
 import { loadOrCreateCertificate, makeHttpsServer } from "./Tls.js"
@@ -19,6 +31,11 @@ export class ServerCertificate extends Context.Tag("@pulsebridge/server/ServerCe
   readonly cert: string | null
 }>() {}
 
+export class ListenError extends Data.TaggedError("ListenError")<{
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
 export const ProviderHttpClientLive = Layer.unwrapEffect(Effect.gen(function*() {
   const { cert } = yield* ServerCertificate
   const ca = cert === null ? undefined : [...tls.rootCertificates, cert]
@@ -27,10 +44,174 @@ export const ProviderHttpClientLive = Layer.unwrapEffect(Effect.gen(function*() 
   )
 }))
 
+/** How long requests in flight may still run once the server stops. */
+export const drainTimeoutMs = 10_000
+
+/** Socket-level limits: a client gets this long to send its headers, and its whole request. */
+export const headersTimeoutMs = 20_000
+export const requestTimeoutMs = 120_000
+export const keepAliveTimeoutMs = 5_000
+
+const jsonBody = (tag: string, message: string) => JSON.stringify({ _tag: tag, message })
+
+const unavailable =
+  (phase: "starting" | "stopping") => (request: http.IncomingMessage, response: http.ServerResponse) => {
+    if (phase === "starting" && request.method === "GET" && request.url === "/health/live") {
+      const body = JSON.stringify({ status: "ok" })
+      response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+      response.end(body)
+      return
+    }
+    const body = jsonBody(
+      "ServiceUnavailable",
+      phase === "starting" ? "The server is starting; retry shortly" : "The server is shutting down"
+    )
+    response.writeHead(503, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      "retry-after": "1",
+      "connection": "close"
+    })
+    response.end(body)
+  }
+
+/** The JSON answer to an error of Node's HTTP parser, which never reaches the application. */
+export const clientErrorResponse = (code: string | undefined): string => {
+  const [status, reason, tag, message] = code === "HPE_HEADER_OVERFLOW"
+    ? [431, "Request Header Fields Too Large", "RequestHeaderFieldsTooLarge", "The request headers are too large"]
+    : code === "ERR_HTTP_REQUEST_TIMEOUT"
+    ? [408, "Request Timeout", "RequestTimeout", "The request was not received in time"]
+    : code === "HPE_INVALID_METHOD"
+    ? [400, "Bad Request", "BadRequest", "Unknown HTTP method"]
+    : code === "HPE_CHUNK_EXTENSIONS_OVERFLOW"
+    ? [413, "Payload Too Large", "PayloadTooLarge", "The chunk extensions are too large"]
+    : [400, "Bad Request", "BadRequest", "The request could not be parsed"]
+  const body = jsonBody(tag, message)
+  return `HTTP/1.1 ${status} ${reason}\r\n` +
+    "content-type: application/json\r\n" +
+    `content-length: ${Buffer.byteLength(body)}\r\n` +
+    "connection: close\r\n" +
+    "\r\n" +
+    body
+}
+
+/** Answers the parser's errors and unmet `Expect` headers on `server` with the JSON error body. */
+export const answerClientErrors = (server: http.Server) => {
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: stream.Duplex) => {
+    const message = (socket as { _httpMessage?: http.ServerResponse })._httpMessage
+    if (error.code === "ECONNRESET" || !socket.writable || message?.headersSent === true) {
+      socket.destroy()
+      return
+    }
+    socket.end(clientErrorResponse(error.code))
+  })
+  server.on("checkExpectation", (_request: http.IncomingMessage, response: http.ServerResponse) => {
+    const body = jsonBody("ExpectationFailed", "Only `Expect: 100-continue` is supported")
+    response.writeHead(417, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      "connection": "close"
+    })
+    response.end(body)
+  })
+}
+
+type Listener = (request: http.IncomingMessage, response: http.ServerResponse) => void
+
+/**
+ * Like `NodeHttpServer.make`, but the app is reached through a switch that answers 503 while
+ * no app serves, and whose `serve` finalizer drains the requests in flight (up to
+ * `drainTimeoutMs`) before the rest of the application is torn down.
+ */
+const makeGated = (server: http.Server, options: net.ListenOptions) =>
+  Effect.gen(function*() {
+    server.headersTimeout = headersTimeoutMs
+    server.requestTimeout = requestTimeoutMs
+    server.keepAliveTimeout = keepAliveTimeoutMs
+    answerClientErrors(server)
+
+    let current: Listener = unavailable("starting")
+    let inFlight = 0
+    let drained: (() => void) | undefined
+    server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
+      inFlight++
+      response.once("close", () => {
+        inFlight--
+        if (inFlight === 0) drained?.()
+      })
+      current(request, response)
+    })
+
+    yield* Effect.acquireRelease(
+      Effect.async<void, ListenError>((resume) => {
+        const onError = (cause: NodeJS.ErrnoException) => {
+          const where = `${options.host ?? "0.0.0.0"}:${options.port}`
+          resume(
+            Effect.fail(
+              new ListenError({
+                message: cause.code === "EADDRINUSE"
+                  ? `port ${options.port} is already in use (EADDRINUSE)`
+                  : cause.code === "EACCES"
+                  ? `port ${options.port} may not be bound by this user (EACCES)`
+                  : `cannot listen on ${where}: ${cause.message}`,
+                cause
+              })
+            )
+          )
+        }
+        server.once("error", onError)
+        server.listen(options, () => {
+          server.off("error", onError)
+          resume(Effect.void)
+        })
+      }),
+      () =>
+        Effect.async<void>((resume) => {
+          server.closeAllConnections()
+          if (!server.listening) return resume(Effect.void)
+          server.close(() => resume(Effect.void))
+          server.closeAllConnections()
+        })
+    )
+
+    const address = server.address()!
+    return HttpServer.make({
+      address: typeof address === "string"
+        ? { _tag: "UnixAddress", path: address }
+        : { _tag: "TcpAddress", hostname: address.address === "::" ? "0.0.0.0" : address.address, port: address.port },
+      serve: (app, middleware) =>
+        Effect.gen(function*() {
+          current = yield* NodeHttpServer.makeHandler(app, middleware!)
+          yield* Effect.addFinalizer(() =>
+            Effect.async<void>((resume) => {
+              current = unavailable("stopping")
+              // Stop accepting; keep-alive connections that are idle are closed, busy ones finish their request.
+              server.close()
+              server.closeIdleConnections()
+              const done = () => {
+                clearTimeout(timer)
+                drained = undefined
+                resume(Effect.void)
+              }
+              const timer = setTimeout(done, drainTimeoutMs)
+              drained = done
+              if (inFlight === 0) done()
+            })
+          )
+        })
+    })
+  }).pipe(Effect.provideService(IncomingMessage.MaxBodySize, Option.some(FileSystem.Size(10 * 1024 * 1024))))
+
+const gatedLayer = (evaluate: () => http.Server, options: net.ListenOptions) =>
+  Layer.mergeAll(
+    Layer.scoped(HttpServer.HttpServer, Effect.suspend(() => makeGated(evaluate(), options))),
+    NodeHttpServer.layerContext
+  )
+
 export const HttpServerLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
   if (config.trustProxy) {
-    return NodeHttpServer.layer(() => http.createServer(), { port: config.port, host: config.host }).pipe(
+    return gatedLayer(() => http.createServer(), { port: config.port, host: config.host }).pipe(
       Layer.merge(Layer.succeed(ServerCertificate, { cert: null }))
     )
   }
@@ -39,7 +220,7 @@ export const HttpServerLive = Layer.unwrapEffect(Effect.gen(function*() {
     certFile: Option.getOrUndefined(config.tlsCertFile),
     keyFile: Option.getOrUndefined(config.tlsKeyFile)
   })
-  return NodeHttpServer.layer(() => makeHttpsServer(certificate), { port: config.port, host: config.host }).pipe(
+  return gatedLayer(() => makeHttpsServer(certificate), { port: config.port, host: config.host }).pipe(
     Layer.merge(Layer.succeed(ServerCertificate, { cert: certificate.cert }))
   )
 }))

@@ -4,11 +4,12 @@
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 
 export type Role = "all" | "api" | "worker"
 
@@ -43,6 +44,9 @@ export interface ServerConfigShape {
   readonly backfillDays?: number | undefined
   /** Request rate limits (docs/rate-limits.md); the documented defaults when absent. */
   readonly rateLimits?: RateLimitSettings | undefined
+  /** The deadline of a request (`REQUEST_TIMEOUT_MS`), and of a `multipart/*` upload (`UPLOAD_TIMEOUT_MS`). */
+  readonly requestTimeoutMs?: number | undefined
+  readonly uploadTimeoutMs?: number | undefined
 }
 
 /** A token bucket: refills `perSecond` tokens a second up to `burst`; a request takes one. */
@@ -136,7 +140,15 @@ const baseConfig = Config.all({
     Config.validate({ message: "BACKFILL_DAYS must be 1 to 365", validation: (n) => n >= 1 && n <= 365 }),
     Config.withDefault(30)
   ),
-  rateLimits: rateLimitsConfig
+  rateLimits: rateLimitsConfig,
+  requestTimeoutMs: Config.integer("REQUEST_TIMEOUT_MS").pipe(
+    Config.validate({ message: "REQUEST_TIMEOUT_MS must be 100 or more", validation: (n) => n >= 100 }),
+    Config.withDefault(30_000)
+  ),
+  uploadTimeoutMs: Config.integer("UPLOAD_TIMEOUT_MS").pipe(
+    Config.validate({ message: "UPLOAD_TIMEOUT_MS must be 100 or more", validation: (n) => n >= 100 }),
+    Config.withDefault(120_000)
+  )
 })
 
 const resolve = (
@@ -159,3 +171,57 @@ export class ServerConfig extends Context.Tag("@pulsebridge/server/ServerConfig"
   static readonly DefaultWith = (overrides: Partial<ServerConfigShape>) =>
     Layer.effect(ServerConfig, Effect.map(baseConfig, (config) => resolve(config, overrides)))
 }
+
+export class ConfigRefusal extends Data.TaggedError("ConfigRefusal")<{ readonly message: string }> {}
+
+/**
+ * The bytes of a `SECRET_KEY` given as hex or base64 (standard or URL-safe), or `undefined` when it is neither.
+ * In production the key must be at least 32 random bytes written in one of these encodings
+ * (`openssl rand -base64 32` or `openssl rand -hex 32`).
+ */
+export const secretKeyBytes = (key: string): Buffer | undefined => {
+  if (/^(?:[0-9a-fA-F]{2})+$/.test(key)) return Buffer.from(key, "hex")
+  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(key)) return Buffer.from(key.replace(/-/g, "+").replace(/_/g, "/"), "base64")
+  return undefined
+}
+
+/** Fewer distinct byte values than this in 32 or more bytes is a pattern, not a random key. */
+const minimumDistinctBytes = 16
+
+/**
+ * Why production mode (`NODE_ENV=production`) refuses this configuration, if it does: a missing or weak
+ * `SECRET_KEY`, sandbox mode, or no TLS files without a TLS-terminating proxy.
+ */
+export const productionRefusal = (config: ServerConfigShape): Option.Option<string> => {
+  if (!config.production) return Option.none()
+  if (Option.isNone(config.secretKey)) {
+    return Option.some(
+      "production mode needs SECRET_KEY: at least 32 random bytes, hex or base64 (e.g. `openssl rand -base64 32`)"
+    )
+  }
+  const bytes = secretKeyBytes(Redacted.value(config.secretKey.value))
+  if (bytes === undefined || bytes.length < 32 || new Set(bytes).size < minimumDistinctBytes) {
+    return Option.some(
+      "production mode needs SECRET_KEY to be at least 32 random bytes, hex or base64 " +
+        "(e.g. `openssl rand -base64 32`)"
+    )
+  }
+  if (config.sandbox) {
+    return Option.some("production mode refuses sandbox mode (SANDBOX=true or --sandbox)")
+  }
+  if (!config.trustProxy && (Option.isNone(config.tlsCertFile) || Option.isNone(config.tlsKeyFile))) {
+    return Option.some(
+      "production mode needs TLS_CERT_FILE and TLS_KEY_FILE, or TRUST_PROXY=true behind a TLS-terminating proxy"
+    )
+  }
+  return Option.none()
+}
+
+/** Fails with the refusal of production mode, before anything (the port, the database) is touched. */
+export const ProductionChecksLive = Layer.effectDiscard(
+  Effect.flatMap(ServerConfig, (config) =>
+    Option.match(productionRefusal(config), {
+      onNone: () => Effect.void,
+      onSome: (message) => Effect.fail(new ConfigRefusal({ message }))
+    }))
+)

@@ -176,14 +176,17 @@ export const makeHttpsServer = (options: { readonly cert: string; readonly key: 
   const server = https.createServer({ cert: options.cert, key: options.key })
 
   // Never listens: it only parses the plain-HTTP sockets handed to it, so the refusal is a well-formed response.
-  const plain = http.createServer((request, response) => {
+  const refuse = (request: http.IncomingMessage, response: http.ServerResponse) => {
     response.writeHead(400, {
       "content-type": "application/json",
       "content-length": Buffer.byteLength(httpsRequiredBody),
       "connection": "close"
     })
     response.end(httpsRequiredBody, () => request.socket.end())
-  })
+  }
+  const plain = http.createServer(refuse)
+  // An `Expect` header would otherwise get Node's bare 417 instead of the refusal.
+  plain.on("checkExpectation", refuse)
   plain.timeout = idleTimeoutMs
   plain.on("clientError", (_error, socket) => {
     if (socket.writable) socket.write(rawRefusal)
