@@ -44,7 +44,8 @@ const configVariables = [
   "RATE_LIMIT_ADDRESS",
   "NODE_ENV",
   "REQUEST_TIMEOUT_MS",
-  "UPLOAD_TIMEOUT_MS"
+  "UPLOAD_TIMEOUT_MS",
+  "STATEMENT_TIMEOUT_MS"
 ]
 
 /** A loopback port nothing listens on right now. */

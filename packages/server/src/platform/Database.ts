@@ -5,7 +5,7 @@
  * the owner records its loopback port in `DATA_DIR/pg.lock` so that the CLI can work through it.
  */
 import { NodeContext } from "@effect/platform-node"
-import type { SqlError } from "@effect/sql"
+import { SqlError } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
@@ -18,6 +18,7 @@ import * as Redacted from "effect/Redacted"
 import * as String from "effect/String"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Pg from "pg"
 import { migrations } from "./migrations/index.js"
 import { ServerConfig } from "./ServerConfig.js"
 
@@ -155,7 +156,46 @@ const clientOptions = {
   connectTimeout: Duration.seconds(10)
 } as const
 
-export const pgClientFromUrl = (url: Redacted.Redacted) => PgClient.layer({ ...clientOptions, url })
+/** The longest a single statement may run on PostgreSQL (`STATEMENT_TIMEOUT_MS`; 0: no limit). */
+export const defaultStatementTimeoutMs = 60_000
+
+/**
+ * A client of the PostgreSQL server at `url`, whose every session bounds a statement's run time
+ * (`statement_timeout`, sent when the connection opens): the backstop behind the request deadline,
+ * which cancels the statement of an interrupted request, for work that runs outside any request.
+ */
+export const pgClientFromUrl = (url: Redacted.Redacted, statementTimeoutMs = defaultStatementTimeoutMs) =>
+  PgClient.layerFromPool({
+    ...clientOptions,
+    acquire: Effect.acquireRelease(
+      Effect.gen(function*() {
+        const pool = new Pg.Pool({
+          connectionString: Redacted.value(url),
+          connectionTimeoutMillis: Duration.toMillis(clientOptions.connectTimeout),
+          application_name: "pulsebridge",
+          ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {})
+        })
+        // An idle client that loses its server is replaced on the next checkout; the error is not the process's.
+        pool.on("error", () => {})
+        yield* Effect.tryPromise({
+          try: () => pool.query("SELECT 1"),
+          catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
+        }).pipe(
+          Effect.timeoutFail({
+            duration: clientOptions.connectTimeout,
+            onTimeout: () =>
+              new SqlError.SqlError({
+                cause: new Error("Connection timed out"),
+                message: "PgClient: Connection timed out"
+              })
+          }),
+          Effect.onError(() => Effect.promise(() => pool.end()).pipe(Effect.ignore))
+        )
+        return pool
+      }),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+    )
+  })
 
 export const pgClientFromEndpoint = (endpoint: EmbeddedEndpoint) =>
   PgClient.layer({
@@ -178,7 +218,7 @@ export const pgClientLayer = (options: { readonly attach: boolean }) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const config = yield* ServerConfig
     if (Option.isSome(config.databaseUrl)) {
-      return pgClientFromUrl(config.databaseUrl.value)
+      return pgClientFromUrl(config.databaseUrl.value, config.statementTimeoutMs)
     }
     const holder = readLock(config.dataDir)
     if (Option.isSome(holder)) {

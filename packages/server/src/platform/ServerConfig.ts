@@ -47,6 +47,8 @@ export interface ServerConfigShape {
   /** The deadline of a request (`REQUEST_TIMEOUT_MS`), and of a `multipart/*` upload (`UPLOAD_TIMEOUT_MS`). */
   readonly requestTimeoutMs?: number | undefined
   readonly uploadTimeoutMs?: number | undefined
+  /** The longest a statement may run on PostgreSQL (`STATEMENT_TIMEOUT_MS`, 0: no limit). */
+  readonly statementTimeoutMs?: number | undefined
 }
 
 /** A token bucket: refills `perSecond` tokens a second up to `burst`; a request takes one. */
@@ -148,6 +150,13 @@ const baseConfig = Config.all({
   uploadTimeoutMs: Config.integer("UPLOAD_TIMEOUT_MS").pipe(
     Config.validate({ message: "UPLOAD_TIMEOUT_MS must be 100 or more", validation: (n) => n >= 100 }),
     Config.withDefault(120_000)
+  ),
+  statementTimeoutMs: Config.integer("STATEMENT_TIMEOUT_MS").pipe(
+    Config.validate({
+      message: "STATEMENT_TIMEOUT_MS must be 0 (no limit) or 1000 or more",
+      validation: (n) => n === 0 || n >= 1000
+    }),
+    Config.withDefault(60_000)
   )
 })
 
