@@ -47,6 +47,7 @@ import { SyncQueueLive } from "./sync/SyncQueue.js"
 import { SyncStore } from "./sync/SyncStore.js"
 import { UsersHttpLive } from "./users/Http.js"
 import { Users } from "./users/Users.js"
+import { UserTokenCheck } from "./users/UserTokenAuth.js"
 import { WebhookRoutesLive } from "./webhooks/Http.js"
 import { Webhooks } from "./webhooks/Webhooks.js"
 
@@ -122,13 +123,18 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
 const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
   const limiter = yield* RateLimiter
+  const userToken = yield* UserTokenCheck
   // On the app itself (not the server's middleware, which only sees the app once its answer is written), so a
   // request over its deadline is answered, logged and given its error body like any other.
   const deadline = withDeadline({
     requestMs: config.requestTimeoutMs ?? defaultDeadlines.requestMs,
     uploadMs: config.uploadTimeoutMs ?? defaultDeadlines.uploadMs
   })
-  return HttpApiBuilder.serve(makeAppMiddleware({ trustProxy: config.trustProxy, rateLimit: limiter.middleware })).pipe(
+  return HttpApiBuilder.serve(makeAppMiddleware({
+    trustProxy: config.trustProxy,
+    rateLimit: limiter.middleware,
+    authenticateUpload: userToken.check
+  })).pipe(
     Layer.provide(HttpApiBuilder.middleware(deadline)),
     Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
@@ -137,7 +143,7 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
     Layer.provide(SandboxRoutesLive),
     Layer.provide(ApiLive)
   )
-})).pipe(Layer.provide(RateLimiter.Default))
+})).pipe(Layer.provide([RateLimiter.Default, UserTokenCheck.Default]))
 
 /**
  * Everything the server runs, listening, given `ServerConfig`, a migrated `SqlClient` and the

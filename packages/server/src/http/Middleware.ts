@@ -14,6 +14,7 @@ import {
   Multipart
 } from "@effect/platform"
 import { ScanPayload } from "@pulsebridge/domain"
+import type { Unauthorized } from "@pulsebridge/domain"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -46,13 +47,22 @@ export const MaxScanBodyBytes = 10 * 1024 * 1024 + 64 * 1024
 const scanTooLarge = () => errorResponse(413, "PayloadTooLarge", "The image may be at most 10 MiB")
 
 /** Checks a scan upload's envelope before the API parses it (with the limits of its contract). */
-const checkScan = (request: HttpServerRequest.HttpServerRequest) =>
+const checkScan = (
+  request: HttpServerRequest.HttpServerRequest,
+  authenticate: MiddlewareOptions["authenticateUpload"]
+) =>
   Effect.gen(function*() {
     if (request.method !== "POST" || !isMultipartRoute(request.url)) {
       return Option.none<HttpServerResponse.HttpServerResponse>()
     }
-    // Authentication comes first: without a credential the API answers 401 before reading the form.
-    if (presentedCredential(request.headers, "x-user-token") === undefined) {
+    // Authentication comes first: a request without a valid credential gets its 401 before the form is looked at.
+    if (authenticate !== undefined) {
+      const authenticated = yield* Effect.either(authenticate)
+      if (authenticated._tag === "Left") {
+        yield* drain(request)
+        return Option.some(errorResponse(401, "Unauthorized", authenticated.left.message))
+      }
+    } else if (presentedCredential(request.headers, "x-user-token") === undefined) {
       return Option.none<HttpServerResponse.HttpServerResponse>()
     }
     const contentType = request.headers["content-type"]?.toLowerCase() ?? ""
@@ -305,6 +315,12 @@ const failureStatus = (cause: Cause.Cause<unknown>): number => {
 
 export interface MiddlewareOptions {
   readonly trustProxy: boolean
+  /**
+   * The credential check of the upload route (the user-token check, memoised per request so the
+   * API's own check reuses it): run before the upload's envelope is checked, so that 401 comes
+   * before 413 or 415.
+   */
+  readonly authenticateUpload?: Effect.Effect<unknown, Unauthorized, HttpServerRequest.HttpServerRequest>
   /** Wraps the checks and the app with the request rate limits (`RateLimiter.middleware`). */
   readonly rateLimit?: <E, R>(
     app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
@@ -323,7 +339,7 @@ export const makeAppMiddleware =
       if (Option.isSome(badPath)) return badPath.value
       const rejected = yield* checkBody(request)
       if (Option.isSome(rejected)) return rejected.value
-      const refusedScan = yield* checkScan(request)
+      const refusedScan = yield* checkScan(request, options.authenticateUpload)
       if (Option.isSome(refusedScan)) return refusedScan.value
       const unreadable = yield* readScan(request)
       if (Option.isSome(unreadable)) return unreadable.value

@@ -11,9 +11,12 @@ import { memoised, presentedCredential } from "../http/Credentials.js"
 import { ApiKeyPrefix, isWellFormed, UserTokenPrefix } from "../platform/CredentialHash.js"
 import { Users } from "./Users.js"
 
-export const UserTokenAuthLive = Layer.effect(
-  UserTokenAuth,
-  Effect.gen(function*() {
+/**
+ * The check itself, once per request however many declared schemes or callers ask for it: the
+ * upload route runs it before reading the form, the API's security middleware reuses its result.
+ */
+export class UserTokenCheck extends Effect.Service<UserTokenCheck>()("@pulsebridge/server/UserTokenCheck", {
+  effect: Effect.gen(function*() {
     const users = yield* Users
     const check = memoised(Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -39,9 +42,17 @@ export const UserTokenAuthLive = Layer.effect(
       }
       return user.value
     }))
-    return UserTokenAuth.of({ userTokenBearer: () => check, userTokenHeader: () => check })
+    return { check }
   })
-)
+}) {}
+
+export const UserTokenAuthLive = Layer.effect(
+  UserTokenAuth,
+  Effect.map(
+    UserTokenCheck,
+    ({ check }) => UserTokenAuth.of({ userTokenBearer: () => check, userTokenHeader: () => check })
+  )
+).pipe(Layer.provide(UserTokenCheck.Default))
 
 /** Fails with 403 unless the user token belongs to the user of the path. */
 export const requireSelf = (userId: string) =>

@@ -240,13 +240,22 @@ it.layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds" })("hostile
       }
     }))
 
-  it.effect("a scan without credential and without a multipart type answers 401 before 415", () =>
+  it.effect("a scan without a valid credential and without a multipart type answers 401 before 415", () =>
     Effect.gen(function*() {
       const { user } = yield* createUser("scan-401")
       const reply = yield* send("POST", `${entriesPath(user.id)}/scans`, { body: "{}", contentType: "text/plain" })
       expectError(reply, 401, "Unauthorized")
       const noType = yield* send("POST", `${entriesPath(user.id)}/scans`, {})
       expectError(noType, 401, "Unauthorized")
+      // A credential that is there but not valid is checked before the envelope too.
+      for (const bearer of ["pb_ut_not-a-real-token", "pb_ut_" + "A".repeat(43)]) {
+        const forged = yield* send("POST", `${entriesPath(user.id)}/scans`, {
+          bearer,
+          body: "{}",
+          contentType: "text/plain"
+        })
+        expectError(forged, 401, "Unauthorized")
+      }
     }))
 
   it.effect("a multipart type with an empty boundary answers 415 with a JSON body", () =>
