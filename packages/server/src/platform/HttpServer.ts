@@ -86,6 +86,11 @@ export const clientErrorResponse = (code: string | undefined): string => {
     : code === "HPE_CHUNK_EXTENSIONS_OVERFLOW"
     ? [413, "Payload Too Large", "PayloadTooLarge", "The chunk extensions are too large"]
     : [400, "Bad Request", "BadRequest", "The request could not be parsed"]
+  return rawJsonResponse(status, reason, tag, message)
+}
+
+/** A whole HTTP/1.1 answer with the JSON error body, closing the connection, for a socket no response owns. */
+export const rawJsonResponse = (status: number, reason: string, tag: string, message: string): string => {
   const body = jsonBody(tag, message)
   return `HTTP/1.1 ${status} ${reason}\r\n` +
     "content-type: application/json\r\n" +
@@ -104,6 +109,11 @@ export const answerClientErrors = (server: http.Server) => {
       return
     }
     socket.end(clientErrorResponse(error.code))
+  })
+  // CONNECT (a proxy tunnel) is not a request to this server; without a listener Node drops the connection.
+  server.on("connect", (_request: http.IncomingMessage, socket: stream.Duplex) => {
+    socket.on("error", () => socket.destroy())
+    socket.end(rawJsonResponse(405, "Method Not Allowed", "MethodNotAllowed", "CONNECT is not supported"))
   })
   server.on("checkExpectation", (_request: http.IncomingMessage, response: http.ServerResponse) => {
     const body = jsonBody("ExpectationFailed", "Only `Expect: 100-continue` is supported")
@@ -139,6 +149,17 @@ const makeGated = (server: http.Server, options: net.ListenOptions) =>
         inFlight--
         if (inFlight === 0) drained?.()
       })
+      // Node would answer a missing Host itself, with an empty body; servers are made with `requireHostHeader: false`.
+      if (request.httpVersionMajor === 1 && request.httpVersionMinor >= 1 && request.headers.host === undefined) {
+        const body = jsonBody("BadRequest", "An HTTP/1.1 request must have a Host header")
+        response.writeHead(400, {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          "connection": "close"
+        })
+        response.end(body)
+        return
+      }
       current(request, response)
     })
 
@@ -211,9 +232,10 @@ const gatedLayer = (evaluate: () => http.Server, options: net.ListenOptions) =>
 export const HttpServerLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
   if (config.trustProxy) {
-    return gatedLayer(() => http.createServer(), { port: config.port, host: config.host }).pipe(
-      Layer.merge(Layer.succeed(ServerCertificate, { cert: null }))
-    )
+    return gatedLayer(() => http.createServer({ requireHostHeader: false }), { port: config.port, host: config.host })
+      .pipe(
+        Layer.merge(Layer.succeed(ServerCertificate, { cert: null }))
+      )
   }
   const certificate = yield* loadOrCreateCertificate({
     dataDir: config.dataDir,

@@ -173,7 +173,8 @@ const rawRefusal = "HTTP/1.1 400 Bad Request\r\n" +
 const ignoreError = () => {}
 
 export const makeHttpsServer = (options: { readonly cert: string; readonly key: string }): https.Server => {
-  const server = https.createServer({ cert: options.cert, key: options.key })
+  // A missing Host is answered by the application's listener, with the JSON error body.
+  const server = https.createServer({ cert: options.cert, key: options.key, requireHostHeader: false })
 
   // Never listens: it only parses the plain-HTTP sockets handed to it, so the refusal is a well-formed response.
   const refuse = (request: http.IncomingMessage, response: http.ServerResponse) => {
@@ -184,9 +185,10 @@ export const makeHttpsServer = (options: { readonly cert: string; readonly key: 
     })
     response.end(httpsRequiredBody, () => request.socket.end())
   }
-  const plain = http.createServer(refuse)
+  const plain = http.createServer({ requireHostHeader: false }, refuse)
   // An `Expect` header would otherwise get Node's bare 417 instead of the refusal.
   plain.on("checkExpectation", refuse)
+  plain.on("connect", (_request: http.IncomingMessage, socket: net.Socket) => socket.end(rawRefusal))
   plain.timeout = idleTimeoutMs
   plain.on("clientError", (_error, socket) => {
     if (socket.writable) socket.write(rawRefusal)

@@ -67,6 +67,18 @@ describe("below and beside the API", () => {
         expectJsonError(reply, 431, "RequestHeaderFieldsTooLarge")
       }))
 
+    it.effect("an HTTP/1.1 request without Host gets 400 with the JSON error body", () =>
+      Effect.gen(function*() {
+        const reply = yield* rawTls("GET /api/v1/users HTTP/1.1\r\nConnection: close\r\n\r\n")
+        expectJsonError(reply, 400, "BadRequest")
+      }))
+
+    it.effect("CONNECT gets 405 with the JSON error body instead of a dropped connection", () =>
+      Effect.gen(function*() {
+        const reply = yield* rawTls("CONNECT localhost:443 HTTP/1.1\r\nHost: localhost:443\r\n\r\n")
+        expectJsonError(reply, 405, "MethodNotAllowed")
+      }))
+
     it.effect("a malformed request line gets 400 with the JSON error body", () =>
       Effect.gen(function*() {
         const reply = yield* rawTls("GET /health HTTP/9\r\n\r\n")
