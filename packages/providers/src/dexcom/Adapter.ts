@@ -5,7 +5,6 @@
  */
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { ProviderAdapter, ProviderEndpoints } from "../Adapter.js"
 import * as OAuth2 from "../internal/OAuth2.js"
@@ -87,15 +86,12 @@ export const DexcomAdapter: ProviderAdapter = {
 
   refresh: (input) => {
     const ctx = context("token refresh", input)
-    return Effect.flatMap(OAuth2.requireRefreshToken(ctx, input.tokens), (refreshToken) =>
-      OAuth2.requestTokens(ctx, {
-        url: `${input.endpoints.tokenBaseUrl}/v2/oauth2/token`,
-        clientAuth: "body",
-        credentials: input.credentials,
-        form: { grant_type: "refresh_token", refresh_token: Redacted.value(refreshToken) },
-        fallbackScopes: input.tokens.scopes,
-        fallbackRefreshToken: refreshToken
-      }))
+    return OAuth2.refreshTokens(ctx, {
+      url: `${input.endpoints.tokenBaseUrl}/v2/oauth2/token`,
+      clientAuth: "body",
+      credentials: input.credentials,
+      tokens: input.tokens
+    })
   },
 
   revoke: () => Effect.void

@@ -90,15 +90,12 @@ export const FitbitAdapter: ProviderAdapter = {
 
   refresh: (input) => {
     const ctx = context("token refresh", input)
-    return Effect.flatMap(OAuth2.requireRefreshToken(ctx, input.tokens), (refreshToken) =>
-      OAuth2.requestTokens(ctx, {
-        url: `${input.endpoints.tokenBaseUrl}/oauth2/token`,
-        clientAuth: "basic",
-        credentials: input.credentials,
-        form: { grant_type: "refresh_token", refresh_token: Redacted.value(refreshToken) },
-        fallbackScopes: input.tokens.scopes,
-        fallbackRefreshToken: refreshToken
-      }))
+    return OAuth2.refreshTokens(ctx, {
+      url: `${input.endpoints.tokenBaseUrl}/oauth2/token`,
+      clientAuth: "basic",
+      credentials: input.credentials,
+      tokens: input.tokens
+    })
   },
 
   revoke: (input) => {

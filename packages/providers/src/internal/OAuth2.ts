@@ -81,6 +81,31 @@ export const requireRefreshToken = (ctx: CallContext, tokens: TokenSet) =>
     ? ProviderHttp.refuse(ctx, "no refresh token was issued for this grant; reauthorize", "invalid_grant")
     : Effect.succeed(tokens.refreshToken)
 
+/**
+ * The refresh-token grant at `url`: fails as `invalid_grant` when no refresh token was issued, and
+ * keeps the current scopes and refresh token when the reply leaves them out. `form` adds the
+ * provider's own fields (WHOOP asks for `offline` again).
+ */
+export const refreshTokens = (
+  ctx: CallContext,
+  request: {
+    readonly url: string
+    readonly clientAuth: TokenRequest["clientAuth"]
+    readonly credentials: TokenRequest["credentials"]
+    readonly tokens: TokenSet
+    readonly form?: Readonly<Record<string, string>>
+  }
+) =>
+  Effect.flatMap(requireRefreshToken(ctx, request.tokens), (refreshToken) =>
+    requestTokens(ctx, {
+      url: request.url,
+      clientAuth: request.clientAuth,
+      credentials: request.credentials,
+      form: { grant_type: "refresh_token", refresh_token: Redacted.value(refreshToken), ...request.form },
+      fallbackScopes: request.tokens.scopes,
+      fallbackRefreshToken: refreshToken
+    }))
+
 /** Space-separated scopes, or the defaults when none were asked for. */
 export const scopeString = (scopes: ReadonlyArray<string>, defaults: ReadonlyArray<string>): string =>
   (scopes.length === 0 ? defaults : scopes).join(" ")

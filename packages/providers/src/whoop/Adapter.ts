@@ -5,7 +5,6 @@
  */
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { ProviderAdapter, ProviderEndpoints } from "../Adapter.js"
 import * as OAuth2 from "../internal/OAuth2.js"
@@ -92,16 +91,14 @@ export const WhoopAdapter: ProviderAdapter = {
 
   refresh: (input) => {
     const ctx = context("token refresh", input)
-    return Effect.flatMap(OAuth2.requireRefreshToken(ctx, input.tokens), (refreshToken) =>
-      OAuth2.requestTokens(ctx, {
-        url: `${input.endpoints.tokenBaseUrl}/oauth/oauth2/token`,
-        clientAuth: "body",
-        credentials: input.credentials,
-        // WHOOP only issues the next refresh token when `offline` is asked for again.
-        form: { grant_type: "refresh_token", refresh_token: Redacted.value(refreshToken), scope: "offline" },
-        fallbackScopes: input.tokens.scopes,
-        fallbackRefreshToken: refreshToken
-      }))
+    return OAuth2.refreshTokens(ctx, {
+      url: `${input.endpoints.tokenBaseUrl}/oauth/oauth2/token`,
+      clientAuth: "body",
+      credentials: input.credentials,
+      tokens: input.tokens,
+      // WHOOP only issues the next refresh token when `offline` is asked for again.
+      form: { scope: "offline" }
+    })
   },
 
   revoke: (input) => {

@@ -54,25 +54,29 @@ export const keepAliveTimeoutMs = 5_000
 
 const jsonBody = (tag: string, message: string) => JSON.stringify({ _tag: tag, message })
 
+/** Answers on the listener itself (below the app) with a JSON body; `close` ends the connection after it. */
+const writeJson = (
+  response: http.ServerResponse,
+  status: number,
+  body: string,
+  options: { readonly close: boolean; readonly headers?: Record<string, string> } = { close: true }
+) => {
+  response.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    ...options.headers,
+    ...(options.close ? { "connection": "close" } : {})
+  })
+  response.end(body)
+}
+
 const unavailable =
   (phase: "starting" | "stopping") => (request: http.IncomingMessage, response: http.ServerResponse) => {
     if (phase === "starting" && request.method === "GET" && request.url === "/health/live") {
-      const body = JSON.stringify({ status: "ok" })
-      response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-      response.end(body)
-      return
+      return writeJson(response, 200, JSON.stringify({ status: "ok" }), { close: false })
     }
-    const body = jsonBody(
-      "ServiceUnavailable",
-      phase === "starting" ? "The server is starting; retry shortly" : "The server is shutting down"
-    )
-    response.writeHead(503, {
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(body),
-      "retry-after": "1",
-      "connection": "close"
-    })
-    response.end(body)
+    const message = phase === "starting" ? "The server is starting; retry shortly" : "The server is shutting down"
+    writeJson(response, 503, jsonBody("ServiceUnavailable", message), { close: true, headers: { "retry-after": "1" } })
   }
 
 /** The JSON answer to an error of Node's HTTP parser, which never reaches the application. */
@@ -116,13 +120,7 @@ export const answerClientErrors = (server: http.Server) => {
     socket.end(rawJsonResponse(405, "Method Not Allowed", "MethodNotAllowed", "CONNECT is not supported"))
   })
   server.on("checkExpectation", (_request: http.IncomingMessage, response: http.ServerResponse) => {
-    const body = jsonBody("ExpectationFailed", "Only `Expect: 100-continue` is supported")
-    response.writeHead(417, {
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(body),
-      "connection": "close"
-    })
-    response.end(body)
+    writeJson(response, 417, jsonBody("ExpectationFailed", "Only `Expect: 100-continue` is supported"))
   })
 }
 
@@ -151,14 +149,7 @@ const makeGated = (server: http.Server, options: net.ListenOptions) =>
       })
       // Node would answer a missing Host itself, with an empty body; servers are made with `requireHostHeader: false`.
       if (request.httpVersionMajor === 1 && request.httpVersionMinor >= 1 && request.headers.host === undefined) {
-        const body = jsonBody("BadRequest", "An HTTP/1.1 request must have a Host header")
-        response.writeHead(400, {
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(body),
-          "connection": "close"
-        })
-        response.end(body)
-        return
+        return writeJson(response, 400, jsonBody("BadRequest", "An HTTP/1.1 request must have a Host header"))
       }
       current(request, response)
     })
