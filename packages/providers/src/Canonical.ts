@@ -177,6 +177,14 @@ export interface GlucoseCalibrationRecord {
   readonly rawJson: string
 }
 
+/** A provider record that could not be read: kept with its raw JSON and why, never blocks its window. */
+export interface QuarantinedRecord {
+  readonly kind: string
+  readonly providerRecordId: string | null
+  readonly reason: string
+  readonly rawJson: string
+}
+
 /** Everything one fetch brought back; each list may be empty. */
 export interface CanonicalBatch {
   readonly dailyActivity: ReadonlyArray<DailyActivityRecord>
@@ -189,6 +197,7 @@ export interface CanonicalBatch {
   readonly glucoseReadings: ReadonlyArray<GlucoseReadingRecord>
   readonly glucoseEvents: ReadonlyArray<GlucoseEventRecord>
   readonly glucoseCalibrations: ReadonlyArray<GlucoseCalibrationRecord>
+  readonly quarantined: ReadonlyArray<QuarantinedRecord>
 }
 
 export const emptyBatch: CanonicalBatch = {
@@ -201,7 +210,8 @@ export const emptyBatch: CanonicalBatch = {
   bodyMeasurements: [],
   glucoseReadings: [],
   glucoseEvents: [],
-  glucoseCalibrations: []
+  glucoseCalibrations: [],
+  quarantined: []
 }
 
 export const batchSize = (batch: CanonicalBatch): number =>
