@@ -129,14 +129,23 @@ export class DailyActivity extends Schema.Class<DailyActivity>("DailyActivity")(
 
 const dailyLoadFields = {
   date: LocalDate,
-  windowKind: Schema.String.annotations({ description: "`PhysiologicalCycle` for WHOOP cycles" }),
+  windowKind: Schema.String.annotations({
+    description: "`PhysiologicalCycle` for WHOOP cycles, dated by the day the member wakes into: the local date " +
+      "(at the cycle's time zone offset) of the end of the sleep that opens the cycle, else of its start + 12 h"
+  }),
   windowStartUtc: Timestamp,
-  windowEndUtc: Schema.NullOr(Timestamp).annotations({ description: "null while the cycle is in progress" }),
-  loadScore: Schema.NullOr(Schema.Number),
+  windowEndUtc: Schema.NullOr(Timestamp).annotations({
+    description: "End of the window. null only for the running WHOOP cycle (the one the member is in now): " +
+      "it is served while it runs, with its running strain, and gets its end once the next sleep begins. " +
+      "A cycle WHOOP has not scored yet (PENDING_SCORE) or cannot score (UNSCORABLE) is not served until it is scored."
+  }),
+  loadScore: Schema.Number.annotations({
+    description: "The load on `loadScoreScale` (WHOOP strain 0-21; for the running cycle, the strain so far)"
+  }),
   loadScoreScale: Schema.String.annotations({ description: "Names the scale, e.g. `WhoopStrain0To21`" }),
-  energyKilocalories: Schema.NullOr(Schema.Number),
-  averageHeartRate: Schema.NullOr(Schema.Number),
-  maxHeartRate: Schema.NullOr(Schema.Number),
+  energyKilocalories: Schema.Number.annotations({ description: "kcal (WHOOP kilojoules / 4.184)" }),
+  averageHeartRate: Schema.Number.annotations({ description: "bpm" }),
+  maxHeartRate: Schema.Number.annotations({ description: "bpm" }),
   distanceMeters: Schema.NullOr(Schema.Number),
   steps: Schema.NullOr(Schema.Number),
   zoneDurationsJson: Schema.String.annotations({ description: "JSON text of time in heart-rate zones" }),

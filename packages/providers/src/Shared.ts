@@ -191,7 +191,12 @@ export const decodeEach = <A, I, R>(options: {
   for (const raw of options.items) {
     const decoded = decode(raw)
     const reject = (reason: string) =>
-      quarantined.push({ kind: options.kind, providerRecordId: idOf(raw), reason, rawJson: JSON.stringify(raw) ?? "null" })
+      quarantined.push({
+        kind: options.kind,
+        providerRecordId: idOf(raw),
+        reason,
+        rawJson: JSON.stringify(raw) ?? "null"
+      })
     if (Either.isLeft(decoded)) {
       reject("does not match the provider's schema")
       continue

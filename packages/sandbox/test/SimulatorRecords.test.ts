@@ -64,9 +64,9 @@ describe("simulator record helpers", () => {
         expect(pages).toBe(Math.ceil(records.length / 25))
       }
       const cycles = (sim as WhoopSimulator).control.records(userId, "cycle", { start: Date.parse(start) })
-      // newest first, and the newest is the cycle in progress: no end, no score
-      expect(cycles[0]).not.toHaveProperty("end")
-      expect(cycles[0]).not.toHaveProperty("score")
-      expect(cycles[0]!["score_state"]).toBe("PENDING_SCORE")
+      // newest first, and the newest is the running cycle: SCORED, end null, the strain so far
+      expect(cycles[0]).toHaveProperty("end", null)
+      expect(cycles[0]!["score_state"]).toBe("SCORED")
+      expect(cycles[0]).toHaveProperty("score.strain")
     }).pipe(Effect.provide(HttpLive)))
 })

@@ -190,21 +190,111 @@ describe("WHOOP simulator", () => {
       expect((yield* get(`${base}/developer/v2/cycle?limit=26`, bearer(tokens.access))).status).toBe(400)
     }).pipe(Effect.provide(HttpLive)))
 
-  it.scopedLive("the current cycle has no end and no score; finished cycles are scored with strain and kilojoules", () =>
+  it.scopedLive("the running cycle is SCORED with end null and the strain so far; finished cycles are scored", () =>
     Effect.gen(function*() {
-      const { base } = yield* served("WHOOP", new ManualClock())
+      const clock = new ManualClock()
+      const { base } = yield* served("WHOOP", clock)
       const tokens = yield* whoopConnect(base)
       const [current, previous] = (yield* get(`${base}/developer/v2/cycle?limit=2`, bearer(tokens.access))).json()
         .records
-      expect(current.end).toBeUndefined()
-      expect(current.score_state).toBe("PENDING_SCORE")
-      expect(current.score).toBeUndefined()
+      expect(current).toHaveProperty("end", null)
+      expect(current.score_state).toBe("SCORED")
+      expect(current.score.strain).toBeGreaterThanOrEqual(0)
+      expect(current.updated_at).toBe(new Date(clock.ms).toISOString())
       expect(previous.end).toBe(current.start)
       expect(previous.score_state).toBe("SCORED")
       expect(previous.score.strain).toBeGreaterThanOrEqual(0)
       expect(previous.score.strain).toBeLessThanOrEqual(21)
       expect(previous.score.kilojoule).toBeGreaterThan(1000)
       expect(previous.timezone_offset).toMatch(/^[+-]\d{2}:\d{2}$/)
+      // the running strain grows as the cycle goes on
+      clock.advance(3 * 3_600_000)
+      const later = (yield* get(`${base}/developer/v2/cycle/${current.id}`, bearer(tokens.access))).json()
+      if (later.end === null) expect(later.score.strain).toBeGreaterThan(current.score.strain)
+    }).pipe(Effect.provide(HttpLive)))
+
+  it.scopedLive("a cycle just ended is PENDING_SCORE and an unscorable day UNSCORABLE, both with score null", () =>
+    Effect.gen(function*() {
+      const clock = new ManualClock()
+      const { base, sim } = yield* served("WHOOP", clock)
+      const tokens = yield* whoopConnect(base)
+      const userId = (yield* get(`${base}/developer/v2/user/profile/basic`, bearer(tokens.access))).json().user_id
+      const running = sim.control.latest(userId, "cycle") as any
+      const byId = () =>
+        (sim.control.records(userId, "cycle", { start: Date.parse(running.start) }) as Array<any>).find((c) =>
+          c.id === running.id
+        )
+      // a day on, the cycle that ran has ended where the next sleep began
+      clock.advance(26 * 3_600_000)
+      const end = Date.parse(byId().end)
+      clock.set(new Date(end + 60_000).toISOString())
+      const ended = byId()
+      expect(["PENDING_SCORE", "UNSCORABLE"]).toContain(ended.score_state)
+      expect(ended).toHaveProperty("score", null)
+      clock.set(new Date(end + 31 * 60_000).toISOString())
+      if (ended.score_state === "PENDING_SCORE") expect(byId().score_state).toBe("SCORED")
+      const year = sim.control.records(userId, "cycle", { start: clock.ms - 365 * 86_400_000 }) as Array<any>
+      const unscorable = year.filter((c) => c.score_state === "UNSCORABLE")
+      expect(unscorable.length).toBeGreaterThan(0)
+      expect(unscorable.every((c) => c.score === null && typeof c.end === "string")).toBe(true)
+      expect(year.filter((c) => c.score_state === "SCORED").every((c) => typeof c.score.strain === "number")).toBe(
+        true
+      )
+    }).pipe(Effect.provide(HttpLive)))
+
+  it.scopedLive("cycles start in the evening before local midnight, with their non-nap sleep; records carry v1_id null", () =>
+    Effect.gen(function*() {
+      const { base, sim } = yield* served("WHOOP", new ManualClock())
+      const tokens = yield* whoopConnect(base)
+      const userId = (yield* get(`${base}/developer/v2/user/profile/basic`, bearer(tokens.access))).json().user_id
+      const since = Date.parse("2025-05-01T00:00:00.000Z")
+      const cycles = sim.control.records(userId, "cycle", { start: since }) as Array<any>
+      const sleeps = sim.control.records(userId, "sleep", { start: since }) as Array<any>
+      const local = (iso: string, offset: string) => {
+        const m = /^([+-])(\d{2}):(\d{2})$/.exec(offset)!
+        const minutes = (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]))
+        return new Date(Date.parse(iso) + minutes * 60_000).toISOString()
+      }
+      for (const cycle of cycles) {
+        const hour = Number(local(cycle.start, cycle.timezone_offset).slice(11, 13))
+        expect(hour === 22 || hour === 23).toBe(true)
+        const opening = sleeps.find((s) => s.cycle_id === cycle.id && !s.nap)
+        if (opening !== undefined) {
+          expect(opening.start).toBe(cycle.start)
+          // the member wakes into the next local date
+          expect(
+            local(opening.end, cycle.timezone_offset).slice(0, 10) >
+              local(cycle.start, cycle.timezone_offset).slice(0, 10)
+          )
+            .toBe(true)
+        }
+      }
+      expect(sleeps.every((s) => s.v1_id === null)).toBe(true)
+      const workouts = sim.control.records(userId, "workout", { start: since }) as Array<any>
+      expect(workouts.length).toBeGreaterThan(0)
+      expect(workouts.every((w) => w.v1_id === null)).toBe(true)
+    }).pipe(Effect.provide(HttpLive)))
+
+  it.scopedLive("next_token is padded base64, and only a token passed back exactly is accepted", () =>
+    Effect.gen(function*() {
+      const { base } = yield* served("WHOOP", new ManualClock())
+      const tokens = yield* whoopConnect(base)
+      const auth = bearer(tokens.access)
+      const pages = yield* collect(base, tokens.access, "cycle", { start: "2025-01-01T00:00:00.000Z", limit: "2" })
+      const issued = pages.map((p) => p.next_token).filter((t): t is string => t !== undefined)
+      expect(issued.length).toBeGreaterThan(50)
+      expect(issued.every((t) => /^[A-Za-z0-9+/]+={0,2}$/.test(t) && t.length % 4 === 0)).toBe(true)
+      expect(issued.some((t) => t.endsWith("="))).toBe(true)
+      const token = issued.find((t) => t.endsWith("="))!
+      const exact = yield* get(`${base}/developer/v2/cycle?${new URLSearchParams({ nextToken: token })}`, auth)
+      expect(exact.status).toBe(200)
+      // padding dropped, or sent unencoded so that `+` reads as a space: refused
+      const unpadded = yield* get(`${base}/developer/v2/cycle?nextToken=${token.replace(/=+$/, "")}`, auth)
+      expect(unpadded.status).toBe(400)
+      const withPlus = issued.find((t) => t.includes("+"))
+      if (withPlus !== undefined) {
+        expect((yield* get(`${base}/developer/v2/cycle?nextToken=${withPlus}`, auth)).status).toBe(400)
+      }
     }).pipe(Effect.provide(HttpLive)))
 
   it.scopedLive("a sleep is pending for a while after waking, then scored", () =>

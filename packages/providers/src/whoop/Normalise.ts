@@ -3,10 +3,15 @@
  * `DailyLoadRecord` (cycles), `RecoveryRecord`, `SleepRecord`, `WorkoutRecord` and the profile
  * and body measurement snapshots.
  *
- * Dates: a cycle and a workout fall on the local date of their `start`, a sleep on the local date
- * of its `end` (the morning it ends), a recovery on the date of its cycle; local means shifted by
- * the record's `timezone_offset`. Energy: kJ / 4.184. Durations: milliseconds / 60000. Also
- * what a `*.deleted` webhook event removes.
+ * Dates: WHOOP's day is the one the member wakes into ("your day begins the moment you fall
+ * asleep"). A cycle carries the local date, at the cycle's `timezone_offset`, of the END of the
+ * sleep that opens it (the cycle's non-nap sleep: it starts when the cycle does); without that
+ * sleep, the local date of `start + 12 h`, which is the wake-up day for anyone who falls asleep
+ * between noon and noon. The recovery and the sleeps of a cycle carry the cycle's date, so one
+ * night's sleep and recovery share a date; a sleep whose cycle is unknown falls on the local date
+ * of its own end, which for an opening sleep is the same rule. A workout falls on the local date of
+ * its `start`. Energy: kJ / 4.184. Durations: milliseconds / 60000. Also what a `*.deleted`
+ * webhook event removes.
  */
 import * as Schema from "effect/Schema"
 import type {
@@ -45,11 +50,11 @@ export const WhoopCycle = Schema.Struct({
   id: NumericId,
   user_id: Schema.optional(NumericId),
   start: DateTimeString,
-  // absent while the cycle is in progress
+  // null (live) or absent (the documentation) while the cycle is in progress
   end: Schema.optional(Schema.NullOr(DateTimeString)),
   timezone_offset: TimezoneOffset,
   score_state: Schema.String,
-  // absent unless SCORED
+  // null or absent unless SCORED; the running cycle is SCORED with a running strain
   score: Schema.optional(Schema.NullOr(Schema.Struct({
     strain: Schema.Number,
     kilojoule: Schema.Number,
@@ -75,9 +80,13 @@ export const WhoopRecovery = Schema.Struct({
 }).annotations(keepUnknownFields)
 export type WhoopRecovery = typeof WhoopRecovery.Type
 
+/** v2 records still carry the v1 id field, `null` since v1 ids ended (2025-09-01). */
+const V1Id = Schema.optional(Schema.NullOr(Schema.Number))
+
 export const WhoopSleep = Schema.Struct({
   id: Schema.NonEmptyString,
   cycle_id: Schema.optional(NumericId),
+  v1_id: V1Id,
   start: DateTimeString,
   end: DateTimeString,
   timezone_offset: TimezoneOffset,
@@ -117,6 +126,7 @@ const ZoneDurations = Schema.Struct({
 
 export const WhoopWorkout = Schema.Struct({
   id: Schema.NonEmptyString,
+  v1_id: V1Id,
   start: DateTimeString,
   end: DateTimeString,
   timezone_offset: TimezoneOffset,
@@ -160,12 +170,52 @@ const minutes = (millis: number | null | undefined): number | null =>
 const kilocalories = (kilojoules: number | null | undefined): number | null =>
   kilojoules === null || kilojoules === undefined ? null : kilocaloriesFromKilojoules(kilojoules)
 
-/** A cycle as a load window. An in-progress cycle has no end and no score: those fields are null. */
-export const normaliseWhoopCycle = (cycle: WhoopCycle): DailyLoadRecord => {
-  const score = cycle.score ?? null
+/** Twelve hours: `start + 12 h` dates a cycle whose opening sleep is unknown. */
+export const whoopFallbackShiftMs = 12 * 3_600_000
+
+/**
+ * The sleep that opens a cycle: of `sleeps`, the earliest non-nap one whose `cycle_id` is the
+ * cycle's (WHOOP starts a cycle when its main sleep starts).
+ */
+export const whoopOpeningSleep = <S extends Pick<WhoopSleep, "cycle_id" | "nap" | "start">>(
+  cycleId: string | number,
+  sleeps: Iterable<S>
+): S | undefined => {
+  let opening: S | undefined
+  for (const sleep of sleeps) {
+    if (sleep.nap || sleep.cycle_id === undefined || String(sleep.cycle_id) !== String(cycleId)) continue
+    if (opening === undefined || parseInstant(sleep.start) < parseInstant(opening.start)) opening = sleep
+  }
+  return opening
+}
+
+/**
+ * The day a cycle belongs to, the day the member wakes into: the local date, at the cycle's
+ * `timezone_offset`, of the end of its opening sleep; without that sleep, of `start + 12 h`.
+ */
+export const whoopCycleDate = (
+  cycle: Pick<WhoopCycle, "start" | "timezone_offset">,
+  openingSleep?: Pick<WhoopSleep, "end"> | undefined
+): string =>
+  localDate(
+    openingSleep === undefined ? parseInstant(cycle.start) + whoopFallbackShiftMs : parseInstant(openingSleep.end),
+    offsetMinutes(cycle.timezone_offset) ?? 0
+  )
+
+/**
+ * A cycle as a load window, dated by `whoopCycleDate`. Its values count only when WHOOP scored
+ * it: a `PENDING_SCORE` or `UNSCORABLE` cycle has null values (the reads leave it out until it is
+ * scored). The running cycle is `SCORED` with a running strain and no `end`: its values are the
+ * running ones and `windowEnd` is null.
+ */
+export const normaliseWhoopCycle = (
+  cycle: WhoopCycle,
+  openingSleep?: Pick<WhoopSleep, "end"> | undefined
+): DailyLoadRecord => {
+  const score = cycle.score_state === "SCORED" ? cycle.score ?? null : null
   return {
     providerRecordId: String(cycle.id),
-    date: whoopLocalDate(cycle.start, cycle.timezone_offset),
+    date: whoopCycleDate(cycle, openingSleep),
     windowKind: "PhysiologicalCycle",
     windowStart: new Date(parseInstant(cycle.start)),
     windowEnd: cycle.end === undefined || cycle.end === null ? null : new Date(parseInstant(cycle.end)),
@@ -183,13 +233,17 @@ export const normaliseWhoopCycle = (cycle: WhoopCycle): DailyLoadRecord => {
   }
 }
 
-export const normaliseWhoopSleep = (sleep: WhoopSleep): SleepRecord => {
+/**
+ * A sleep or nap, dated by its cycle (`cycleDate`: the normalised cycle's `date`) when the cycle
+ * is known, else by the local date of its own end.
+ */
+export const normaliseWhoopSleep = (sleep: WhoopSleep, cycleDate?: string | undefined): SleepRecord => {
   const score = sleep.score ?? null
   const stages = score?.stage_summary
   const need = score?.sleep_needed
   return {
     providerRecordId: sleep.id,
-    date: whoopLocalDate(sleep.end, sleep.timezone_offset),
+    date: cycleDate ?? whoopLocalDate(sleep.end, sleep.timezone_offset),
     start: new Date(parseInstant(sleep.start)),
     end: new Date(parseInstant(sleep.end)),
     nap: sleep.nap,

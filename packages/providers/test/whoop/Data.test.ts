@@ -1,8 +1,10 @@
 /**
- * WHOOP data: the normalisers on provider-shaped JSON (a scored cycle, a cycle in progress, sleep,
- * recovery, workout zones, kJ to kcal), `fetchWindow` against the served WHOOP simulator (every
- * page of the four collections, the snapshots, dates by `timezone_offset`, granted scopes only,
- * failures), the cycle read-by-id fallback, and `fetchWhoopNotified` for each webhook type.
+ * WHOOP data: the normalisers on provider-shaped JSON (a cycle dated by the day the member wakes
+ * into, the `start + 12 h` fallback, the running cycle, unscored cycles, sleep, recovery, workout
+ * zones, kJ to kcal), `fetchWindow` against the served WHOOP simulator (every page of the four
+ * collections, the snapshots, dates by the opening sleep, granted scopes only, failures), record by
+ * record decoding (a bad record quarantined), padded `next_token`s passed back exactly, the cycle
+ * read-by-id fallback, and `fetchWhoopNotified` for each webhook type.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -15,7 +17,9 @@ import {
   normaliseWhoopSleep,
   normaliseWhoopWorkout,
   WhoopCycle,
+  whoopCycleDate,
   WhoopData,
+  whoopOpeningSleep,
   WhoopRecovery,
   WhoopSleep,
   WhoopWorkout
@@ -37,31 +41,44 @@ const localDateOf = (iso: string, offset: string): string => {
   return new Date(Date.parse(iso) + minutes * 60_000).toISOString().slice(0, 10)
 }
 
-const expectedCycle = (c: any): DailyLoadRecord => ({
-  providerRecordId: String(c.id),
-  date: localDateOf(c.start, c.timezone_offset),
-  windowKind: "PhysiologicalCycle",
-  windowStart: new Date(c.start),
-  windowEnd: c.end === undefined ? null : new Date(c.end),
-  loadScore: c.score?.strain ?? null,
-  loadScoreScale: "WhoopStrain0To21",
-  energyKilocalories: c.score === undefined ? null : c.score.kilojoule / 4.184,
-  averageHeartRate: c.score?.average_heart_rate ?? null,
-  maxHeartRate: c.score?.max_heart_rate ?? null,
-  distanceMeters: null,
-  steps: null,
-  zoneDurationsJson: "{}",
-  sourceConfidence: "ProviderNative",
-  scoreState: c.score_state,
-  rawJson: expect.any(String) as unknown as string
-})
+/**
+ * The day the member wakes into: the local date, at the cycle's offset, of the end of its opening
+ * sleep, else of `start + 12 h`.
+ */
+const wakeDay = (c: any, openingSleep?: any): string =>
+  openingSleep === undefined
+    ? localDateOf(new Date(Date.parse(c.start) + 12 * 3_600_000).toISOString(), c.timezone_offset)
+    : localDateOf(openingSleep.end, c.timezone_offset)
 
-const expectedSleep = (s: any): SleepRecord => {
+/** A cycle's values count only when it is SCORED (the running cycle included). */
+const expectedCycle = (c: any, openingSleep?: any): DailyLoadRecord => {
+  const score = c.score_state === "SCORED" ? c.score ?? null : null
+  return {
+    providerRecordId: String(c.id),
+    date: wakeDay(c, openingSleep),
+    windowKind: "PhysiologicalCycle",
+    windowStart: new Date(c.start),
+    windowEnd: c.end === undefined || c.end === null ? null : new Date(c.end),
+    loadScore: score?.strain ?? null,
+    loadScoreScale: "WhoopStrain0To21",
+    energyKilocalories: score === null ? null : score.kilojoule / 4.184,
+    averageHeartRate: score?.average_heart_rate ?? null,
+    maxHeartRate: score?.max_heart_rate ?? null,
+    distanceMeters: null,
+    steps: null,
+    zoneDurationsJson: "{}",
+    sourceConfidence: "ProviderNative",
+    scoreState: c.score_state,
+    rawJson: expect.any(String) as unknown as string
+  }
+}
+
+const expectedSleep = (s: any, cycleDate?: string): SleepRecord => {
   const st = s.score?.stage_summary
   const need = s.score?.sleep_needed
   return {
     providerRecordId: s.id,
-    date: localDateOf(s.end, s.timezone_offset),
+    date: cycleDate ?? localDateOf(s.end, s.timezone_offset),
     start: new Date(s.start),
     end: new Date(s.end),
     nap: s.nap,
@@ -174,32 +191,91 @@ const sleepJson = {
   }
 }
 
+/** A night as live v2 serves it: asleep at 21:48 on the 27th at -04:00, awake at 06:12 on the 28th. */
+const eveningCycle = {
+  id: 1_120_445_731,
+  user_id: 10129,
+  created_at: "2026-05-28T01:53:10.204Z",
+  updated_at: "2026-05-29T02:31:47.118Z",
+  start: "2026-05-28T01:48:21.440Z",
+  end: "2026-05-29T02:27:05.871Z",
+  timezone_offset: "-04:00",
+  score_state: "SCORED",
+  score: { strain: 11.4873, kilojoule: 9421.18, average_heart_rate: 71, max_heart_rate: 168 }
+}
+const eveningSleep = {
+  ...sleepJson,
+  id: "3b2f1c6e-9d0a-4c51-8f7e-2a6b4d9e0c13",
+  cycle_id: eveningCycle.id,
+  v1_id: null,
+  created_at: "2026-05-28T10:19:44.913Z",
+  updated_at: "2026-05-28T10:47:02.375Z",
+  start: "2026-05-28T01:48:21.440Z",
+  end: "2026-05-28T10:12:37.006Z",
+  timezone_offset: "-04:00"
+}
+
 describe("WHOOP normalisers", () => {
-  it("a scored cycle: strain, kJ / 4.184, dated by its start in its offset (the evening before in UTC-5)", () => {
+  it("a cycle starting 21:48 at -04:00 on the 27th is the 28th, the day its sleep ends", () => {
+    const cycle = Schema.decodeUnknownSync(WhoopCycle)(eveningCycle)
+    const sleep = Schema.decodeUnknownSync(WhoopSleep)(eveningSleep)
+    const record = normaliseWhoopCycle(cycle, sleep)
+    expect(record).toEqual({ ...expectedCycle(eveningCycle, eveningSleep), date: "2026-05-28", loadScore: 11.4873 })
+    expect(record.energyKilocalories).toBeCloseTo(9421.18 / 4.184, 9)
+    expect(whoopCycleDate(cycle, sleep)).toBe("2026-05-28")
+    // the sleep that opens it is found among the cycle's sleeps, naps left aside
+    const nap = { ...sleep, id: "nap", nap: true, start: "2026-05-27T18:00:00.000Z" }
+    expect(whoopOpeningSleep(cycle.id, [nap, sleep])).toBe(sleep)
+    // its sleep lands on the same date, whether dated alone or by its cycle
+    expect(normaliseWhoopSleep(sleep).date).toBe("2026-05-28")
+    expect(normaliseWhoopSleep(sleep, record.date).date).toBe("2026-05-28")
+    expect(JSON.parse(record.rawJson)).toEqual(eveningCycle)
+  })
+
+  it("a cycle without its sleep is dated by start + 12 h in its offset", () => {
     const record = normaliseWhoopCycle(Schema.decodeUnknownSync(WhoopCycle)(scoredCycle))
+    // 02:25Z at -05:00 is 21:25 on the 23rd; twelve hours later it is the 24th
     expect(record).toEqual({
       ...expectedCycle(scoredCycle),
-      date: "2022-04-23",
+      date: "2022-04-24",
       energyKilocalories: 8288.297 / 4.184,
       loadScore: 5.2961
     })
     expect(record.energyKilocalories).toBeCloseTo(1980.95, 2)
-    expect(JSON.parse(record.rawJson)).toEqual(scoredCycle)
+    // a member asleep at 12:30 and awake at 20:00 wakes into the same day; the fallback would say the next
+    const afternoon = { ...eveningCycle, start: "2026-05-27T16:30:00.000Z" }
+    const sleep = { ...eveningSleep, start: afternoon.start, end: "2026-05-28T00:00:00.000Z" }
+    const decoded = Schema.decodeUnknownSync(WhoopCycle)(afternoon)
+    expect(normaliseWhoopCycle(decoded).date).toBe("2026-05-28")
+    expect(normaliseWhoopCycle(decoded, Schema.decodeUnknownSync(WhoopSleep)(sleep)).date).toBe("2026-05-27")
   })
 
-  it("a cycle in progress has no end and no score: nulls, its score state kept", () => {
-    const { end: _end, score: _score, ...rest } = scoredCycle
-    const current = { ...rest, score_state: "PENDING_SCORE" }
-    const record = normaliseWhoopCycle(Schema.decodeUnknownSync(WhoopCycle)(current))
-    expect(record).toMatchObject({
-      windowEnd: null,
-      loadScore: null,
-      energyKilocalories: null,
-      averageHeartRate: null,
-      maxHeartRate: null,
-      scoreState: "PENDING_SCORE",
-      windowStart: new Date("2022-04-24T02:25:44.774Z")
-    })
+  it("the running cycle: SCORED, end null, its running strain kept", () => {
+    const running = {
+      ...eveningCycle,
+      end: null,
+      score: { strain: 6.0125, kilojoule: 4210.5, average_heart_rate: 66, max_heart_rate: 121 }
+    }
+    const record = normaliseWhoopCycle(Schema.decodeUnknownSync(WhoopCycle)(running))
+    expect(record).toEqual(expectedCycle(running))
+    expect(record).toMatchObject({ windowEnd: null, loadScore: 6.0125, scoreState: "SCORED" })
+  })
+
+  it("unscored cycles (PENDING_SCORE, UNSCORABLE, score null or absent) have no values", () => {
+    for (const state of ["PENDING_SCORE", "UNSCORABLE"]) {
+      for (
+        const cycle of [{ ...scoredCycle, score_state: state, score: null }, { ...scoredCycle, score_state: state }]
+      ) {
+        const record = normaliseWhoopCycle(Schema.decodeUnknownSync(WhoopCycle)(cycle))
+        expect(record).toMatchObject({
+          loadScore: null,
+          energyKilocalories: null,
+          averageHeartRate: null,
+          maxHeartRate: null,
+          scoreState: state
+        })
+      }
+    }
   })
 
   it("a sleep: milliseconds to minutes, need summed, dated by its end in its offset", () => {
@@ -286,7 +362,7 @@ describe("WHOOP normalisers", () => {
 // ---- against the simulator ----
 
 const window = { from: "2025-05-20", to: "2025-06-14" }
-const rangeStart = Date.parse("2025-05-19T00:00:00Z")
+const rangeStart = Date.parse("2025-05-18T00:00:00Z")
 const rangeEnd = Date.parse(NOW)
 
 describe("WhoopData.fetchWindow against the simulator", () => {
@@ -299,17 +375,33 @@ describe("WhoopData.fetchWindow against the simulator", () => {
         served(sim.control.records(userId, kind, { start: rangeStart, end: rangeEnd })) as Array<any>
 
       const cycles = records("cycle")
-      expect(batch.dailyLoad).toEqual(cycles.map(expectedCycle))
+      const sleeps = records("sleep")
+      const opening = (c: any) => sleeps.find((s) => s.cycle_id === c.id && !s.nap)
+      expect(batch.dailyLoad).toEqual(cycles.map((c) => expectedCycle(c, opening(c))))
       const dateOfCycle = new Map(batch.dailyLoad.map((c) => [c.providerRecordId, c.date]))
       expect(batch.recovery).toEqual(
         records("recovery").map((r) => expectedRecovery(r, dateOfCycle.get(String(r.cycle_id))!))
       )
-      expect(batch.sleep).toEqual(records("sleep").map(expectedSleep))
+      expect(batch.sleep).toEqual(sleeps.map((s) => expectedSleep(s, dateOfCycle.get(String(s.cycle_id)))))
+      // the simulator's nights start in the evening: each cycle lands on the day its sleep ends
+      const evening = cycles.filter((c) =>
+        opening(c) !== undefined && localDateOf(c.start, c.timezone_offset) <
+          localDateOf(opening(c).end, c.timezone_offset)
+      )
+      expect(evening.length).toBeGreaterThan(10)
+      for (const c of evening) {
+        const sleep = batch.sleep.find((s) => s.providerRecordId === opening(c).id)!
+        const recovery = batch.recovery.find((r) => r.providerRecordId === String(c.id))
+        expect(dateOfCycle.get(String(c.id))).toBe(sleep.date)
+        if (recovery !== undefined) expect(recovery.date).toBe(sleep.date)
+      }
+      expect(batch.quarantined).toEqual([])
       expect(batch.workouts).toEqual(records("workout").map(expectedWorkout))
       batch.dailyLoad.forEach((record, i) => expect(JSON.parse(record.rawJson)).toEqual(cycles[i]))
 
-      // the cycle in progress: no end, no score
-      expect(batch.dailyLoad[0]).toMatchObject({ windowEnd: null, loadScore: null, scoreState: "PENDING_SCORE" })
+      // the running cycle: SCORED, no end, the strain so far
+      expect(batch.dailyLoad[0]).toMatchObject({ windowEnd: null, scoreState: "SCORED" })
+      expect(batch.dailyLoad[0]!.loadScore).toBeGreaterThan(0)
       // the window's dates are covered
       const loadDates = new Set(batch.dailyLoad.map((r) => r.date))
       for (let ms = Date.parse(`${window.from}T00:00:00Z`); ms <= Date.parse(`${window.to}T00:00:00Z`); ms += DAY) {
@@ -325,7 +417,9 @@ describe("WhoopData.fetchWindow against the simulator", () => {
         expect(calls.length).toBeGreaterThan(1)
         expect(calls.map((c) => c.params.limit)).toEqual(calls.map(() => "25"))
         expect(calls.slice(1).every((c) => c.params.nextToken !== undefined)).toBe(true)
-        expect(calls[0]!.params).toMatchObject({ start: "2025-05-19T00:00:00.000Z", end: NOW })
+        expect(calls[0]!.params).toMatchObject({ start: "2025-05-18T00:00:00.000Z", end: NOW })
+        // the padded base64 tokens came back exactly as served
+        expect(calls.slice(1).every((c) => /^[A-Za-z0-9+/]+={0,2}$/.test(c.params.nextToken!))).toBe(true)
       }
       // every recovery's cycle was in the batch: nothing read by id
       expect(sim.control.calls({ path: "/developer/v2/cycle/*" })).toHaveLength(0)
@@ -371,14 +465,15 @@ describe("WhoopData.fetchWindow against the simulator", () => {
         "/developer/v2/user/profile/basic"
       ])
       const userId = Number(providerUserId)
-      const cycleDates = new Map(
-        sim.control.records(userId, "cycle", { start: rangeStart, end: rangeEnd }).map((
-          c: any
-        ) => [c.id, localDateOf(c.start, c.timezone_offset)])
+      // without the cycle, a recovery takes the date of its sleep: the local date of its end
+      const sleepDates = new Map(
+        sim.control.records(userId, "sleep", { start: rangeStart, end: rangeEnd }).map((
+          s: any
+        ) => [s.id, localDateOf(s.end, s.timezone_offset)])
       )
       const recoveries = served(sim.control.records(userId, "recovery", { start: rangeStart, end: rangeEnd }))
       expect(recoveries.length).toBeGreaterThan(20)
-      expect(batch.recovery).toEqual(recoveries.map((r: any) => expectedRecovery(r, cycleDates.get(r.cycle_id)!)))
+      expect(batch.recovery).toEqual(recoveries.map((r: any) => expectedRecovery(r, sleepDates.get(r.sleep_id)!)))
     })))
 
   it.scopedLive("a 429 carries the reset; a 500 is status 500; a cut page is malformed; an expired token is 401", () =>
@@ -404,7 +499,8 @@ describe("WhoopData.fetchWindow against the simulator", () => {
   it.scopedLive("a window wholly after now reads nothing", () =>
     withHttp(Effect.gen(function*() {
       const { input, sim } = yield* connect("WHOOP")
-      const batch = yield* WhoopData.fetchWindow(input(), { from: "2025-06-17", to: "2025-06-20" })
+      // a window's reads start two days before it (a cycle may start the day before its date)
+      const batch = yield* WhoopData.fetchWindow(input(), { from: "2025-06-18", to: "2025-06-20" })
       expect(batch.dailyLoad).toEqual([])
       expect(sim.control.calls()).toHaveLength(0)
     })))
@@ -431,7 +527,8 @@ describe("WHOOP recoveries whose cycle is outside the window", () => {
         { credentials, endpoints, tokens: oauth2Tokens({ scopes: "" }), providerUserId: "10129", now: new Date(NOW) },
         { from: "2025-06-01", to: "2025-06-02" }
       ).pipe(Effect.provide(http.layer))
-      expect(batch.recovery).toEqual([expectedRecovery(recovery, "2022-04-23")])
+      // no sleep of that cycle was read: start + 12 h
+      expect(batch.recovery).toEqual([expectedRecovery(recovery, "2022-04-24")])
       expect(batch.dailyLoad).toEqual([expectedCycle(scoredCycle)])
       expect(http.sent.map((s) => s.url.pathname)).toContain("/developer/v2/cycle/93845")
       expect(batch.bodyMeasurements).toMatchObject([{ heightMeters: null, weightKilograms: null, maxHeartRate: null }])
@@ -449,12 +546,13 @@ describe("fetchWhoopNotified against the simulator", () => {
         .find((c: any) => c.id === sleep.cycle_id)
       const recovery = served(sim.control.records(userId, "recovery", { start: rangeStart, end: rangeEnd }))
         .find((r: any) => r.cycle_id === sleep.cycle_id)
-      const cycleDate = localDateOf(cycle.start, cycle.timezone_offset)
+      const cycleDate = localDateOf(sleep.end, cycle.timezone_offset)
       for (const type of ["sleep.updated", "recovery.updated"]) {
         sim.control.clearCalls()
         const batch = yield* fetchWhoopNotified(input(), { type, id: sleep.id })
-        expect(batch.sleep).toEqual([expectedSleep(sleep)])
-        expect(batch.dailyLoad).toEqual([expectedCycle(cycle)])
+        expect(batch.sleep).toEqual([expectedSleep(sleep, cycleDate)])
+        expect(batch.dailyLoad).toEqual([expectedCycle(cycle, sleep)])
+        expect(batch.dailyLoad[0]!.date).toBe(cycleDate)
         expect(batch.recovery).toEqual([expectedRecovery(recovery, cycleDate)])
         expect(sim.control.calls().map((c) => c.path)).toEqual([
           `/developer/v2/activity/sleep/${sleep.id}`,
@@ -488,4 +586,166 @@ describe("fetchWhoopNotified against the simulator", () => {
       const limited = yield* Effect.flip(fetchWhoopNotified(input(), { type: "workout.updated", id: workout.id }))
       expect(limited).toMatchObject({ status: 429, retryAfterSeconds: 5 })
     })))
+})
+
+const fakeInput = (scopes = "") => ({
+  credentials,
+  endpoints,
+  tokens: oauth2Tokens({ scopes }),
+  providerUserId: "10129",
+  now: new Date("2026-06-01T12:00:00.000Z")
+})
+
+const eveningRecovery = {
+  cycle_id: eveningCycle.id,
+  sleep_id: eveningSleep.id,
+  user_id: 10129,
+  created_at: "2026-05-28T10:47:02.375Z",
+  updated_at: "2026-05-28T10:47:02.375Z",
+  score_state: "SCORED",
+  score: {
+    user_calibrating: false,
+    recovery_score: 67,
+    resting_heart_rate: 52,
+    hrv_rmssd_milli: 71.204987,
+    spo2_percentage: 96.125,
+    skin_temp_celsius: 33.48
+  }
+}
+
+describe("WHOOP pages, record by record", () => {
+  it.effect("one malformed record is quarantined with its raw JSON; the rest of the window is stored", () =>
+    Effect.gen(function*() {
+      const badCycle = { ...eveningCycle, id: 1_120_445_730, start: "yesterday evening" }
+      const badSleep = { ...eveningSleep, id: "0d6b2a4e-1c3f-4e5a-9b7c-8d9e0f1a2b3c", nap: "no" }
+      const badRecovery = { ...eveningRecovery, cycle_id: 1_120_445_729, score_state: 7 }
+      const badWorkout = { id: "5f0c8a2e-7b1d-4c3e-a9f8-6e5d4c3b2a10", v1_id: null, start: "2026-05-28T12:00:00Z" }
+      const http = fakeHttp((sent) => {
+        switch (sent.url.pathname) {
+          case "/developer/v2/cycle":
+            return json(200, { records: [eveningCycle, badCycle], next_token: null })
+          case "/developer/v2/recovery":
+            return json(200, { records: [badRecovery, eveningRecovery], next_token: null })
+          case "/developer/v2/activity/sleep":
+            return json(200, { records: [badSleep, eveningSleep], next_token: null })
+          case "/developer/v2/activity/workout":
+            return json(200, { records: [badWorkout], next_token: null })
+          case "/developer/v2/user/profile/basic":
+            return json(200, { user_id: 10129 })
+          default:
+            return json(200, {})
+        }
+      })
+      const batch = yield* WhoopData.fetchWindow(fakeInput(), { from: "2026-05-27", to: "2026-05-28" }).pipe(
+        Effect.provide(http.layer)
+      )
+      expect(batch.dailyLoad).toEqual([expectedCycle(eveningCycle, eveningSleep)])
+      expect(batch.sleep).toEqual([expectedSleep(eveningSleep, "2026-05-28")])
+      expect(batch.recovery).toEqual([expectedRecovery(eveningRecovery, "2026-05-28")])
+      expect(batch.workouts).toEqual([])
+      expect(batch.quarantined.map((q) => [q.kind, q.providerRecordId])).toEqual([
+        ["DailyLoad", "1120445730"],
+        ["Recovery", "1120445729"],
+        ["Sleep", badSleep.id],
+        ["Workout", badWorkout.id]
+      ])
+      expect(JSON.parse(batch.quarantined[0]!.rawJson)).toEqual(badCycle)
+      for (const q of batch.quarantined) expect(q.reason.length).toBeGreaterThan(0)
+    }))
+
+  it.effect("next_token values are padded base64, sent back exactly (percent-encoded)", () =>
+    Effect.gen(function*() {
+      const tokens = ["MTIzOjEyMzEyMw==", "NzE5Mj+xOjQ/Mg=="]
+      const http = fakeHttp((sent) => {
+        if (sent.url.pathname !== "/developer/v2/cycle") return json(200, { records: [], next_token: null })
+        const token = sent.url.searchParams.get("nextToken")
+        const page = token === null ? 0 : tokens.indexOf(token) + 1
+        if (token !== null && page === 0) return json(400, { error: "invalid_request", status_code: 400 })
+        return json(200, {
+          records: page === 0 ? [eveningCycle] : [],
+          ...(page < tokens.length ? { next_token: tokens[page] } : {})
+        })
+      })
+      yield* WhoopData.fetchWindow(fakeInput("read:cycles"), { from: "2026-05-27", to: "2026-05-28" }).pipe(
+        Effect.provide(http.layer)
+      )
+      const cycleCalls = http.sent.filter((s) => s.url.pathname === "/developer/v2/cycle")
+      expect(cycleCalls.map((c) => c.url.searchParams.get("nextToken"))).toEqual([null, ...tokens])
+      expect(cycleCalls[2]!.url.search).toContain("nextToken=NzE5Mj%2BxOjQ%2FMg%3D%3D")
+    }))
+})
+
+describe("WHOOP notifications re-date a cycle by its sleep", () => {
+  // asleep at 12:30 and awake at 20:00 (a night shift): start + 12 h would say the next day
+  const shiftCycle = { ...eveningCycle, start: "2026-05-27T16:30:00.000Z", end: "2026-05-28T16:10:00.000Z" }
+  const shiftSleep = { ...eveningSleep, start: shiftCycle.start, end: "2026-05-28T00:00:00.000Z" }
+  const nap = {
+    ...eveningSleep,
+    id: "7c4d2e1f-0a9b-4c8d-b7e6-f5a4b3c2d1e0",
+    nap: true,
+    start: "2026-05-28T03:00:00.000Z",
+    end: "2026-05-28T03:40:00.000Z"
+  }
+  const responder = (sent: { readonly url: URL }) => {
+    switch (sent.url.pathname) {
+      case `/developer/v2/activity/sleep/${shiftSleep.id}`:
+        return json(200, shiftSleep)
+      case `/developer/v2/activity/sleep/${nap.id}`:
+        return json(200, nap)
+      case `/developer/v2/cycle/${shiftCycle.id}`:
+        return json(200, shiftCycle)
+      case `/developer/v2/cycle/${shiftCycle.id}/sleep`:
+        return json(200, shiftSleep)
+      case `/developer/v2/cycle/${shiftCycle.id}/recovery`:
+        return json(200, eveningRecovery)
+      default:
+        return json(404, { error: "not_found" })
+    }
+  }
+
+  it.effect("a window without the sleep dates by start + 12 h; sleep.updated brings the sleep's date to all three", () =>
+    Effect.gen(function*() {
+      const early = normaliseWhoopCycle(Schema.decodeUnknownSync(WhoopCycle)(shiftCycle))
+      expect(early.date).toBe("2026-05-28")
+      const http = fakeHttp(responder)
+      const batch = yield* fetchWhoopNotified(fakeInput(), { type: "sleep.updated", id: shiftSleep.id }).pipe(
+        Effect.provide(http.layer)
+      )
+      expect(batch.dailyLoad).toEqual([{ ...expectedCycle(shiftCycle, shiftSleep), date: "2026-05-27" }])
+      expect(batch.recovery).toEqual([expectedRecovery(eveningRecovery, "2026-05-27")])
+      expect(batch.sleep).toEqual([expectedSleep(shiftSleep, "2026-05-27")])
+    }))
+
+  it.effect("a nap's event reads the cycle's own sleep to date the cycle; the nap takes the cycle's date", () =>
+    Effect.gen(function*() {
+      const http = fakeHttp(responder)
+      const batch = yield* fetchWhoopNotified(fakeInput(), { type: "sleep.updated", id: nap.id }).pipe(
+        Effect.provide(http.layer)
+      )
+      expect(http.sent.map((s) => s.url.pathname)).toEqual([
+        `/developer/v2/activity/sleep/${nap.id}`,
+        `/developer/v2/cycle/${shiftCycle.id}`,
+        `/developer/v2/cycle/${shiftCycle.id}/sleep`,
+        `/developer/v2/cycle/${shiftCycle.id}/recovery`
+      ])
+      expect(batch.dailyLoad.map((c) => c.date)).toEqual(["2026-05-27"])
+      expect(batch.sleep.map((s) => [s.providerRecordId, s.date])).toEqual([
+        [nap.id, "2026-05-27"],
+        [shiftSleep.id, "2026-05-27"]
+      ])
+    }))
+
+  it.effect("a malformed record read by id is quarantined, not a failure", () =>
+    Effect.gen(function*() {
+      const http = fakeHttp((sent) =>
+        sent.url.pathname === `/developer/v2/activity/sleep/${shiftSleep.id}`
+          ? json(200, { ...shiftSleep, end: 42 })
+          : json(404, {})
+      )
+      const batch = yield* fetchWhoopNotified(fakeInput(), { type: "sleep.updated", id: shiftSleep.id }).pipe(
+        Effect.provide(http.layer)
+      )
+      expect(batch.sleep).toEqual([])
+      expect(batch.quarantined).toMatchObject([{ kind: "Sleep", providerRecordId: shiftSleep.id }])
+    }))
 })

@@ -11,6 +11,7 @@ import { DAY_MS, Rng, userTraits } from "../core/Random.js"
 import type { SimRequestShape } from "../core/Request.js"
 import { json } from "../core/Responses.js"
 import type { WhoopData } from "./Data.js"
+import { readWhoopNextToken } from "./Data.js"
 import type { Kind, Rec } from "./Plan.js"
 import { cycleBase, nameParts, parseUuid } from "./Plan.js"
 import type { WhoopCore } from "./Shapes.js"
@@ -87,12 +88,11 @@ export const makeWhoopApi = (core: WhoopCore, data: WhoopData) => {
       if (startMs === "invalid" || endMs === "invalid") {
         return hydraError(400, "invalid_request", "start and end must be ISO 8601 date-times")
       }
-      let cursor: { startMs: number; id: string } | undefined
+      let cursor: { readonly startMs: number; readonly id: string } | undefined
       const nextToken = q.get("nextToken")
       if (nextToken !== null && nextToken !== "") {
-        const m = /^(\d+):([0-9a-f-]+)$/.exec(Buffer.from(nextToken, "base64url").toString("utf8"))
-        if (m === null) return hydraError(400, "invalid_request", "nextToken is invalid")
-        cursor = { startMs: Number(m[1]), id: m[2]! }
+        cursor = readWhoopNextToken(nextToken)
+        if (cursor === undefined) return hydraError(400, "invalid_request", "nextToken is invalid")
       }
       const now = core.nowMs()
       return json(page(kind, userId, { startMs, endMs: endMs ?? now, cursor, limit }, now))

@@ -5,7 +5,26 @@
 import { clamp, localDayOf, offsetString, Rng, round, userTraits } from "../core/Random.js"
 import type { Kind, Rec } from "./Plan.js"
 import { cycleBase, dayPlan, eventUuid, iso } from "./Plan.js"
-import { SLEEP_PENDING_MS, WORKOUT_PENDING_MS } from "./Shapes.js"
+import { CYCLE_PENDING_MS, SLEEP_PENDING_MS, WORKOUT_PENDING_MS } from "./Shapes.js"
+
+/**
+ * A page token as live WHOOP writes them: standard base64, padded with `=`, so it may hold `+`, `/`
+ * and `=` and must be sent back percent-encoded.
+ */
+export const whoopNextToken = (last: { readonly startMs: number; readonly id: string }): string =>
+  Buffer.from(`${last.startMs}:${last.id}`).toString("base64")
+
+/**
+ * The cursor of a page token, only when it is exactly one this simulator wrote: a token whose
+ * `+` became a space, or whose padding was dropped, is refused (400), as a client must pass it back
+ * unchanged.
+ */
+export const readWhoopNextToken = (token: string): { readonly startMs: number; readonly id: string } | undefined => {
+  const bytes = Buffer.from(token, "base64")
+  if (bytes.toString("base64") !== token) return undefined
+  const m = /^(\d+):([0-9a-f-]+)$/.exec(bytes.toString("utf8"))
+  return m === null ? undefined : { startMs: Number(m[1]), id: m[2]! }
+}
 
 export const makeWhoopData = (core: { readonly seed: string }) => {
   const seed = core.seed
@@ -31,6 +50,7 @@ export const makeWhoopData = (core: { readonly seed: string }) => {
       body: {
         id,
         cycle_id: cycleBase(userId) + day,
+        v1_id: null,
         user_id: userId,
         created_at: iso(created),
         updated_at: iso(pending ? created : span.end + SLEEP_PENDING_MS),
@@ -123,6 +143,7 @@ export const makeWhoopData = (core: { readonly seed: string }) => {
         id,
         body: {
           id,
+          v1_id: null,
           user_id: userId,
           created_at: iso(created),
           updated_at: iso(pending ? created : w.end + WORKOUT_PENDING_MS),
@@ -156,6 +177,11 @@ export const makeWhoopData = (core: { readonly seed: string }) => {
       }]
     })
 
+  /**
+   * A cycle, as live v2 serves it: the running one is `SCORED` with `"end": null` and the strain
+   * so far; a finished one is `PENDING_SCORE` with `"score": null` for a while after it ends, then
+   * `SCORED`; a day without enough data (about one in 30) stays `UNSCORABLE` with `"score": null`.
+   */
   const cycleRecord = (userId: number, day: number, nowMs: number): Rec | undefined => {
     const plan = dayPlan(seed, userId, day)
     if (plan.onset > nowMs) return undefined
@@ -164,6 +190,16 @@ export const makeWhoopData = (core: { readonly seed: string }) => {
     const id = cycleBase(userId) + day
     const created = plan.onset + r.int(60, 300) * 1000
     const strain = clamp(r.float(4, 14, 4) + plan.workouts.length * r.float(1, 3, 4), 0, 21)
+    const kilojoule = r.float(6000, 8000, 3) + strain * r.float(100, 250, 3)
+    const averageHeartRate = r.int(55, 80)
+    const maxHeartRate = r.int(120, 190)
+    const unscorable = r.chance(1 / 30)
+    const state = current ? "SCORED" : unscorable ? "UNSCORABLE" : nowMs < plan.nextOnset + CYCLE_PENDING_MS ?
+      "PENDING_SCORE" :
+      "SCORED"
+    // the running strain and energy grow with the share of the cycle already lived
+    const share = current ? clamp((nowMs - plan.onset) / (plan.nextOnset - plan.onset), 0, 1) : 1
+    const scoredAt = current ? nowMs : plan.nextOnset + (state === "SCORED" ? CYCLE_PENDING_MS : r.int(60, 300) * 1000)
     return {
       startMs: plan.onset,
       endMs: current ? undefined : plan.nextOnset,
@@ -172,19 +208,21 @@ export const makeWhoopData = (core: { readonly seed: string }) => {
         id,
         user_id: userId,
         created_at: iso(created),
-        updated_at: iso(current ? nowMs : plan.nextOnset + r.int(60, 300) * 1000),
+        updated_at: iso(scoredAt),
         start: iso(plan.onset),
-        ...(current ? {} : { end: iso(plan.nextOnset) }),
+        end: current ? null : iso(plan.nextOnset),
         timezone_offset: offsetString(plan.zone.offsetMinutes),
-        score_state: current ? "PENDING_SCORE" : "SCORED",
-        ...(current ? {} : {
-          score: {
-            strain: round(strain, 4),
-            kilojoule: round(r.float(6000, 8000, 3) + strain * r.float(100, 250, 3), 3),
-            average_heart_rate: r.int(55, 80),
-            max_heart_rate: r.int(120, 190)
+        score_state: state,
+        score: state === "SCORED"
+          ? {
+            strain: round(strain * share, 4),
+            kilojoule: round(kilojoule * share, 3),
+            average_heart_rate: averageHeartRate,
+            max_heart_rate: current
+              ? Math.round(averageHeartRate + (maxHeartRate - averageHeartRate) * share)
+              : maxHeartRate
           }
-        })
+          : null
       }
     }
   }
@@ -241,7 +279,7 @@ export const makeWhoopData = (core: { readonly seed: string }) => {
     const more = out.length > query.limit && last !== undefined
     return {
       records: records.map((r) => r.body),
-      ...(more ? { next_token: Buffer.from(`${last.startMs}:${last.id}`).toString("base64url") } : {})
+      ...(more ? { next_token: whoopNextToken(last) } : {})
     }
   }
 

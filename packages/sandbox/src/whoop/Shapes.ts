@@ -39,6 +39,8 @@ export const MAX_LIMIT = 25
 export const DEFAULT_LIMIT = 10
 export const SLEEP_PENDING_MS = 30 * 60_000
 export const WORKOUT_PENDING_MS = 15 * 60_000
+/** How long a finished cycle stays PENDING_SCORE before WHOOP scores it. */
+export const CYCLE_PENDING_MS = 30 * 60_000
 
 export interface WhoopControl extends SimulatorControl {
   /**

@@ -12,9 +12,13 @@
  * `GET /v2/activity/sleep`, `GET /v2/activity/sleep/{uuid}`, `GET /v2/activity/workout`,
  * `GET /v2/activity/workout/{uuid}`.
  *
- * Model: a cycle runs from one sleep onset to the next (WHOOP's definition); the current cycle
- * has no `end` and stays `PENDING_SCORE` without `score`; sleeps, naps and recoveries are
- * `PENDING_SCORE` for 30 minutes after waking, workouts for 15 minutes after they end. Choices
+ * Model, as live v2 answers: a cycle runs from one sleep onset (in the evening, before local
+ * midnight) to the next (WHOOP's definition), and its non-nap sleep starts with it; the running
+ * cycle is `SCORED` with `"end": null` and the strain so far; a finished cycle is `PENDING_SCORE`
+ * with `"score": null` for 30 minutes after it ends, and about one day in 30 is `UNSCORABLE` with
+ * `"score": null`; sleeps, naps and recoveries are `PENDING_SCORE` for 30 minutes after waking,
+ * workouts for 15 minutes after they end; sleeps and workouts carry `"v1_id": null`; `next_token`
+ * is padded standard base64 and a token not passed back exactly is refused (400). Choices
  * where WHOOP is undocumented (Hydra behaviour assumed): refreshing revokes the previous access
  * token; presenting a spent refresh token revokes the whole grant; a missing scope answers 401
  * (the API declares no 403); `redirect_uri` schemes are not restricted.

@@ -3,6 +3,12 @@
  * connections that are not disconnected (Active or Reauthorize: data already read stays readable
  * while the user reconnects), sorted by date, then provider, then connection. Rows are decoded
  * with schemas, except the glucose rows (see `glucose`).
+ *
+ * Contract types are kept: a load window is served only once the provider scored it (the values
+ * the contract types as numbers are all there). A WHOOP cycle stored while `PENDING_SCORE` or
+ * `UNSCORABLE` stays stored (its row is updated in place when WHOOP scores it) but is left out of
+ * endpoints 12 and 13 until then; the running cycle, scored with a running strain and no end, is
+ * served with `windowEndUtc: null`.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { ConnectionId, DailyActivitySummary, LocalDate, Provider, UserId } from "@pulsebridge/domain"
@@ -40,11 +46,11 @@ export const LoadRow = Schema.Struct({
   windowKind: Schema.String,
   windowStartUtc: Schema.DateFromSelf,
   windowEndUtc: Schema.NullOr(Schema.DateFromSelf),
-  loadScore: Schema.NullOr(Schema.Number),
+  loadScore: Schema.Number,
   loadScoreScale: Schema.String,
-  energyKilocalories: Schema.NullOr(Schema.Number),
-  averageHeartRate: Schema.NullOr(Schema.Number),
-  maxHeartRate: Schema.NullOr(Schema.Number),
+  energyKilocalories: Schema.Number,
+  averageHeartRate: Schema.Number,
+  maxHeartRate: Schema.Number,
   distanceMeters: Schema.NullOr(Schema.Number),
   steps: Schema.NullOr(Schema.Number),
   zoneDurationsJson: Schema.String,
@@ -97,6 +103,11 @@ export class HealthDataRepo extends Effect.Service<HealthDataRepo>()("@pulsebrid
       l.load_score, l.load_score_scale, l.energy_kilocalories, l.average_heart_rate, l.max_heart_rate,
       l.distance_meters, l.steps, l.zone_durations_json, l.source_confidence`)
 
+    /** The windows whose values are complete (see the module's first lines). */
+    const scored = sql.literal(`
+      l.load_score is not null and l.energy_kilocalories is not null and l.average_heart_rate is not null
+      and l.max_heart_rate is not null`)
+
     const loadRange = SqlSchema.findAll({
       Request: RangeRequest,
       Result: LoadSummaryRow,
@@ -105,19 +116,19 @@ export class HealthDataRepo extends Effect.Service<HealthDataRepo>()("@pulsebrid
           select l.connection_id, l.provider, ${loadColumns}
           from daily_load l join connections c on c.id = l.connection_id
           where l.user_id = ${query.userId} and l.date between ${query.from} and ${query.to}
-            and c.status <> 'Disconnected' ${providerFilter("l", query.provider)}
+            and c.status <> 'Disconnected' and ${scored} ${providerFilter("l", query.provider)}
           order by l.date, l.provider, l.connection_id, l.window_start
         `
     })
 
-    // Two cycles can start on one local day (a short night); the day's record is the later one.
+    // Two cycles can fall on one local day (a short night); the day's record is the later one.
     const loadDay = SqlSchema.findOne({
       Request: DayRequest,
       Result: LoadRow,
       execute: ({ connectionId, date }) =>
         sql`
           select ${loadColumns} from daily_load l
-          where l.connection_id = ${connectionId} and l.date = ${date}
+          where l.connection_id = ${connectionId} and l.date = ${date} and ${scored}
           order by l.window_start desc limit 1
         `
     })

@@ -2,7 +2,8 @@
  * Storage of canonical health records and of each connection's sync state. Writes are
  * multi-row upserts keyed by (connection, provider record id): storing the same record twice
  * changes nothing, and a record whose provider JSON changed (a WHOOP cycle that got its score,
- * a Garmin daily re-sent with larger totals) is updated in place.
+ * a Garmin daily re-sent with larger totals) or whose date changed (a WHOOP cycle re-dated once
+ * the sleep that opens it is read) is updated in place.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Provider, UserId } from "@pulsebridge/domain"
@@ -50,7 +51,7 @@ const tables = {
   glucoseReadings: "glucose_readings",
   glucoseEvents: "glucose_events",
   glucoseCalibrations: "glucose_calibrations"
-} as const satisfies Record<keyof CanonicalBatch, string>
+} as const satisfies Record<Exclude<keyof CanonicalBatch, "quarantined">, string>
 
 /** Canonical record fields whose column name differs from the field name. */
 const renames: Readonly<Record<string, string>> = { start: "startAt", end: "endAt" }
@@ -103,7 +104,7 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
             insert into ${target} (${list})
             select ${list} from json_populate_recordset(null::${target}, ${chunk}::json)
             on conflict (connection_id, provider_record_id) do update set ${set}, updated_at = now()
-            where ${target}.raw_json is distinct from excluded.raw_json
+            where ${target}.raw_json is distinct from excluded.raw_json or ${target}.date is distinct from excluded.date
           `
         }
       })
@@ -111,7 +112,9 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
     /** Stores every record of a batch for one connection, in one transaction. */
     const storeBatch = (owner: RecordOwner, batch: CanonicalBatch, today: string) =>
       Effect.gen(function*() {
-        for (const [key, table] of Object.entries(tables) as Array<[keyof CanonicalBatch, string]>) {
+        for (
+          const [key, table] of Object.entries(tables) as Array<[Exclude<keyof CanonicalBatch, "quarantined">, string]>
+        ) {
           const records = batch[key] as ReadonlyArray<object>
           if (records.length > 0) {
             yield* upsertRows(table, records.map((r) => toRow(owner, r as Row, today)))
