@@ -48,23 +48,24 @@ const activity = (date: string, steps: number) => ({
   rawJson: JSON.stringify({ date, steps })
 })
 
-const cycle = (id: string, date: string, end: string | null) => ({
+/** A load window; `scored: false` is a cycle WHOOP has not scored (no values yet). */
+const cycle = (id: string, date: string, end: string | null, scored = true) => ({
   providerRecordId: id,
   date,
   windowKind: "PhysiologicalCycle" as const,
   windowStart: new Date(`${date}T06:00:00.000Z`),
   windowEnd: end === null ? null : new Date(end),
-  loadScore: end === null ? null : 12.5,
+  loadScore: scored ? 12.5 : null,
   loadScoreScale: "WhoopStrain0To21" as const,
-  energyKilocalories: end === null ? null : 2000,
-  averageHeartRate: end === null ? null : 70,
-  maxHeartRate: end === null ? null : 160,
+  energyKilocalories: scored ? 2000 : null,
+  averageHeartRate: scored ? 70 : null,
+  maxHeartRate: scored ? 160 : null,
   distanceMeters: null,
   steps: null,
   zoneDurationsJson: "{}",
   sourceConfidence: "ProviderNative" as const,
-  scoreState: end === null ? "PENDING_SCORE" : "SCORED",
-  rawJson: JSON.stringify({ id })
+  scoreState: scored ? "SCORED" : "PENDING_SCORE",
+  rawJson: JSON.stringify({ id, scored })
 })
 
 const reading = (id: string, at: string, value: number | null) => ({
@@ -177,12 +178,16 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("health data reads", (it)
       expectError(yield* get(`${base}/${theirs}/activity-load/2026-03-01`, token), 404, "NotFound")
     }))
 
-  it.effect("endpoints 12 and 13 serve load records, in-progress cycles with nulls", () =>
+  it.effect("endpoints 12 and 13 serve scored load records, the running cycle with windowEndUtc null", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("reads-load")
       const whoop = yield* addConnection(user.id, "WHOOP")
       yield* store(user.id, whoop, "WHOOP", {
-        dailyLoad: [cycle("2", "2026-03-02", null), cycle("1", "2026-03-01", "2026-03-02T06:00:00.000Z")]
+        dailyLoad: [
+          cycle("2", "2026-03-02", null),
+          cycle("1", "2026-03-01", "2026-03-02T06:00:00.000Z"),
+          cycle("0", "2026-02-28", "2026-03-01T06:00:00.000Z", false)
+        ]
       })
       const base = `/api/v1/users/${user.id}/connections`
       const range = yield* get(`${base}/activity-load?from=2026-03-01&to=2026-03-02&provider=WHOOP`, token)
@@ -211,8 +216,12 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("health data reads", (it)
       const body = json(single) as any
       expect(body.connectionId).toBeUndefined()
       expect(body.provider).toBeUndefined()
-      expect(body).toMatchObject({ windowEndUtc: null, loadScore: null, energyKilocalories: null })
+      expect(body).toMatchObject({ windowEndUtc: null, loadScore: 12.5, energyKilocalories: 2000 })
       expectError(yield* get(`${base}/${whoop}/activity-load/2026-03-03`, token), 404, "NotFound")
+      // not scored yet: absent from both reads
+      const withUnscored = yield* get(`${base}/activity-load?from=2026-02-28&to=2026-03-02&provider=WHOOP`, token)
+      expect((json(withUnscored) as Array<any>).map((r) => r.date)).toEqual(["2026-03-01", "2026-03-02"])
+      expectError(yield* get(`${base}/${whoop}/activity-load/2026-02-28`, token), 404, "NotFound")
     }))
 
   it.effect("endpoint 14 returns readings, events (not deleted ones) and calibrations; null values stay null", () =>
