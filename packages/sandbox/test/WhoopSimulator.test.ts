@@ -275,6 +275,28 @@ describe("WHOOP simulator", () => {
       expect(workouts.every((w) => w.v1_id === null)).toBe(true)
     }).pipe(Effect.provide(HttpLive)))
 
+  it.scopedLive("the malformed-records knob serves one day's records of a kind malformed, in pages and by id", () =>
+    Effect.gen(function*() {
+      const { base, sim } = yield* served("WHOOP", new ManualClock())
+      const tokens = yield* whoopConnect(base)
+      const auth = bearer(tokens.access)
+      const userId = (yield* get(`${base}/developer/v2/user/profile/basic`, auth)).json().user_id
+      const knob = yield* send("POST", `${base}/_sim/malformed-records`, {
+        json: { userId, kind: "cycle", daysAgo: 2 }
+      })
+      expect(knob.status).toBe(204)
+      const cycles = (yield* get(`${base}/developer/v2/cycle?limit=5`, auth)).json().records as Array<any>
+      const bad = cycles.filter((c) => c.start === "not a date-time")
+      expect(bad).toHaveLength(1)
+      expect((yield* get(`${base}/developer/v2/cycle/${bad[0].id}`, auth)).json().start).toBe("not a date-time")
+      sim.control.mendRecords()
+      expect((yield* get(`${base}/developer/v2/cycle/${bad[0].id}`, auth)).json().start).toMatch(/^\d{4}-/)
+      const refused = yield* send("POST", `${base}/_sim/malformed-records`, {
+        json: { kind: "cycle" }
+      })
+      expect(refused.status).toBe(400)
+    }).pipe(Effect.provide(HttpLive)))
+
   it.scopedLive("next_token is padded base64, and only a token passed back exactly is accepted", () =>
     Effect.gen(function*() {
       const { base } = yield* served("WHOOP", new ManualClock())

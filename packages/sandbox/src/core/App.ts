@@ -134,9 +134,11 @@ export const makeApp = <S>(
   core: SimulatorCore<S>,
   style: ProviderStyle,
   routes: HttpRouter.HttpRouter<never, SimRequest>,
-  control: SimulatorControl
+  control: SimulatorControl,
+  /** A provider's own `/_sim/...` control routes (its fault knobs), beside the common ones. */
+  controlRoutes: HttpRouter.HttpRouter<never, SimRequest> = HttpRouter.empty
 ): HttpApp.Default => {
-  const sim = simRoutes(core.provider, control).pipe(
+  const sim = HttpRouter.concat(simRoutes(core.provider, control), controlRoutes).pipe(
     Effect.catchAll(() => Effect.succeed(json({ error: "no such control route" }, 404))),
     Effect.catchAllCause(() => Effect.succeed(json({ error: "control route failed" }, 500)))
   )
@@ -241,9 +243,10 @@ export const assemble = <S, C extends SimulatorControl>(
   core: SimulatorCore<S>,
   style: ProviderStyle,
   routes: HttpRouter.HttpRouter<never, SimRequest>,
-  control: C
+  control: C,
+  controlRoutes?: HttpRouter.HttpRouter<never, SimRequest>
 ): Simulator<C> => {
-  const app = makeApp(core, style, routes, control)
+  const app = makeApp(core, style, routes, control, controlRoutes)
   const router = routerOf(app)
   return {
     provider: core.provider,

@@ -26,10 +26,20 @@ export const readWhoopNextToken = (token: string): { readonly startMs: number; r
   return m === null ? undefined : { startMs: Number(m[1]), id: m[2]! }
 }
 
+/** A record made unreadable on purpose (`WhoopControl.malformRecords`): a field WHOOP always sends right, wrong. */
+const malformedBody = (kind: Kind, body: Record<string, unknown>): Record<string, unknown> =>
+  kind === "recovery" ? { ...body, score_state: 7 } : { ...body, start: "not a date-time" }
+
 export const makeWhoopData = (core: { readonly seed: string }) => {
   const seed = core.seed
+  /** `userId:kind:day` of the records served malformed (a fault, as `malformedJson` is for whole pages). */
+  const malformed = new Set<string>()
+  const served = (kind: Kind, userId: number, day: number, rec: Rec | undefined): Rec | undefined =>
+    rec !== undefined && malformed.has(`${userId}:${kind}:${day}`)
+      ? { ...rec, body: malformedBody(kind, rec.body) }
+      : rec
 
-  const sleepRecord = (userId: number, day: number, nowMs: number, which: "sleep" | "nap"): Rec | undefined => {
+  const sleepOf = (userId: number, day: number, nowMs: number, which: "sleep" | "nap"): Rec | undefined => {
     const plan = dayPlan(seed, userId, day)
     const span = which === "sleep" ? { start: plan.onset, end: plan.wake } : plan.nap
     if (span === undefined || span.end > nowMs) return undefined
@@ -94,8 +104,8 @@ export const makeWhoopData = (core: { readonly seed: string }) => {
     }
   }
 
-  const recoveryRecord = (userId: number, day: number, nowMs: number): Rec | undefined => {
-    const sleep = sleepRecord(userId, day, nowMs, "sleep")
+  const recoveryOf = (userId: number, day: number, nowMs: number): Rec | undefined => {
+    const sleep = sleepOf(userId, day, nowMs, "sleep")
     if (sleep === undefined) return undefined
     const r = new Rng("whoop-recovery", seed, String(userId), String(day))
     const pending = sleep.body["score_state"] === "PENDING_SCORE"
@@ -125,7 +135,7 @@ export const makeWhoopData = (core: { readonly seed: string }) => {
     }
   }
 
-  const workoutRecords = (userId: number, day: number, nowMs: number): ReadonlyArray<Rec> =>
+  const workoutsOf = (userId: number, day: number, nowMs: number): ReadonlyArray<Rec> =>
     dayPlan(seed, userId, day).workouts.flatMap((w) => {
       if (w.end > nowMs) return []
       const id = eventUuid(userId, day, "workout", w.index)
@@ -182,7 +192,7 @@ export const makeWhoopData = (core: { readonly seed: string }) => {
    * so far; a finished one is `PENDING_SCORE` with `"score": null` for a while after it ends, then
    * `SCORED`; a day without enough data (about one in 30) stays `UNSCORABLE` with `"score": null`.
    */
-  const cycleRecord = (userId: number, day: number, nowMs: number): Rec | undefined => {
+  const cycleOf = (userId: number, day: number, nowMs: number): Rec | undefined => {
     const plan = dayPlan(seed, userId, day)
     if (plan.onset > nowMs) return undefined
     const current = plan.nextOnset > nowMs
@@ -226,6 +236,22 @@ export const makeWhoopData = (core: { readonly seed: string }) => {
       }
     }
   }
+
+  const sleepRecord = (userId: number, day: number, nowMs: number, which: "sleep" | "nap") =>
+    served("sleep", userId, day, sleepOf(userId, day, nowMs, which))
+  const recoveryRecord = (userId: number, day: number, nowMs: number) =>
+    served("recovery", userId, day, recoveryOf(userId, day, nowMs))
+  const cycleRecord = (userId: number, day: number, nowMs: number) =>
+    served("cycle", userId, day, cycleOf(userId, day, nowMs))
+  const workoutRecords = (userId: number, day: number, nowMs: number): ReadonlyArray<Rec> =>
+    workoutsOf(userId, day, nowMs).map((rec) => served("workout", userId, day, rec)!)
+
+  /** Serves the records of a kind of the user's local day `daysAgo` days before now malformed. */
+  const malformRecords = (userId: number, kind: Kind, daysAgo: number, nowMs: number) => {
+    const { zone } = userTraits("whoop", String(userId))
+    malformed.add(`${userId}:${kind}:${localDayOf(nowMs, zone.offsetMinutes) - daysAgo}`)
+  }
+  const mendRecords = () => malformed.clear()
 
   const recordsOfDay = (kind: Kind, userId: number, day: number, nowMs: number): ReadonlyArray<Rec> => {
     switch (kind) {
@@ -283,7 +309,7 @@ export const makeWhoopData = (core: { readonly seed: string }) => {
     }
   }
 
-  return { sleepRecord, recoveryRecord, workoutRecords, cycleRecord, page }
+  return { sleepRecord, recoveryRecord, workoutRecords, cycleRecord, page, malformRecords, mendRecords }
 }
 
 /** The record generators of one simulator. */

@@ -56,6 +56,14 @@ export interface WhoopControl extends SimulatorControl {
       readonly clientId?: string | undefined
     }
   ) => Effect.Effect<Delivery | undefined, HttpClientError, HttpClient.HttpClient>
+  /**
+   * A fault: the records of `kind` of the user's local day `daysAgo` days before now are served
+   * malformed (a cycle, sleep or workout with `start` not a date-time, a recovery with a numeric
+   * `score_state`), in pages and by id, until `mendRecords`. Also `POST /_sim/malformed-records`
+   * with `{"userId", "kind", "daysAgo"}` and `DELETE /_sim/malformed-records`.
+   */
+  readonly malformRecords: (userId: number, kind: "cycle" | "sleep" | "recovery" | "workout", daysAgo: number) => void
+  readonly mendRecords: () => void
   /** The newest visible record of a kind for a user, as the API would return it. */
   readonly latest: (
     userId: number,

@@ -10,7 +10,9 @@
  * `GET /v2/user/measurement/body`, `GET /v2/cycle`, `GET /v2/cycle/{id}`,
  * `GET /v2/cycle/{id}/recovery`, `GET /v2/cycle/{id}/sleep`, `GET /v2/recovery`,
  * `GET /v2/activity/sleep`, `GET /v2/activity/sleep/{uuid}`, `GET /v2/activity/workout`,
- * `GET /v2/activity/workout/{uuid}`.
+ * `GET /v2/activity/workout/{uuid}`. Beside the common `/_sim` routes, the fault knob
+ * `POST|DELETE /_sim/malformed-records` (`WhoopControl.malformRecords`) serves one day's records
+ * of a kind malformed.
  *
  * Model, as live v2 answers: a cycle runs from one sleep onset (in the evening, before local
  * midnight) to the next (WHOOP's definition), and its non-nap sleep starts with it; the running
@@ -26,12 +28,14 @@
  * This module assembles the simulator (routes and control); its pieces live beside it:
  * Shapes.ts (types, limits, errors), Plan.ts and Data.ts (synthetic records), OAuth.ts, Api.ts and Webhooks.ts.
  */
-import { HttpRouter } from "@effect/platform"
+import { HttpRouter, HttpServerResponse as Response } from "@effect/platform"
 import { assemble } from "../core/App.js"
 import type { OAuth2State } from "../core/OAuth2.js"
 import { expireAll, freshOAuth2State, listUsers, revokeWhere } from "../core/OAuth2.js"
 import type { Simulator, SimulatorOptions } from "../core/Options.js"
+import type { SimRequestShape } from "../core/Request.js"
 import { handle } from "../core/Request.js"
+import { json } from "../core/Responses.js"
 import { baseControl, SimulatorCore } from "../core/SimulatorCore.js"
 import { makeWhoopApi } from "./Api.js"
 import { makeWhoopData } from "./Data.js"
@@ -45,9 +49,28 @@ export type WhoopSimulator = Simulator<WhoopControl>
 export const makeWhoopSimulator = (options: SimulatorOptions): WhoopSimulator => {
   const core = new SimulatorCore<OAuth2State>("WHOOP", "whoop", options, freshOAuth2State)
   const data = makeWhoopData(core)
-  const { cycleRecord, page, recoveryRecord, sleepRecord } = data
+  const { cycleRecord, malformRecords, mendRecords, page, recoveryRecord, sleepRecord } = data
   const { authorizePage, token } = makeWhoopOAuth(core)
   const { body, byCycle, byUuid, collection, profile, revoke } = makeWhoopApi(core, data)
+
+  /** The fault knob of `WhoopControl.malformRecords`, over HTTP. */
+  const malformedRecords = (req: SimRequestShape) => {
+    let body: any
+    try {
+      body = JSON.parse(req.body)
+    } catch {
+      body = undefined
+    }
+    const kinds = ["cycle", "sleep", "recovery", "workout"]
+    if (
+      typeof body !== "object" || body === null || !Number.isInteger(Number(body.userId)) ||
+      !kinds.includes(body.kind) || !Number.isInteger(body.daysAgo)
+    ) {
+      return json({ error: "body must be {\"userId\", \"kind\", \"daysAgo\"}" }, 400)
+    }
+    malformRecords(Number(body.userId), body.kind, body.daysAgo, core.nowMs())
+    return Response.empty({ status: 204 })
+  }
 
   const routes = HttpRouter.empty.pipe(
     HttpRouter.get("/oauth/oauth2/auth", handle(authorizePage)),
@@ -70,6 +93,11 @@ export const makeWhoopSimulator = (options: SimulatorOptions): WhoopSimulator =>
     HttpRouter.get("/developer/v2/activity/workout/:id", handle(byUuid("read:workout", ["workout"], "Workout")))
   )
 
+  const controlRoutes = HttpRouter.empty.pipe(
+    HttpRouter.post("/_sim/malformed-records", handle(malformedRecords)),
+    HttpRouter.del("/_sim/malformed-records", handle(() => (mendRecords(), Response.empty({ status: 204 }))))
+  )
+
   const control: WhoopControl = {
     ...baseControl(core, {
       resetGrants: () => core.cell.reset(),
@@ -84,6 +112,8 @@ export const makeWhoopSimulator = (options: SimulatorOptions): WhoopSimulator =>
       users: () => listUsers(core.state)
     }),
     ...makeWhoopWebhooks(core),
+    malformRecords: (userId, kind, daysAgo) => malformRecords(userId, kind, daysAgo, core.nowMs()),
+    mendRecords,
     latest: (userId, kind) => {
       const result = page(
         kind,
@@ -107,5 +137,5 @@ export const makeWhoopSimulator = (options: SimulatorOptions): WhoopSimulator =>
       ).records
   }
 
-  return assemble(core, style, routes, control)
+  return assemble(core, style, routes, control, controlRoutes)
 }

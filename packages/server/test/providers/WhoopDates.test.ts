@@ -2,14 +2,16 @@
  * WHOOP end to end through HTTP: cycles, their sleep and recovery on the day the member wakes
  * into (a cycle starting 21:48 at -04:00 on the 27th is the 28th; `start + 12 h` without the
  * sleep), the running cycle served with `windowEndUtc: null`, unscored cycles left out of
- * endpoints 12-13 until scored, a record re-dated in place, and migration 0007 re-dating rows
- * stored under the old rule, with the scores following.
+ * endpoints 12-13 until scored, a malformed record quarantined while the rest of its window is
+ * stored, a record re-dated in place, and migration 0007 re-dating rows stored under the old
+ * rule, with the scores following.
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
 import type { CanonicalBatch, DailyLoadRecord, RecoveryRecord, SleepRecord } from "@pulsebridge/providers"
 import { emptyBatch } from "@pulsebridge/providers"
+import { providerUserIds } from "@pulsebridge/sandbox"
 import { ConnectionTokens } from "@pulsebridge/server/connections/ConnectionTokens"
 import { newId } from "@pulsebridge/server/platform/Ids"
 import redateWhoop from "@pulsebridge/server/platform/migrations/0007_whoop_wake_day"
@@ -17,7 +19,7 @@ import { SyncStore } from "@pulsebridge/server/sync/SyncStore"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { connect, simulatedUser } from "../fixtures/Connect.js"
+import { connect, sim, simulatedUser } from "../fixtures/Connect.js"
 import { expectError, json, preview, send } from "../fixtures/Http.js"
 import { waitForSync } from "../fixtures/Sync.js"
 
@@ -274,6 +276,39 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
       )
       expect(single.status, preview(single)).toBe(200)
       expect(json(single)).toMatchObject({ windowEndUtc: null, windowStartUtc: running.windowStartUtc })
+    }))
+
+  it.effect("a malformed cycle is quarantined and counted on the connection; the rest of the window is stored", () =>
+    Effect.gen(function*() {
+      const { token, user } = yield* createUser(`whoop-odd-${simulatedUser("u")}`)
+      const account = simulatedUser("whoop-odd")
+      const userId = Number(providerUserIds.whoop(account))
+      yield* sim("WHOOP", "POST", "malformed-records", { userId, kind: "cycle", daysAgo: 3 })
+      const { connectionId } = yield* connect(user.id, token, "WHOOP", account)
+      const synced = yield* waitForSync(user.id, token, connectionId)
+      yield* sim("WHOOP", "DELETE", "malformed-records")
+      // read in its page and again by id (for its recovery): one record held
+      expect(synced.quarantinedRecords).toBe(1)
+      const sql = yield* SqlClient.SqlClient
+      const held = yield* sql<{ kind: string; providerRecordId: string; rawJson: string }>`
+        select kind, provider_record_id, raw_json from quarantined_records where connection_id = ${connectionId}
+      `
+      expect(held).toHaveLength(1)
+      expect(held[0]).toMatchObject({ kind: "DailyLoad" })
+      expect(JSON.parse(held[0]!.rawJson)).toMatchObject({
+        id: Number(held[0]!.providerRecordId),
+        start: "not a date-time"
+      })
+      // every other cycle of the window is there; the malformed one is not
+      const from = new Date(Date.now() - 20 * 86_400_000).toISOString().slice(0, 10)
+      const to = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)
+      const served = json(
+        yield* get(`/api/v1/users/${user.id}/connections/activity-load?from=${from}&to=${to}`, token)
+      ) as Array<any>
+      expect(served.length).toBeGreaterThan(15)
+      expect(yield* datesOf(connectionId, "daily_load")).not.toHaveProperty(held[0]!.providerRecordId)
+      // its recovery is stored all the same, dated by its sleep
+      expect(yield* datesOf(connectionId, "recoveries")).toHaveProperty(held[0]!.providerRecordId)
     }))
 
   it.effect("an unscored cycle is absent from endpoints 12 and 13, and present once WHOOP scores it", () =>
