@@ -1,6 +1,10 @@
 /**
  * The scores of a user (endpoints 21, 22): the rows the scores of a range read (`ScoresRepo`),
  * turned into the scoring input and scored by the pure `Scoring`.
+ *
+ * Scores are computed on each request and never stored or cached, so rescoring needs no hook:
+ * a row stored, updated or re-dated (a WHOOP cycle moved to its wake-up day by a later sleep, or
+ * by migration 0007) counts in the very next read of the dates it touches.
  */
 import type { UserId } from "@pulsebridge/domain"
 import { ProviderRegistry } from "@pulsebridge/providers"
