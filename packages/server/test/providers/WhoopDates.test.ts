@@ -12,7 +12,9 @@ import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
 import type { CanonicalBatch, DailyLoadRecord, RecoveryRecord, SleepRecord } from "@pulsebridge/providers"
 import { emptyBatch } from "@pulsebridge/providers"
 import { providerUserIds } from "@pulsebridge/sandbox"
+import * as Simulators from "@pulsebridge/sandbox"
 import { ConnectionTokens } from "@pulsebridge/server/connections/ConnectionTokens"
+import { ProviderAccess } from "@pulsebridge/server/connections/ProviderAccess"
 import { newId } from "@pulsebridge/server/platform/Ids"
 import redateWhoop from "@pulsebridge/server/platform/migrations/0007_whoop_wake_day"
 import { SyncStore } from "@pulsebridge/server/sync/SyncStore"
@@ -21,6 +23,7 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { connect, sim, simulatedUser } from "../fixtures/Connect.js"
 import { expectError, json, preview, send } from "../fixtures/Http.js"
+import { eventually } from "../fixtures/Poll.js"
 import { waitForSync } from "../fixtures/Sync.js"
 
 // ---- the rule, written independently of the normaliser ----
@@ -309,6 +312,63 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
       expect(yield* datesOf(connectionId, "daily_load")).not.toHaveProperty(held[0]!.providerRecordId)
       // its recovery is stored all the same, dated by its sleep
       expect(yield* datesOf(connectionId, "recoveries")).toHaveProperty(held[0]!.providerRecordId)
+    }))
+
+  it.effect("a signed sleep.updated re-dates a cycle and its recovery stored on another date", () =>
+    Effect.gen(function*() {
+      const { app, token, user } = yield* createUser(`whoop-late-sleep-${simulatedUser("u")}`)
+      const { connectionId } = yield* connect(user.id, token, "WHOOP", simulatedUser("whoop-late"))
+      const connection = yield* waitForSync(user.id, token, connectionId)
+      const sql = yield* SqlClient.SqlClient
+      const [night] = yield* sql<{ sleepId: string; cycleId: string; date: string }>`
+        select s.provider_record_id as sleep_id, r.provider_record_id as cycle_id, s.date::text as date
+        from sleep_sessions s join recoveries r on r.connection_id = s.connection_id and r.sleep_id = s.provider_record_id
+        join daily_load l on l.connection_id = s.connection_id and l.provider_record_id = r.provider_record_id
+        where s.connection_id = ${connectionId} and not s.nap and l.window_end is not null
+        order by s.start_at desc limit 1
+      `
+      expect(night).toBeDefined()
+      // as if the cycle and its recovery had been stored before their sleep was read, a day off
+      yield* sql`
+        update daily_load set date = date - 1 where connection_id = ${connectionId} and provider_record_id = ${
+        night!.cycleId
+      }
+      `
+      yield* sql`
+        update recoveries set date = date - 1 where connection_id = ${connectionId} and provider_record_id = ${
+        night!.cycleId
+      }
+      `
+      expect((yield* datesOf(connectionId, "daily_load"))[night!.cycleId]).not.toBe(night!.date)
+
+      const secret = Redacted.value((yield* ProviderAccess).sandboxCredentials("WHOOP").clientSecret)
+      const body = JSON.stringify({
+        user_id: Number(connection.providerUserId),
+        id: night!.sleepId,
+        type: "sleep.updated",
+        trace_id: "d0c5a7e2-4f1b-4e8a-9c3d-2b6a1f0e9d87"
+      })
+      const timestamp = String(Date.now())
+      const delivered = yield* send("POST", `/webhooks/whoop/${app.id}`, {
+        body,
+        headers: {
+          "x-whoop-signature": Simulators.whoopSignature(secret, timestamp, body),
+          "x-whoop-signature-timestamp": timestamp
+        }
+      })
+      expect(delivered.status, preview(delivered)).toBe(204)
+      yield* eventually(
+        datesOf(connectionId, "daily_load"),
+        (dates) => dates[night!.cycleId] === night!.date,
+        "the cycle re-dated",
+        { within: "30 seconds" }
+      )
+      expect((yield* datesOf(connectionId, "recoveries"))[night!.cycleId]).toBe(night!.date)
+      const single = yield* get(
+        `/api/v1/users/${user.id}/connections/${connectionId}/activity-load/${night!.date}`,
+        token
+      )
+      expect(single.status, preview(single)).toBe(200)
     }))
 
   it.effect("an unscored cycle is absent from endpoints 12 and 13, and present once WHOOP scores it", () =>
