@@ -77,25 +77,48 @@ interface RecordKind<A> {
   readonly kind: string
   readonly schema: Schema.Schema<A, any>
   readonly idOf?: (raw: unknown) => string | null
+  /** Normalises once while decoding, so a record the normaliser refuses is quarantined too. */
+  readonly check?: (decoded: A) => unknown
 }
 
-const cycleKind: RecordKind<WhoopCycle> = { what: "cycle", kind: "DailyLoad", schema: WhoopCycle }
+const cycleKind: RecordKind<WhoopCycle> = {
+  what: "cycle",
+  kind: "DailyLoad",
+  schema: WhoopCycle,
+  check: (cycle) => normaliseWhoopCycle(cycle)
+}
 const recoveryKind: RecordKind<WhoopRecovery> = {
   what: "recovery",
   kind: "Recovery",
   schema: WhoopRecovery,
   idOf: recoveryIdOf
 }
-const sleepKind: RecordKind<WhoopSleep> = { what: "sleep", kind: "Sleep", schema: WhoopSleep }
-const workoutKind: RecordKind<WhoopWorkout> = { what: "workout", kind: "Workout", schema: WhoopWorkout }
+const sleepKind: RecordKind<WhoopSleep> = {
+  what: "sleep",
+  kind: "Sleep",
+  schema: WhoopSleep,
+  check: (sleep) => normaliseWhoopSleep(sleep)
+}
+const workoutKind: RecordKind<WhoopWorkout> = {
+  what: "workout",
+  kind: "Workout",
+  schema: WhoopWorkout,
+  check: normaliseWhoopWorkout
+}
 
-/** Decodes raw records of one kind; the normalisers run later, once the cycles date the rest. */
+/**
+ * Decodes raw records of one kind, keeping WHOOP's shape: the records are normalised for good
+ * once the cycles can date the rest.
+ */
 const decodeRecords = <A>(spec: RecordKind<A>, items: ReadonlyArray<unknown>) =>
   decodeEach({
     kind: spec.kind,
     schema: spec.schema,
     items,
-    normalise: (decoded: A) => decoded,
+    normalise: (decoded: A) => {
+      spec.check?.(decoded)
+      return decoded
+    },
     ...(spec.idOf === undefined ? {} : { idOf: spec.idOf })
   })
 
