@@ -13,8 +13,7 @@ import { ProviderError } from "../Adapter.js"
 import type { ProviderData } from "../Canonical.js"
 import type { CallContext } from "../internal/ProviderHttp.js"
 import * as ProviderHttp from "../internal/ProviderHttp.js"
-import { batchOf, checkWindow, dayMs, lastByKey, utcMidnight } from "../Shared.js"
-import { decodeEach } from "./DecodeEach.js"
+import { batchOf, checkWindow, dayMs, decodeEach, lastByKey, utcMidnight } from "../Shared.js"
 import {
   DexcomCalibration,
   DexcomEgv,
@@ -105,16 +104,13 @@ export const DexcomData: ProviderData = {
           items: calibrations,
           normalise: normaliseDexcomCalibration
         })
-        const batch = batchOf({
+        return batchOf({
           // Ranges do not overlap, but one record id must still give one record.
           glucoseReadings: lastByKey(readings.records, (r) => r.providerRecordId),
           glucoseEvents: lastByKey(glucoseEvents.records, (r) => r.providerRecordId),
-          glucoseCalibrations: lastByKey(glucoseCalibrations.records, (r) => r.providerRecordId)
-        })
-        return {
-          ...batch,
+          glucoseCalibrations: lastByKey(glucoseCalibrations.records, (r) => r.providerRecordId),
           quarantined: [...readings.quarantined, ...glucoseEvents.quarantined, ...glucoseCalibrations.quarantined]
-        }
+        })
       })
     )
   },

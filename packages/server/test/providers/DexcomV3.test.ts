@@ -11,6 +11,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { expect, layer } from "@effect/vitest"
 import type { SimulatorRegistry } from "@pulsebridge/sandbox"
 import * as Simulators from "@pulsebridge/sandbox"
+import { Quarantine } from "@pulsebridge/server/sync/Quarantine"
 import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
@@ -162,7 +163,7 @@ layer(
 )("Dexcom v3, odd records", (it) => {
   it.effect("DEXCOM_OAUTH_PATH=/v2/oauth2 connects on /v2; an unreadable record is quarantined, the rest stored", () =>
     Effect.gen(function*() {
-      const { connection, session, token, user } = yield* connectAndSync("odd", "dexcom-v3-23")
+      const { connection, connectionId, session, token, user } = yield* connectAndSync("odd", "dexcom-v3-23")
       expect(new URL(session.authorizationUrl).pathname).toBe("/sandbox/dexcom/v2/oauth2/login")
       expect((yield* simCalls("Dexcom", { path: "/v2/oauth2/token" })).length).toBeGreaterThan(0)
       expect(yield* simCalls("Dexcom", { path: "/v3/oauth2/token" })).toEqual([])
@@ -182,9 +183,17 @@ layer(
       for (const egv of good) expect(stored.has(egv.recordId as string), egv.recordId as string).toBe(true)
       for (const id of spoiled) expect(stored.has(id), id).toBe(false)
 
-      // The operator sees them: counted on the connection.
-      if ("quarantinedRecords" in connection) {
-        expect(connection.quarantinedRecords).toBe(spoiled.size)
+      // The operator sees them: counted on the connection, listed with the reason and Dexcom's JSON.
+      expect(connection.quarantinedRecords).toBe(spoiled.size)
+      const held = yield* Effect.flatMap(Quarantine, (q) => q.list({ connectionId, limit: 1000 }))
+      expect(new Set(held.map((row) => row.providerRecordId))).toEqual(spoiled)
+      for (const row of held) {
+        expect(row).toMatchObject({ provider: "Dexcom", kind: "GlucoseReading" })
+        expect(row.reason).toContain("displayTime")
+        expect(JSON.parse(row.rawJson)).toMatchObject({
+          recordId: row.providerRecordId,
+          displayTime: "2026-02-30T25:61:00"
+        })
       }
     }))
 })
