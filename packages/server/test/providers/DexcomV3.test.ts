@@ -8,12 +8,14 @@
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { expect, layer } from "@effect/vitest"
+import { describe, expect, it as test, layer } from "@effect/vitest"
 import type { SimulatorRegistry } from "@pulsebridge/sandbox"
 import * as Simulators from "@pulsebridge/sandbox"
+import { serverConfig } from "@pulsebridge/server/platform/ServerConfig"
 import { Quarantine } from "@pulsebridge/server/sync/Quarantine"
 import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import { connect, simCalls } from "../fixtures/Connect.js"
 import { json, preview, send } from "../fixtures/Http.js"
@@ -118,6 +120,18 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
       expect(events.length).toBeGreaterThan(0)
       // event values arrive as strings and are served as numbers
       for (const e of events) expect(typeof e.value).toBe("number")
+    }))
+})
+
+describe("DEXCOM_OAUTH_PATH", () => {
+  test.effect("defaults to /v3/oauth2, accepts /v2/oauth2, refuses anything else", () =>
+    Effect.gen(function*() {
+      const read = (entries: Record<string, string>) =>
+        Effect.withConfigProvider(serverConfig, ConfigProvider.fromMap(new Map(Object.entries(entries))))
+      expect((yield* read({})).dexcomOAuthPath).toBe("/v3/oauth2")
+      expect((yield* read({ DEXCOM_OAUTH_PATH: "/v2/oauth2" })).dexcomOAuthPath).toBe("/v2/oauth2")
+      const refused = yield* Effect.flip(read({ DEXCOM_OAUTH_PATH: "/v1/oauth2" }))
+      expect(String(refused)).toMatch(/DEXCOM_OAUTH_PATH/)
     }))
 })
 
