@@ -174,15 +174,26 @@ export class DailyLoadSummary extends Schema.Class<DailyLoadSummary>("DailyLoadS
 export class GlucoseReading extends Schema.Class<GlucoseReading>("GlucoseReading")({
   connectionId: ConnectionId,
   provider: Provider,
-  date: LocalDate,
+  date: LocalDate.annotations({
+    description: "The device's own day: the date of `displayTime` on the device's wall clock"
+  }),
   systemTime: Timestamp,
-  displayTime: Timestamp,
-  value: Schema.NullOr(Schema.Number),
+  displayTime: Timestamp.annotations({
+    description: "The time the device showed, as a UTC instant (its wall clock at its UTC offset; for a " +
+      "receiver, whose records carry no offset, the offset is inferred from its clock and the system time)"
+  }),
+  value: Schema.NullOr(Schema.Number).annotations({
+    description: "Glucose in `unit`, as the provider reports it; null when the sensor gave none. Dexcom " +
+      "reports readings below 40 mg/dL as 39 with `status` `Low` and above 400 mg/dL as 401 with `status` `High`"
+  }),
   trend: Schema.NullOr(Schema.String),
   trendRate: Schema.NullOr(Schema.Number),
   unit: Schema.String,
   rateUnit: Schema.String,
-  status: Schema.NullOr(Schema.String),
+  status: Schema.NullOr(Schema.String).annotations({
+    description: "The provider's status of the reading (Dexcom: `Low`, `High`, `Ok`, `Unknown` or null); " +
+      "`Low`/`High` mark a value at the sensor's bound, not a measurement"
+  }),
   transmitterId: Schema.NullOr(Schema.String),
   recordId: Schema.String
 }) {}

@@ -25,6 +25,12 @@ export interface ProviderEndpoints {
   readonly authBaseUrl: string
   readonly tokenBaseUrl: string
   readonly apiBaseUrl: string
+  /**
+   * The path of the OAuth endpoints under `authBaseUrl` and `tokenBaseUrl`, for a provider that
+   * serves them at more than one (Dexcom: `/v3/oauth2`, or `/v2/oauth2`). Absent: the adapter's
+   * default.
+   */
+  readonly oauthPath?: string | undefined
 }
 
 /** Tokens obtained from a provider. OAuth 1.0a tokens carry a secret and never expire. */

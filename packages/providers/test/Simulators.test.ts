@@ -123,7 +123,7 @@ const cases: ReadonlyArray<Case> = [
     revokePath: "/developer/v2/user/access",
     firstCallPath: "/oauth/oauth2/token"
   },
-  { module: "Dexcom", slug: "dexcom", adapter: DexcomAdapter, revokePath: null, firstCallPath: "/v2/oauth2/token" }
+  { module: "Dexcom", slug: "dexcom", adapter: DexcomAdapter, revokePath: null, firstCallPath: "/v3/oauth2/token" }
 ]
 
 const secretOf = (token: Redacted.Redacted | null) => (token === null ? null : Redacted.value(token))

@@ -92,10 +92,11 @@ describe("Dexcom simulator", () => {
       expect(sim.control.calls({ path: "/v2/oauth2/token", presented: first.refresh! })).toHaveLength(2)
     }).pipe(Effect.provide(HttpLive)))
 
-  it.scopedLive("EGVs come every five minutes in the v3 envelope, within 40-400 mg/dL, some without a value", () =>
+  it.scopedLive("EGVs come every five minutes in the v3 envelope, 40-400 mg/dL or the sentinels 39/401, some without a value", () =>
     Effect.gen(function*() {
       const { base } = yield* served("Dexcom", new ManualClock())
-      const tokens = yield* dexcomConnect(base)
+      // with the default seed this user's week goes below 40 and above 400 mg/dL
+      const tokens = yield* dexcomConnect(base, "dexcom-user-58")
       const reply = yield* get(range(base, "egvs", "2025-06-01T00:00:00", "2025-06-08T00:00:00"), bearer(tokens.access))
       expect(reply.status).toBe(200)
       const body = reply.json()
@@ -104,22 +105,100 @@ describe("Dexcom simulator", () => {
       expect(body.userId).toMatch(/^[0-9a-f]{64}$/)
       const records = body.records
       expect(records).toHaveLength(7 * 288)
-      const times = records.map((r: any) => Date.parse(r.systemTime))
+      const times = records.map((r: any) => Date.parse(`${r.systemTime.replace(/Z$/, "")}Z`))
       for (let i = 1; i < times.length; i++) expect(times[i - 1] - times[i]).toBe(300_000)
       const values = records.map((r: any) => r.value)
       expect(values.some((v: number | null) => v === null)).toBe(true)
-      for (const v of values.filter((v: number | null) => v !== null)) {
-        expect(v).toBeGreaterThanOrEqual(40)
-        expect(v).toBeLessThanOrEqual(400)
+      for (const r of records.filter((r: any) => r.value !== null)) {
+        if (r.value === 39) expect(r.status).toBe("low")
+        else if (r.value === 401) expect(r.status).toBe("high")
+        else {
+          expect(r.value).toBeGreaterThanOrEqual(40)
+          expect(r.value).toBeLessThanOrEqual(400)
+          expect(r.status).toBeNull()
+        }
       }
+      expect(values).toContain(39)
+      expect(values).toContain(401)
       expect(records[0]).toMatchObject({
         recordId: expect.stringMatching(/^[0-9a-f-]{36}$/),
-        systemTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/),
         unit: "mg/dL",
         rateUnit: "mg/dL/min",
-        transmitterGeneration: expect.stringMatching(/^g[67]$/),
-        displayDevice: expect.stringMatching(/^(iOS|android|receiver)$/)
+        transmitterGeneration: "g7",
+        transmitterGenerationVariant: "g715day",
+        displayDevice: "iOS",
+        displayApp: "G7"
       })
+    }).pipe(Effect.provide(HttpLive)))
+
+  it.scopedLive("time stamps as Dexcom writes them: a receiver's without offset, an app's systemTime in Z and displayTime with its offset", () =>
+    Effect.gen(function*() {
+      const { base } = yield* served("Dexcom", new ManualClock())
+      const url = (tokens: { access: string }) =>
+        get(range(base, "egvs", "2025-06-10T00:00:00", "2025-06-10T06:00:00"), bearer(tokens.access))
+      // with the default seed: data-user reads a receiver at UTC-05:00, dexcom-user-40 the
+      // Dexcom ONE app at UTC-10:00 written with seconds, bob the G7 app at UTC+08:00
+      const receiver = (yield* url(yield* dexcomConnect(base, "data-user"))).json().records
+      expect(receiver.length).toBeGreaterThan(0)
+      for (const r of receiver) {
+        expect(r).toMatchObject({ displayDevice: "receiver", displayApp: "receiver" })
+        expect(r.systemTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/)
+        expect(r.displayTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/)
+        // the wall clock is five hours behind the system clock
+        expect(Date.parse(`${r.systemTime}Z`) - Date.parse(`${r.displayTime}Z`)).toBe(5 * 3_600_000)
+      }
+      const one = (yield* url(yield* dexcomConnect(base, "dexcom-user-40"))).json().records
+      expect(one.length).toBeGreaterThan(0)
+      for (const r of one) {
+        expect(r).toMatchObject({ displayDevice: "iOS", displayApp: "DexcomOne", transmitterGeneration: "g6" })
+        expect(r.systemTime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
+        expect(r.displayTime).toMatch(/-10:00:00$/)
+        expect(Date.parse(r.displayTime.replace(/:00$/, ""))).toBe(Date.parse(r.systemTime))
+      }
+      const g7 = (yield* url(yield* dexcomConnect(base, "bob"))).json().records
+      expect(g7[0]).toMatchObject({ displayDevice: "android", displayApp: "G7", transmitterGeneration: "g7" })
+      expect(g7[0].displayTime).toMatch(/\d{2}:\d{2}:\d{2}\+08:00$/)
+    }).pipe(Effect.provide(HttpLive)))
+
+  it.scopedLive("the login and token endpoints answer on /v3/oauth2 and on /v2/oauth2, expires_in in seconds", () =>
+    Effect.gen(function*() {
+      const { base } = yield* served("Dexcom", new ManualClock())
+      for (const version of ["v3", "v2"]) {
+        const login = dexcomLoginUrl(base).replace("/v2/oauth2/", `/${version}/oauth2/`)
+        const code = (yield* postForm(login, { decision: "approve" })).location().searchParams.get("code")!
+        const reply = yield* postForm(`${base}/${version}/oauth2/token`, {
+          grant_type: "authorization_code",
+          code,
+          redirect_uri: REDIRECT,
+          client_id: CLIENT.clientId,
+          client_secret: CLIENT.clientSecret
+        })
+        expect(reply.status).toBe(200)
+        expect(reply.json().expires_in).toBe(7200)
+      }
+      expect((yield* postForm(`${base}/v1/oauth2/token`, {})).status).toBe(404)
+    }).pipe(Effect.provide(HttpLive)))
+
+  it.scopedLive("events carry recordedSystemTime/recordedDisplayTime and string values; Dexcom ONE has none", () =>
+    Effect.gen(function*() {
+      const { base } = yield* served("Dexcom", new ManualClock())
+      const events = (user: string) =>
+        Effect.flatMap(dexcomConnect(base, user), (tokens) =>
+          Effect.map(
+            get(range(base, "events", "2025-06-01T00:00:00", "2025-06-08T00:00:00"), bearer(tokens.access)),
+            (reply) => reply.json().records as Array<any>
+          ))
+      const records = yield* events("bob")
+      expect(records.length).toBeGreaterThan(0)
+      for (const e of records) {
+        expect(typeof e.value).toBe("string")
+        expect(Number.isFinite(Number(e.value))).toBe(true)
+        expect(e.recordedSystemTime).toMatch(/Z$/)
+        expect(Date.parse(e.recordedSystemTime)).toBeGreaterThanOrEqual(Date.parse(e.systemTime))
+        expect(e.recordedDisplayTime).toMatch(/\+08:00$/)
+      }
+      // dexcom-user-40 reads the Dexcom ONE app: no events, as Dexcom documents
+      expect(yield* events("dexcom-user-40")).toEqual([])
     }).pipe(Effect.provide(HttpLive)))
 
   it.scopedLive("EGVs are deterministic per user and differ between users", () =>

@@ -1,7 +1,8 @@
 /**
  * Dexcom's OAuth 2.0 (one scope, `offline_access`; client credentials in the form body; refresh
- * tokens rotated), its regional hosts, and the data-range read that yields the user id. Dexcom has
- * no revocation endpoint: users withdraw access in their Dexcom account.
+ * tokens rotated; on `/v3/oauth2` or, configured, `/v2/oauth2`), its regional hosts, and the
+ * data-range read that yields the user id. Dexcom has no revocation endpoint: users withdraw
+ * access in their Dexcom account.
  */
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
@@ -29,6 +30,17 @@ export const dexcomEndpoints = (region: DexcomRegion): ProviderEndpoints => ({
 
 export const dexcomDefaultEndpoints: ProviderEndpoints = dexcomEndpoints("us")
 
+/**
+ * Where Dexcom's OAuth endpoints live under the host: `/v3/oauth2/login` and `/v3/oauth2/token` in
+ * the current specification; Dexcom still answers on `/v2/oauth2/...`, which older registrations
+ * use. The operator picks one (`ProviderEndpoints.oauthPath`); anything else is refused by Dexcom.
+ */
+export const dexcomOAuthPaths = ["/v3/oauth2", "/v2/oauth2"] as const
+export type DexcomOAuthPath = typeof dexcomOAuthPaths[number]
+export const dexcomDefaultOAuthPath: DexcomOAuthPath = "/v3/oauth2"
+
+const oauthPath = (endpoints: ProviderEndpoints): string => endpoints.oauthPath ?? dexcomDefaultOAuthPath
+
 /** The only scope Dexcom accepts. */
 export const dexcomDefaultScopes: ReadonlyArray<string> = ["offline_access"]
 
@@ -49,7 +61,7 @@ export const DexcomAdapter: ProviderAdapter = {
 
   startAuthorization: (input) =>
     Effect.succeed({
-      authorizationUrl: ProviderHttp.withQuery(`${input.endpoints.authBaseUrl}/v2/oauth2/login`, [
+      authorizationUrl: ProviderHttp.withQuery(`${input.endpoints.authBaseUrl}${oauthPath(input.endpoints)}/login`, [
         ["client_id", input.credentials.clientId],
         ["redirect_uri", input.callbackUrl],
         ["response_type", "code"],
@@ -63,8 +75,9 @@ export const DexcomAdapter: ProviderAdapter = {
     }),
 
   exchange: (input) =>
+    // `expires_in` is seconds (7200), whatever the specification's text says (milliseconds)
     OAuth2.requestTokens(context("token exchange", input), {
-      url: `${input.endpoints.tokenBaseUrl}/v2/oauth2/token`,
+      url: `${input.endpoints.tokenBaseUrl}${oauthPath(input.endpoints)}/token`,
       clientAuth: "body",
       credentials: input.credentials,
       form: { grant_type: "authorization_code", code: input.code, redirect_uri: input.callbackUrl },
@@ -87,7 +100,7 @@ export const DexcomAdapter: ProviderAdapter = {
   refresh: (input) => {
     const ctx = context("token refresh", input)
     return OAuth2.refreshTokens(ctx, {
-      url: `${input.endpoints.tokenBaseUrl}/v2/oauth2/token`,
+      url: `${input.endpoints.tokenBaseUrl}${oauthPath(input.endpoints)}/token`,
       clientAuth: "body",
       credentials: input.credentials,
       tokens: input.tokens

@@ -2,16 +2,18 @@
  * Dexcom data (API v3): estimated glucose values, events and calibrations of a window
  * (`GET /v3/users/self/{egvs,events,calibrations}?startDate&endDate`, ISO 8601 without offset,
  * compared with `systemTime` in UTC, at most 30 days per request), normalised by `Normalise.ts`.
- * Dexcom sends no notifications: it is polled.
+ * A page is read as its envelope, then record by record: a record that does not decode or
+ * normalise (an unreadable `displayTime`, a missing `recordId`) is quarantined with its raw JSON
+ * and the reason, and the others of the page are stored. Dexcom sends no notifications: it is polled.
  */
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
-import type * as Schema from "effect/Schema"
+import * as Schema from "effect/Schema"
 import { ProviderError } from "../Adapter.js"
 import type { ProviderData } from "../Canonical.js"
 import type { CallContext } from "../internal/ProviderHttp.js"
 import * as ProviderHttp from "../internal/ProviderHttp.js"
-import { batchOf, checkWindow, dayMs, lastByKey, utcMidnight } from "../Shared.js"
+import { batchOf, checkWindow, dayMs, decodeEach, lastByKey, utcMidnight } from "../Shared.js"
 import {
   DexcomCalibration,
   DexcomEgv,
@@ -60,10 +62,11 @@ export const DexcomData: ProviderData = {
   maxBackfillDays: 365,
   fetchWindow: (input, window) => {
     const ranges = dexcomRanges(window, input.now)
-    /** Every record of one endpoint over the window, one request per range. */
-    const all = <A, I>(what: string, path: string, record: Schema.Schema<A, I>) => {
+    /** The raw records of one endpoint over the window, one request per range. */
+    const all = (what: string, path: string) => {
       const ctx = context(`${what} read`, input)
-      const read = ProviderHttp.readJson(ctx, DexcomEnvelope(record))
+      // The envelope only: each record is decoded on its own, so one odd record fails nothing else.
+      const read = ProviderHttp.readJson(ctx, DexcomEnvelope(Schema.Unknown))
       return Effect.forEach(ranges, (range) =>
         ProviderHttp.send(
           ctx,
@@ -78,18 +81,37 @@ export const DexcomData: ProviderData = {
     }
     return checkWindow(context("data read", input), window).pipe(
       Effect.zipRight(Effect.all({
-        egvs: all("EGV", "egvs", DexcomEgv),
-        events: all("event", "events", DexcomEvent),
-        calibrations: all("calibration", "calibrations", DexcomCalibration)
+        egvs: all("EGV", "egvs"),
+        events: all("event", "events"),
+        calibrations: all("calibration", "calibrations")
       })),
-      Effect.map(({ calibrations, egvs, events }) =>
-        batchOf({
-          // Ranges do not overlap, but one record id must still give one record.
-          glucoseReadings: lastByKey(egvs.map(normaliseDexcomEgv), (r) => r.providerRecordId),
-          glucoseEvents: lastByKey(events.map(normaliseDexcomEvent), (r) => r.providerRecordId),
-          glucoseCalibrations: lastByKey(calibrations.map(normaliseDexcomCalibration), (r) => r.providerRecordId)
+      Effect.map(({ calibrations, egvs, events }) => {
+        const readings = decodeEach({
+          kind: "GlucoseReading",
+          schema: DexcomEgv,
+          items: egvs,
+          normalise: normaliseDexcomEgv
         })
-      )
+        const glucoseEvents = decodeEach({
+          kind: "GlucoseEvent",
+          schema: DexcomEvent,
+          items: events,
+          normalise: normaliseDexcomEvent
+        })
+        const glucoseCalibrations = decodeEach({
+          kind: "GlucoseCalibration",
+          schema: DexcomCalibration,
+          items: calibrations,
+          normalise: normaliseDexcomCalibration
+        })
+        return batchOf({
+          // Ranges do not overlap, but one record id must still give one record.
+          glucoseReadings: lastByKey(readings.records, (r) => r.providerRecordId),
+          glucoseEvents: lastByKey(glucoseEvents.records, (r) => r.providerRecordId),
+          glucoseCalibrations: lastByKey(glucoseCalibrations.records, (r) => r.providerRecordId),
+          quarantined: [...readings.quarantined, ...glucoseEvents.quarantined, ...glucoseCalibrations.quarantined]
+        })
+      })
     )
   },
   notify: () =>

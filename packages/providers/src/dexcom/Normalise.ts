@@ -3,10 +3,19 @@
  * envelope `{recordType, recordVersion, userId, records}`) as Dexcom writes them, and their pure
  * normalisation into glucose records keyed by `recordId`.
  *
- * Times: `systemTime` is UTC; `displayTime` is the device's clock, with an offset when the display
- * device is a phone and without one from a receiver. A record's `date` is the date of
- * `displayTime` as written (its first 10 characters: the day the device showed); its
- * `displayTime` instant is the written time at the written offset, or read as UTC when it has none.
+ * Times (`Time.ts`): `systemTime` is UTC; `displayTime` is the device's clock, with an offset
+ * (possibly with seconds) from a phone app, none from a receiver, or `Z`. A record's `date` is the
+ * date of `displayTime`'s wall clock; its `displayTime` instant is that wall clock at the written
+ * offset, or at the offset inferred from `displayTime - systemTime` when none is written.
+ *
+ * Values: EGVs outside the sensor's range arrive as the sentinels 39 (`status` `low`) and 401
+ * (`status` `high`) in mg/dL; they are served as reported, with their status (`Low`, `High`),
+ * never clamped or dropped. An event `value` may be a number or a string: a numeric string is read
+ * as a number, any other string gives `null` (the text stays in `rawJson`).
+ *
+ * Fields the canonical records have no place for (`transmitterGenerationVariant`, `displayApp`,
+ * `displayDevice`, an event's `recordedSystemTime` and `recordedDisplayTime`, ...) stay in
+ * `rawJson`, which is the record exactly as Dexcom sent it.
  *
  * Enumerations: Dexcom writes them in camelCase (`flat`, `fortyFiveUp`, `exercise`, `created`,
  * `fastActing`, `low`); canonical records carry them in PascalCase (`Flat`, `FortyFiveUp`,
@@ -15,17 +24,36 @@
  */
 import * as Schema from "effect/Schema"
 import type { GlucoseCalibrationRecord, GlucoseEventRecord, GlucoseReadingRecord } from "../Canonical.js"
-import { DateTimeString, keepUnknownFields, parseInstant } from "../Shared.js"
+import { keepUnknownFields } from "../Shared.js"
+import { dexcomRecordTimes, isDexcomTime } from "./Time.js"
 
 // ---- provider shapes ----
 
 const optionalString = Schema.optional(Schema.NullOr(Schema.String))
 
+/** A time stamp in any of the forms Dexcom writes (`Time.ts`), kept as text so `rawJson` stays Dexcom's. */
+export const DexcomTimeString = Schema.String.pipe(
+  Schema.filter(isDexcomTime, { message: () => "expected an ISO 8601 date-time" })
+)
+
+/** What every v3 record may name about the device that recorded it (kept in `rawJson`). */
+const deviceFields = {
+  transmitterId: optionalString,
+  transmitterTicks: Schema.optional(Schema.NullOr(Schema.Number)),
+  transmitterGeneration: optionalString,
+  // e.g. `g715day` (a 15-day G7)
+  transmitterGenerationVariant: optionalString,
+  // `iOS`, `android`, `receiver`
+  displayDevice: optionalString,
+  // `G6`, `G7`, `DexcomOne`, `D1G7`, ...
+  displayApp: optionalString
+}
+
 export const DexcomEgv = Schema.Struct({
   recordId: Schema.NonEmptyString,
-  systemTime: DateTimeString,
-  displayTime: DateTimeString,
-  transmitterId: optionalString,
+  systemTime: DexcomTimeString,
+  displayTime: DexcomTimeString,
+  ...deviceFields,
   // null when the sensor gave no reading
   value: Schema.optional(Schema.NullOr(Schema.Number)),
   status: optionalString,
@@ -38,8 +66,12 @@ export type DexcomEgv = typeof DexcomEgv.Type
 
 export const DexcomEvent = Schema.Struct({
   recordId: Schema.NonEmptyString,
-  systemTime: DateTimeString,
-  displayTime: DateTimeString,
+  systemTime: DexcomTimeString,
+  displayTime: DexcomTimeString,
+  // when the event was entered, as opposed to when it happened (`systemTime`); not read
+  recordedSystemTime: optionalString,
+  recordedDisplayTime: optionalString,
+  ...deviceFields,
   eventStatus: optionalString,
   eventType: Schema.String,
   eventSubType: optionalString,
@@ -51,8 +83,9 @@ export type DexcomEvent = typeof DexcomEvent.Type
 
 export const DexcomCalibration = Schema.Struct({
   recordId: Schema.NonEmptyString,
-  systemTime: DateTimeString,
-  displayTime: DateTimeString,
+  systemTime: DexcomTimeString,
+  displayTime: DexcomTimeString,
+  ...deviceFields,
   value: Schema.Number,
   unit: Schema.String
 }).annotations(keepUnknownFields)
@@ -83,45 +116,53 @@ export const dexcomEventValue = (value: string | number | null | undefined): num
   return Number.isFinite(n) ? n : null
 }
 
-/** The day the device showed: the date part of `displayTime` as written. */
-const displayDate = (displayTime: string): string => displayTime.slice(0, 10)
+/** The raw record's JSON: the record as Dexcom sent it when known, else the decoded one (which keeps unknown fields). */
+const rawJsonOf = (decoded: unknown, raw: unknown): string => JSON.stringify(raw === undefined ? decoded : raw)
 
-const instant = (text: string): Date => new Date(parseInstant(text))
+export const normaliseDexcomEgv = (egv: DexcomEgv, raw?: unknown): GlucoseReadingRecord => {
+  const times = dexcomRecordTimes(egv.systemTime, egv.displayTime)
+  return {
+    providerRecordId: egv.recordId,
+    date: times.date,
+    systemTime: times.systemTime,
+    displayTime: times.displayTime,
+    // the sentinels 39 and 401 are kept as reported; `status` says what they mean
+    value: egv.value ?? null,
+    trend: dexcomPascalCase(egv.trend),
+    trendRate: egv.trendRate ?? null,
+    unit: egv.unit,
+    rateUnit: egv.rateUnit,
+    status: dexcomPascalCase(egv.status),
+    transmitterId: egv.transmitterId ?? null,
+    rawJson: rawJsonOf(egv, raw)
+  }
+}
 
-export const normaliseDexcomEgv = (egv: DexcomEgv): GlucoseReadingRecord => ({
-  providerRecordId: egv.recordId,
-  date: displayDate(egv.displayTime),
-  systemTime: instant(egv.systemTime),
-  displayTime: instant(egv.displayTime),
-  value: egv.value ?? null,
-  trend: dexcomPascalCase(egv.trend),
-  trendRate: egv.trendRate ?? null,
-  unit: egv.unit,
-  rateUnit: egv.rateUnit,
-  status: dexcomPascalCase(egv.status),
-  transmitterId: egv.transmitterId ?? null,
-  rawJson: JSON.stringify(egv)
-})
+export const normaliseDexcomEvent = (event: DexcomEvent, raw?: unknown): GlucoseEventRecord => {
+  const times = dexcomRecordTimes(event.systemTime, event.displayTime)
+  return {
+    providerRecordId: event.recordId,
+    date: times.date,
+    systemTime: times.systemTime,
+    displayTime: times.displayTime,
+    eventStatus: dexcomPascalCase(event.eventStatus),
+    eventType: dexcomPascalCase(event.eventType) ?? "Unknown",
+    eventSubType: dexcomPascalCase(event.eventSubType),
+    value: dexcomEventValue(event.value),
+    unit: event.unit ?? null,
+    rawJson: rawJsonOf(event, raw)
+  }
+}
 
-export const normaliseDexcomEvent = (event: DexcomEvent): GlucoseEventRecord => ({
-  providerRecordId: event.recordId,
-  date: displayDate(event.displayTime),
-  systemTime: instant(event.systemTime),
-  displayTime: instant(event.displayTime),
-  eventStatus: dexcomPascalCase(event.eventStatus),
-  eventType: dexcomPascalCase(event.eventType) ?? "Unknown",
-  eventSubType: dexcomPascalCase(event.eventSubType),
-  value: dexcomEventValue(event.value),
-  unit: event.unit ?? null,
-  rawJson: JSON.stringify(event)
-})
-
-export const normaliseDexcomCalibration = (calibration: DexcomCalibration): GlucoseCalibrationRecord => ({
-  providerRecordId: calibration.recordId,
-  date: displayDate(calibration.displayTime),
-  systemTime: instant(calibration.systemTime),
-  displayTime: instant(calibration.displayTime),
-  value: calibration.value,
-  unit: calibration.unit,
-  rawJson: JSON.stringify(calibration)
-})
+export const normaliseDexcomCalibration = (calibration: DexcomCalibration, raw?: unknown): GlucoseCalibrationRecord => {
+  const times = dexcomRecordTimes(calibration.systemTime, calibration.displayTime)
+  return {
+    providerRecordId: calibration.recordId,
+    date: times.date,
+    systemTime: times.systemTime,
+    displayTime: times.displayTime,
+    value: calibration.value,
+    unit: calibration.unit,
+    rawJson: rawJsonOf(calibration, raw)
+  }
+}

@@ -54,7 +54,7 @@ describe("DexcomAdapter", () => {
         scopes: ["egv"],
         codeVerifier: "v".repeat(43)
       })
-      expect(start.authorizationUrl.startsWith("https://auth.example.test/v2/oauth2/login?")).toBe(true)
+      expect(start.authorizationUrl.startsWith("https://auth.example.test/v3/oauth2/login?")).toBe(true)
       expect(queryOf(start.authorizationUrl)).toEqual({
         client_id: "client-id-123",
         redirect_uri: callbackUrl,
@@ -71,7 +71,7 @@ describe("DexcomAdapter", () => {
       const tokens = yield* DexcomAdapter.exchange(exchangeInput).pipe(Effect.provide(http.layer))
       const [sent] = http.sent
       expect(sent.method).toBe("POST")
-      expect(sent.url.href).toBe("https://token.example.test/prefix/v2/oauth2/token")
+      expect(sent.url.href).toBe("https://token.example.test/prefix/v3/oauth2/token")
       expect(sent.contentType).toBe("application/x-www-form-urlencoded")
       expect(sent.headers.authorization).toBeUndefined()
       expect(Object.fromEntries(sent.form)).toEqual({
@@ -83,10 +83,34 @@ describe("DexcomAdapter", () => {
       })
       expect(Redacted.value(tokens.accessToken)).toBe("dexcom-access-1")
       expect(Redacted.value(tokens.refreshToken!)).toBe("dexcom-refresh-1")
+      // `expires_in` is seconds (the test clock starts at 0): two hours, not 7.2 seconds
       expect(tokens.expiresAt).toEqual(new Date(7200 * 1000))
       // Dexcom names no scope in the reply.
       expect(tokens.scopes).toBe("offline_access")
     }))
+
+  it.effect("uses the configured /v2/oauth2 paths for login, exchange and refresh", () =>
+    Effect.gen(function*() {
+      const v2 = { ...endpoints, oauthPath: "/v2/oauth2" }
+      const start = yield* DexcomAdapter.startAuthorization({
+        credentials,
+        endpoints: v2,
+        callbackUrl,
+        state: "state-abcdefgh",
+        scopes: [],
+        codeVerifier: "v".repeat(43)
+      })
+      expect(start.authorizationUrl.startsWith("https://auth.example.test/v2/oauth2/login?")).toBe(true)
+      const http = fakeHttp(() => json(200, tokenReply))
+      yield* DexcomAdapter.exchange({ ...exchangeInput, endpoints: v2 }).pipe(Effect.provide(http.layer))
+      yield* DexcomAdapter.refresh({ credentials, endpoints: v2, tokens: oauth2Tokens() }).pipe(
+        Effect.provide(http.layer)
+      )
+      expect(http.sent.map((s) => s.url.href)).toEqual([
+        "https://token.example.test/prefix/v2/oauth2/token",
+        "https://token.example.test/prefix/v2/oauth2/token"
+      ])
+    }).pipe(Effect.provide(fakeHttp(() => json(500, {})).layer)))
 
   it.effect("refreshes and keeps the rotated pair", () =>
     Effect.gen(function*() {

@@ -28,14 +28,26 @@ import { connect, NOW, withHttp } from "../fixtures/Simulated.js"
 
 const DAY = 86_400_000
 const pascal = (s: string | null): string | null => s === null ? null : s[0]!.toUpperCase() + s.slice(1)
-/** An instant written with an offset, or without one (read as UTC). */
+const HALF_HOUR = 1_800_000
+/** `systemTime`: an instant written with an offset or `Z`, or without one (UTC). */
 const instant = (text: string): Date => new Date(/[+-]\d{2}:\d{2}$|Z$/.test(text) ? text : `${text}Z`)
+/**
+ * `displayTime`: at its written offset (the simulator writes offset seconds as `:00`), else the
+ * wall clock at the offset `displayTime - systemTime` rounded to half an hour.
+ */
+const displayInstant = (e: any): Date => {
+  const withOffset = /^(.*[+-]\d{2}:\d{2})(?::00)?$/.exec(e.displayTime)
+  if (withOffset !== null) return new Date(withOffset[1]!)
+  const wall = Date.parse(`${e.displayTime.replace(/Z$/, "")}Z`)
+  const offset = Math.round((wall - instant(e.systemTime).getTime()) / HALF_HOUR) * HALF_HOUR
+  return new Date(wall - offset)
+}
 
 const expectedEgv = (e: any): GlucoseReadingRecord => ({
   providerRecordId: e.recordId,
   date: e.displayTime.slice(0, 10),
   systemTime: instant(e.systemTime),
-  displayTime: instant(e.displayTime),
+  displayTime: displayInstant(e),
   value: e.value,
   trend: pascal(e.trend),
   trendRate: e.trendRate,
@@ -50,7 +62,7 @@ const expectedEvent = (e: any): GlucoseEventRecord => ({
   providerRecordId: e.recordId,
   date: e.displayTime.slice(0, 10),
   systemTime: instant(e.systemTime),
-  displayTime: instant(e.displayTime),
+  displayTime: displayInstant(e),
   eventStatus: pascal(e.eventStatus),
   eventType: pascal(e.eventType)!,
   eventSubType: pascal(e.eventSubType),
@@ -63,7 +75,7 @@ const expectedCalibration = (c: any): GlucoseCalibrationRecord => ({
   providerRecordId: c.recordId,
   date: c.displayTime.slice(0, 10),
   systemTime: instant(c.systemTime),
-  displayTime: instant(c.displayTime),
+  displayTime: displayInstant(c),
   value: c.value,
   unit: c.unit,
   rawJson: expect.any(String) as unknown as string
@@ -107,7 +119,7 @@ describe("Dexcom normalisers", () => {
     expect(JSON.parse(record.rawJson)).toEqual(egv)
   })
 
-  it("a reading without a value keeps null; a receiver's time without offset is read as UTC", () => {
+  it("a reading without a value keeps null; a receiver's time without offset is its wall clock at the inferred offset", () => {
     const receiver = {
       ...egv,
       systemTime: "2022-02-06T09:12:35",
@@ -119,10 +131,11 @@ describe("Dexcom normalisers", () => {
       displayDevice: "receiver"
     }
     const record = normaliseDexcomEgv(Schema.decodeUnknownSync(DexcomEgv)(receiver))
+    // the receiver showed 23:12 on the 5th while it was 09:12 UTC on the 6th: UTC-10:00
     expect(record).toMatchObject({
       date: "2022-02-05",
       systemTime: new Date("2022-02-06T09:12:35Z"),
-      displayTime: new Date("2022-02-05T23:12:35Z"),
+      displayTime: new Date("2022-02-06T09:12:35Z"),
       value: null,
       trend: null,
       trendRate: null,
@@ -240,7 +253,7 @@ describe("DexcomData.fetchWindow against the simulator", () => {
       }
     })))
 
-  it.scopedLive("a receiver's display time has no offset: read as UTC, its date as written", () =>
+  it.scopedLive("a receiver's display time has no offset: its date as written, its instant at the inferred offset", () =>
     withHttp(Effect.gen(function*() {
       // with this seed the user reads a receiver in UTC+8
       const { input, seed } = yield* connect("Dexcom", { user: "dexcom-user-21" })
@@ -253,8 +266,9 @@ describe("DexcomData.fetchWindow against the simulator", () => {
       expect(batch.glucoseReadings).toEqual(egvs.map(expectedEgv))
       // in the evening the device's day is already the next UTC day
       expect(batch.glucoseReadings.some((r) => r.date !== r.systemTime.toISOString().slice(0, 10))).toBe(true)
-      const first = batch.glucoseReadings[0]!
-      expect(first.displayTime.getTime() - first.systemTime.getTime()).toBe(8 * 3_600_000)
+      // the receiver's clock agrees with its system time: the same instant, not eight hours off
+      for (const r of batch.glucoseReadings) expect(r.displayTime).toEqual(r.systemTime)
+      expect(batch.quarantined).toEqual([])
     })))
 
   it.scopedLive("a window longer than 30 days is read in ranges the simulator accepts", () =>

@@ -92,9 +92,7 @@ export const makeDexcomApi = (core: DexcomCore) => {
       return envelope("device", record.userId, [{
         lastUploadDate: at.systemTime,
         transmitterId: glucose.transmitter(last).transmitterId,
-        transmitterGeneration: t.generation,
-        displayDevice: t.displayDevice,
-        displayApp: t.displayDevice === "receiver" ? "receiver" : t.generation === "g7" ? "G7" : "G6",
+        ...glucose.device(),
         alertSchedules: [{
           alertScheduleSettings: {
             alertScheduleName: "",

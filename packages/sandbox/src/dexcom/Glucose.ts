@@ -22,6 +22,8 @@ import { DEXCOM_SANDBOX_USERS, HOUR_MS, SESSION_MS, SLOT_MS } from "./Shapes.js"
 
 type Generation = "g6" | "g7"
 type DisplayDevice = "iOS" | "android" | "receiver"
+/** What Dexcom names the app (or receiver) that displayed the readings. */
+type DisplayApp = "G6" | "G7" | "DexcomOne" | "D1G7" | "receiver"
 
 const g7Users = new Set([providerUserIds.dexcom("SandboxUser7")])
 const g6Users = new Set(DEXCOM_SANDBOX_USERS.slice(0, 6).map((n) => providerUserIds.dexcom(n)))
@@ -31,10 +33,24 @@ const traitsOf = (seed: string, userId: string) => {
   const r = new Rng("dexcom-traits", seed, userId)
   const generation: Generation = g7Users.has(userId) ? "g7" : g6Users.has(userId) ? "g6" : r.pick(["g6", "g7"])
   const displayDevice: DisplayDevice = r.next() < 0.15 ? "receiver" : r.pick(["iOS", "android"])
+  // Traits added with API v3's newer fields come from their own stream, so the ones above stay put.
+  const v = new Rng("dexcom-traits-v3", seed, userId)
+  const displayApp: DisplayApp = displayDevice === "receiver"
+    ? "receiver"
+    : generation === "g7"
+    ? v.next() < 0.2 ? "D1G7" : "G7"
+    : v.next() < 0.2
+    ? "DexcomOne"
+    : "G6"
   return {
     ...base,
     generation,
     displayDevice,
+    displayApp,
+    // G7 sensors come in 10-day and 15-day variants; older generations have no variant
+    generationVariant: generation === "g7" ? v.next() < 0.3 ? "g715day" : "g710day" : null,
+    // some apps write their offset with seconds (`-05:00:00`)
+    offsetWithSeconds: displayDevice !== "receiver" && v.next() < 0.4,
     insulin: r.chance(0.5),
     baseline: r.int(95, 150),
     rhythm: r.int(10, 30),
@@ -60,7 +76,11 @@ const dayPlan = (seed: string, userId: string, t: Traits, day: number) => {
   }))
   const shift = r.int(-20, 25)
   const low = r.chance(0.15) ? { at: midnight + 3 * HOUR_MS + r.int(0, 120) * 60_000, depth: r.int(40, 80) } : undefined
-  return { midnight, meals, shift, low }
+  // a missed bolus now and then: an evening excursion that can pass the sensor's 400 mg/dL
+  const spike = r.chance(0.12)
+    ? { at: midnight + 20 * HOUR_MS + r.int(0, 120) * 60_000, height: r.int(220, 330) }
+    : undefined
+  return { midnight, meals, shift, low, spike }
 }
 
 /** Generates the records of one user; caches per-day plans for the span of one request. */
@@ -106,6 +126,10 @@ export class Glucose {
       const dt = (ms - plan.low.at) / HOUR_MS
       value -= plan.low.depth * Math.exp(-dt * dt)
     }
+    if (plan.spike !== undefined) {
+      const dt = (ms - plan.spike.at) / (1.5 * HOUR_MS)
+      value += plan.spike.height * Math.exp(-dt * dt)
+    }
     const noise = new Rng("dexcom-noise", this.seed, this.userId, String(ms)).float(-6, 6, 3)
     return value + noise
   }
@@ -115,9 +139,15 @@ export class Glucose {
   value(ms: number): number | null {
     const known = this.values.get(ms)
     if (known !== undefined) return known
+    // Outside the sensor's 40-400 mg/dL range Dexcom reports the sentinels 39 (low) and 401 (high).
+    const raw = Math.round(this.raw(ms))
     const value = new Rng("dexcom-gap", this.seed, this.userId, String(ms)).chance(0.01)
       ? null
-      : Math.round(clamp(this.raw(ms), 40, 400))
+      : raw < 40
+      ? 39
+      : raw > 400
+      ? 401
+      : raw
     this.values.set(ms, value)
     return value
   }
@@ -135,26 +165,43 @@ export class Glucose {
       transmitterTicks: Math.floor((ms - (this.t.start + session * SESSION_MS)) / 1000)
     }
   }
+  /**
+   * A record's two times as Dexcom writes them: a receiver writes both without an offset
+   * (`systemTime` UTC, `displayTime` its wall clock); an app writes `systemTime` in UTC ending in
+   * `Z` and `displayTime` with its offset, for some apps with seconds (`-05:00:00`).
+   */
   times(ms: number) {
-    const system = `${new Date(ms).toISOString().slice(0, 19)}+00:00`
+    const utc = new Date(ms).toISOString().slice(0, 19)
     const offset = this.t.zone.offsetMinutes
     const local = new Date(ms + offset * 60_000).toISOString().slice(0, 19)
+    if (this.t.displayDevice === "receiver") return { systemTime: utc, displayTime: local }
     return {
-      systemTime: system,
-      displayTime: this.t.displayDevice === "receiver" ? local : `${local}${offsetString(offset)}`
+      systemTime: `${utc}Z`,
+      displayTime: `${local}${offsetString(offset)}${this.t.offsetWithSeconds ? ":00" : ""}`
+    }
+  }
+  /** The device fields every record carries. */
+  device() {
+    return {
+      transmitterGeneration: this.t.generation,
+      transmitterGenerationVariant: this.t.generationVariant,
+      displayDevice: this.t.displayDevice,
+      displayApp: this.t.displayApp
     }
   }
   common(ms: number) {
-    return {
-      ...this.transmitter(ms),
-      transmitterGeneration: this.t.generation,
-      displayDevice: this.t.displayDevice
-    }
+    return { ...this.transmitter(ms), ...this.device() }
+  }
+  /** Dexcom ONE keeps no events and no calibrations: those endpoints answer an empty array. */
+  get keepsEvents(): boolean {
+    return this.t.displayApp !== "DexcomOne"
   }
   egv(ms: number) {
     const value = this.value(ms)
     const previous = this.value(ms - SLOT_MS)
-    const rate = value === null || previous === null ? null : round((value - previous) / 5, 1)
+    // no trend across a sentinel: the real value beyond the range is unknown
+    const known = (v: number | null) => v !== null && v !== 39 && v !== 401
+    const rate = !known(value) || !known(previous) ? null : round((value! - previous!) / 5, 1)
     const trend = rate === null
       ? "notComputable"
       : rate > 3
@@ -177,13 +224,12 @@ export class Glucose {
       transmitterId,
       transmitterTicks,
       value,
-      status: value === null ? null : value <= 40 ? "low" : value >= 400 ? "high" : null,
+      status: value === 39 ? "low" : value === 401 ? "high" : null,
       trend: value === null ? null : trend,
       trendRate: rate,
       unit: "mg/dL",
       rateUnit: "mg/dL/min",
-      displayDevice: this.t.displayDevice,
-      transmitterGeneration: this.t.generation
+      ...this.device()
     }
   }
   events(day: number): ReadonlyArray<{ readonly ms: number; readonly body: Record<string, unknown> }> {
@@ -195,12 +241,18 @@ export class Glucose {
       eventSubType: string | null,
       value: string,
       unit: string
-    ) =>
+    ) => {
+      // entered a few minutes after it happened: `recordedSystemTime` is when the user logged it
+      const recorded = this.times(
+        ms + new Rng("dexcom-event-entry", this.seed, this.userId, String(day), key).int(0, 20) * 60_000
+      )
       out.push({
         ms,
         body: {
           recordId: uuidFrom(sha256Hex("dexcom-event", this.userId, String(day), key)),
           ...this.times(ms),
+          recordedSystemTime: recorded.systemTime,
+          recordedDisplayTime: recorded.displayTime,
           eventStatus: "created",
           eventType,
           eventSubType,
@@ -209,6 +261,8 @@ export class Glucose {
           ...this.common(ms)
         }
       })
+    }
+    if (!this.keepsEvents) return out
     for (const meal of this.mealsOf(day)) {
       event(meal.at - 5 * 60_000, `carbs-${meal.index}`, "carbs", null, String(meal.carbs), "grams")
       if (this.t.insulin) {
@@ -232,6 +286,7 @@ export class Glucose {
     return out.sort((a, b) => a.ms - b.ms)
   }
   calibrations(day: number): ReadonlyArray<{ readonly ms: number; readonly body: Record<string, unknown> }> {
+    if (!this.keepsEvents) return []
     const r = new Rng("dexcom-calibration", this.seed, this.userId, String(day))
     if (!r.chance(this.t.generation === "g6" ? 0.3 : 0.1)) return []
     const ms = localMidnight(day, this.t.zone.offsetMinutes) + 7 * HOUR_MS + r.int(0, 59) * 60_000
@@ -243,10 +298,9 @@ export class Glucose {
         ...this.times(ms),
         unit: "mg/dL",
         value: Math.round(clamp(this.raw(ms) + r.int(-8, 8), 40, 400)),
-        displayDevice: this.t.displayDevice,
         transmitterId,
         transmitterTicks,
-        transmitterGeneration: this.t.generation
+        ...this.device()
       }
     }]
   }

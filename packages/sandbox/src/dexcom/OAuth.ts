@@ -1,6 +1,7 @@
 /**
- * The Dexcom simulator's OAuth 2.0 (on /v2): the login page (`scope=offline_access` only, the
- * documented sandbox users suggested) and the token endpoint with body client credentials and
+ * The Dexcom simulator's OAuth 2.0 (on /v3/oauth2 and /v2/oauth2): the login page
+ * (`scope=offline_access` only, the documented sandbox users suggested) and the token endpoint
+ * with body client credentials, `expires_in` in seconds (7200) and
  * single-use rotating refresh tokens.
  */
 import type { HttpServerResponse } from "@effect/platform"

@@ -48,10 +48,15 @@ export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebrid
 
     const sandboxVerificationCode = (provider: Provider) => box.derive(`sandbox-verification-code:${provider}`)
 
+    /** The configured path of the OAuth endpoints, for the one provider that has a choice (Dexcom). */
+    const oauthPathOf = (provider: Provider): string | undefined =>
+      provider === "Dexcom" ? config.dexcomOAuthPath : undefined
+
     const sandboxEndpoints = (provider: Provider): ProviderEndpoints => ({
       authBaseUrl: bases.publicBase + sandboxPath(provider),
       tokenBaseUrl: bases.internalBase + sandboxPath(provider),
-      apiBaseUrl: bases.internalBase + sandboxPath(provider)
+      apiBaseUrl: bases.internalBase + sandboxPath(provider),
+      oauthPath: oauthPathOf(provider)
     })
 
     const resolve = (appId: AppId, provider: Provider) =>
@@ -83,7 +88,8 @@ export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebrid
           endpoints: {
             authBaseUrl: creds.authBaseUrl ?? defaults.authBaseUrl,
             tokenBaseUrl: creds.tokenBaseUrl ?? defaults.tokenBaseUrl,
-            apiBaseUrl: creds.apiBaseUrl ?? defaults.apiBaseUrl
+            apiBaseUrl: creds.apiBaseUrl ?? defaults.apiBaseUrl,
+            oauthPath: oauthPathOf(provider)
           },
           scopes: creds.scopes === null ? adapter.defaultScopes : splitScopes(creds.scopes),
           redirectUrlPrefixes: creds.redirectUrlPrefixes,

@@ -49,6 +49,8 @@ export interface ServerConfigShape {
   readonly uploadTimeoutMs?: number | undefined
   /** The longest a statement may run on PostgreSQL (`STATEMENT_TIMEOUT_MS`, 0: no limit). */
   readonly statementTimeoutMs?: number | undefined
+  /** Where Dexcom's OAuth endpoints live (`DEXCOM_OAUTH_PATH`): `/v3/oauth2` (default) or `/v2/oauth2`. */
+  readonly dexcomOAuthPath?: "/v3/oauth2" | "/v2/oauth2" | undefined
 }
 
 /** A token bucket: refills `perSecond` tokens a second up to `burst`; a request takes one. */
@@ -157,6 +159,9 @@ const baseConfig = Config.all({
       validation: (n) => n === 0 || n >= 1000
     }),
     Config.withDefault(60_000)
+  ),
+  dexcomOAuthPath: Config.literal("/v3/oauth2", "/v2/oauth2")("DEXCOM_OAUTH_PATH").pipe(
+    Config.withDefault("/v3/oauth2" as const)
   )
 })
 
