@@ -20,13 +20,13 @@ import { quietLogs, reportFailure } from "../Output.js"
 const ServicesFromEnv = DataLive.pipe(
   Layer.provideMerge(ProviderRegistry.Default),
   Layer.provideMerge(DatabaseLive({ attach: true })),
-  Layer.provide(ServerConfig.Default)
+  Layer.provideMerge(ServerConfig.Default)
 )
 
 /** Runs a command body over the services, with its output rules: quiet logs, and failures printed once. */
 export const withServices = (json: boolean) =>
 <A, E>(
-  effect: Effect.Effect<A, E, Apps | Users | ProviderCredentials>
+  effect: Effect.Effect<A, E, Apps | Users | ProviderCredentials | Layer.Layer.Success<typeof ServicesFromEnv>>
 ) => effect.pipe(withContractErrors, Effect.provide(ServicesFromEnv), quietLogs, reportFailure(json))
 
 /** The app of `--app`; the users service trusts its app id, so an unknown one is refused here. */
