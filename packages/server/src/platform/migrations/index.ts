@@ -6,6 +6,7 @@ import m0002 from "./0002_connect_flow.js"
 import m0003 from "./0003_sync.js"
 import m0004 from "./0004_journal.js"
 import m0005 from "./0005_rate_limits.js"
+import m0006 from "./0006_provider_fidelity.js"
 import m0008 from "./0008_garmin_oauth2.js"
 
 export const migrations = {
@@ -14,5 +15,6 @@ export const migrations = {
   "0003_sync": m0003,
   "0004_journal": m0004,
   "0005_rate_limits": m0005,
+  "0006_provider_fidelity": m0006,
   "0008_garmin_oauth2": m0008
 }
