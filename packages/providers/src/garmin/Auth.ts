@@ -10,18 +10,22 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { ClientCredentials, TokenInput } from "../Adapter.js"
-import { ProviderError } from "../Adapter.js"
+import { AccessRevoked, ProviderError } from "../Adapter.js"
 import * as OAuth1 from "../internal/OAuth1.js"
 import type { CallContext } from "../internal/ProviderHttp.js"
 import * as ProviderHttp from "../internal/ProviderHttp.js"
 
-const readGarminError = ProviderHttp.errorReader(
+/** `{"errorMessage"}` from the Health API; RFC 6749 `{"error", "error_description"}` from the token endpoint. */
+const readHealthApiError = ProviderHttp.errorReader(
   Schema.Struct({ errorMessage: Schema.String }),
   (body) => ({ description: body.errorMessage })
 )
+const readGarminError: ProviderHttp.ErrorReader = (body) =>
+  Option.orElse(readHealthApiError(body), () => ProviderHttp.oauthErrorReader(body))
 
 /** A Garmin call's context: its error body, and every secret of its input (the OAuth 1.0a consumer secret too). */
 export const context = (operation: string, input?: ProviderHttp.SecretsSource): CallContext => ({
@@ -33,9 +37,6 @@ export const context = (operation: string, input?: ProviderHttp.SecretsSource): 
     : [...ProviderHttp.secretsOf(input), input.credentials.oauth1?.clientSecret]
 })
 
-/** The code of a grant the provider no longer honours (the sync asks the user to connect again). */
-export const accessRevoked = "access_revoked"
-
 /** A 403 from Garmin: the user's access is gone (deregistered or revoked); anything else as it is. */
 export const revokedOn403 = <A, R>(effect: Effect.Effect<A, ProviderError, R>): Effect.Effect<A, ProviderError, R> =>
   Effect.mapError(effect, (error) =>
@@ -44,7 +45,7 @@ export const revokedOn403 = <A, R>(effect: Effect.Effect<A, ProviderError, R>): 
         provider: error.provider,
         operation: error.operation,
         status: error.status,
-        code: accessRevoked,
+        code: AccessRevoked,
         message: `${error.message} (the user's Garmin access was revoked; the user must connect again)`
       })
       : error)

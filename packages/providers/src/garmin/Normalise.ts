@@ -48,13 +48,13 @@ export const GarminDaily = Schema.Struct({
   vigorousIntensityDurationInSeconds: Schema.optional(Count),
   floorsClimbed: Schema.optional(Count),
   restingHeartRateInBeatsPerMinute: Schema.optional(Schema.NullOr(Schema.Number))
-}).pipe(
+}).annotations(keepUnknownFields).pipe(
   Schema.filter((daily) =>
     daily.calendarDate !== undefined || daily.startTimeInSeconds !== undefined
       ? undefined
       : { path: ["calendarDate"], message: "calendarDate is missing and there is no startTimeInSeconds to derive it" }
   )
-).annotations(keepUnknownFields)
+)
 export type GarminDaily = typeof GarminDaily.Type
 
 /** The day of a summary: `calendarDate`, else the local date of its start. */

@@ -40,7 +40,7 @@ const decodePermissionsItem = Schema.decodeUnknownOption(PermissionsItem)
 const decodeBody = Schema.decodeUnknownEither(Schema.parseJson(Schema.Struct({
   dailies: Schema.optional(Schema.Array(Schema.Unknown)),
   userPermissionsChange: Schema.optional(Schema.Array(Schema.Unknown)),
-  deregistrations: Schema.optional(Schema.Array(Schema.Unknown))
+  deregistrations: Schema.optional(Schema.Array(Item))
 })))
 
 export const garminWebhooks: WebhookReceiver = (request, app) => {
@@ -80,9 +80,5 @@ export const garminWebhooks: WebhookReceiver = (request, app) => {
     }
     notifications.push({ providerUserId: change.value.userId, notification })
   }
-  const deregistered = (parsed.right.deregistrations ?? []).flatMap((item) => {
-    const head = decodeItem(item)
-    return Option.isSome(head) ? [head.value.userId] : []
-  })
-  return accepted(200, notifications, deregistered)
+  return accepted(200, notifications, (parsed.right.deregistrations ?? []).map((item) => item.userId))
 }

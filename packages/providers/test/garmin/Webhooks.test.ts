@@ -96,4 +96,52 @@ describe("garminWebhooks", () => {
     expect(garminWebhooks(delivery({ deregistrations: [{ id: 1 }] }), app, now)).toEqual(malformed)
     expect(garminWebhooks(get({}), app, now)).toMatchObject({ _tag: "Rejected", status: 404 })
   })
+
+  it("reads a userPermissionsChange per user (Health API shape) and an OAuth 2.0 ping without access token", () => {
+    const result = garminWebhooks(
+      delivery({
+        userPermissionsChange: [
+          {
+            userId: "u1",
+            summaryId: "x120d383-60256e84",
+            permissions: ["ACTIVITY_EXPORT", "WORKOUT_IMPORT", "HEALTH_EXPORT", "COURSE_IMPORT", "MCT_EXPORT"],
+            changeTimeInSeconds: 1613065860
+          },
+          { summaryId: "no-user", permissions: [] }
+        ],
+        dailies: [{
+          userId: "u2",
+          uploadStartTimeInSeconds: 1711584000,
+          uploadEndTimeInSeconds: 1711670400,
+          callbackURL:
+            "https://apis.garmin.com/wellness-api/rest/dailies?uploadStartTimeInSeconds=1711584000&uploadEndTimeInSeconds=1711670400&token=pull-token-123"
+        }]
+      }),
+      app,
+      now
+    )
+    expect(result).toEqual({
+      _tag: "Accepted",
+      status: 200,
+      notifications: [
+        {
+          providerUserId: "u2",
+          notification: {
+            _tag: "GarminPing",
+            callbackUrl:
+              "https://apis.garmin.com/wellness-api/rest/dailies?uploadStartTimeInSeconds=1711584000&uploadEndTimeInSeconds=1711670400&token=pull-token-123"
+          }
+        },
+        {
+          providerUserId: "u1",
+          notification: {
+            _tag: "GarminPermissions",
+            permissions: ["ACTIVITY_EXPORT", "WORKOUT_IMPORT", "HEALTH_EXPORT", "COURSE_IMPORT", "MCT_EXPORT"],
+            changeTimeInSeconds: 1613065860
+          }
+        }
+      ],
+      deregistrations: []
+    })
+  })
 })
