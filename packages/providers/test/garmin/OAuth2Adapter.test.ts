@@ -27,6 +27,7 @@ const permissions = ["ACTIVITY_EXPORT", "HEALTH_EXPORT", "HISTORICAL_DATA_EXPORT
 describe("GarminOAuth2Adapter", () => {
   it.effect("sends the user to oauth2Confirm with an S256 challenge and no scope", () =>
     Effect.gen(function*() {
+      const noHttp = fakeHttp(() => json(500, {}))
       const verifier = "v".repeat(43)
       const start = yield* GarminOAuth2Adapter.startAuthorization({
         credentials,
@@ -35,7 +36,8 @@ describe("GarminOAuth2Adapter", () => {
         state: "state-value-123",
         scopes: [],
         codeVerifier: verifier
-      })
+      }).pipe(Effect.provide(noHttp.layer))
+      expect(noHttp.sent).toHaveLength(0)
       const url = new URL(start.authorizationUrl)
       expect(`${url.origin}${url.pathname}`).toBe("https://auth.example.test/oauth2Confirm")
       expect(Object.fromEntries(url.searchParams)).toEqual({
