@@ -17,7 +17,17 @@ import { users } from "./commands/Users.js"
 
 export const command = Command.make("pulsebridge").pipe(
   Command.withDescription("Operate a PulseBridge server: apps, API keys, users, migrations, the server itself"),
-  Command.withSubcommands([apps, apiKeys, providerCredentials, users, quarantine, tokenExchange, migrate, serve, openapi])
+  Command.withSubcommands([
+    apps,
+    apiKeys,
+    providerCredentials,
+    users,
+    quarantine,
+    tokenExchange,
+    migrate,
+    serve,
+    openapi
+  ])
 )
 
 export const run = Command.run(command, { name: "pulsebridge", version: "0.1.0" })

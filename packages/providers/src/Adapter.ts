@@ -155,7 +155,9 @@ export interface ProviderAdapter {
    * the app's current credentials, with `oauth1` when its OAuth 1.0a ones are kept apart. Absent
    * when the provider offers no such move.
    */
-  readonly migrateTokens?: ((input: TokenInput) => Effect.Effect<TokenSet, ProviderError, HttpClient.HttpClient>) | undefined
+  readonly migrateTokens?:
+    | ((input: TokenInput) => Effect.Effect<TokenSet, ProviderError, HttpClient.HttpClient>)
+    | undefined
 }
 
 /** Tokens of OAuth 1.0a: they carry a token secret (OAuth 2.0 tokens never do). */

@@ -22,13 +22,13 @@ import {
   OTHER_CLIENT,
   pkcePair,
   postForm,
-  REDIRECT,
-  STATE,
   receiver,
+  REDIRECT,
   send,
   sendSigned,
   served,
-  signed
+  signed,
+  STATE
 } from "./simulatorHarness.js"
 
 // 2025-06-10T00:00:00Z; the clock stands at 2025-06-15T12:00Z
@@ -199,7 +199,9 @@ describe("Garmin simulator", () => {
       // about one day in four has no calendarDate, as the Health API allows
       const month = Array.from({ length: 30 }, (_, i) =>
         garminDaily("pulsebridge", "a".repeat(32), `2025-05-${String(i + 1).padStart(2, "0")}`, 1))
-      const undated = month.filter((d) => !("calendarDate" in d)).length
+      const undated = month.filter((d) =>
+        !("calendarDate" in d)
+      ).length
       expect(undated).toBeGreaterThan(0)
       expect(undated).toBeLessThan(20)
       expect(alice.durationInSeconds).toBe(86_400)

@@ -87,7 +87,12 @@ const providerCredentialsSet = Command.make(
       })
       yield* printResult(
         input.json,
-        { app: id, provider: input.provider, clientId: input.clientId, ...(authType === undefined ? {} : { authType }) },
+        {
+          app: id,
+          provider: input.provider,
+          clientId: input.clientId,
+          ...(authType === undefined ? {} : { authType })
+        },
         () =>
           `Stored ${input.provider} ${authType === undefined ? "" : `${authType} `}credentials for app ${id} ` +
           `(client id ${input.clientId}).`

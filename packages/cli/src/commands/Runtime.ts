@@ -27,7 +27,11 @@ const ServicesFromEnv = DataLive.pipe(
 /** Runs a command body over the services, with its output rules: quiet logs, and failures printed once. */
 export const withServices = (json: boolean) =>
 <A, E>(
-  effect: Effect.Effect<A, E, Apps | Users | ProviderCredentials | Quarantine | Layer.Layer.Success<typeof ServicesFromEnv>>
+  effect: Effect.Effect<
+    A,
+    E,
+    Apps | Users | ProviderCredentials | Quarantine | Layer.Layer.Success<typeof ServicesFromEnv>
+  >
 ) => effect.pipe(withContractErrors, Effect.provide(ServicesFromEnv), quietLogs, reportFailure(json))
 
 /** The app of `--app`; the users service trusts its app id, so an unknown one is refused here. */

@@ -229,11 +229,14 @@ export const GarminOAuth2Adapter: ProviderAdapter = {
 
   refresh: (input) => {
     const ctx = context("token refresh", input)
-    return Effect.flatMap(OAuth2.requireRefreshToken(ctx, input.tokens), (refreshToken) =>
-      tokenRequest("token refresh", input, {
-        grant_type: "refresh_token",
-        refresh_token: Redacted.value(refreshToken)
-      }).pipe(Effect.flatMap((reply) => toTokenSet(reply, input.tokens.scopes))))
+    return Effect.flatMap(
+      OAuth2.requireRefreshToken(ctx, input.tokens),
+      (refreshToken) =>
+        tokenRequest("token refresh", input, {
+          grant_type: "refresh_token",
+          refresh_token: Redacted.value(refreshToken)
+        }).pipe(Effect.flatMap((reply) => toTokenSet(reply, input.tokens.scopes)))
+    )
   },
 
   revoke,

@@ -118,7 +118,9 @@ export const readPermissions = (input: TokenInput): Effect.Effect<string, Provid
   const ctx = context("permissions read", input)
   return sendUser(
     ctx,
-    HttpClientRequest.acceptJson(userRequest("GET", `${input.endpoints.apiBaseUrl}/wellness-api/rest/user/permissions`, input)),
+    HttpClientRequest.acceptJson(
+      userRequest("GET", `${input.endpoints.apiBaseUrl}/wellness-api/rest/user/permissions`, input)
+    ),
     ProviderHttp.readJson(ctx, PermissionsReply)
   ).pipe(Effect.map((reply) => permissionsOf(reply).join(" ")))
 }

@@ -24,7 +24,14 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ProviderError, TokenInput } from "../Adapter.js"
-import type { CanonicalBatch, DateWindow, FetchInput, NotificationOutcome, ProviderData, QuarantinedRecord } from "../Canonical.js"
+import type {
+  CanonicalBatch,
+  DateWindow,
+  FetchInput,
+  NotificationOutcome,
+  ProviderData,
+  QuarantinedRecord
+} from "../Canonical.js"
 import type { CallContext } from "../internal/ProviderHttp.js"
 import * as ProviderHttp from "../internal/ProviderHttp.js"
 import { batchOf, checkWindow, dayMs, decodeNotification, hourMs, utcMidnight } from "../Shared.js"
@@ -132,9 +139,11 @@ const pullWindow = (input: FetchInput, window: DateWindow) => {
 /** OAuth 2.0: backfill requests for the window; the summaries arrive later by push or ping. */
 const requestBackfill = (input: FetchInput, window: DateWindow) => {
   if (!permits(input.tokens.scopes, historicalDataExport)) {
-    return Effect.succeed(skipped(notPermitted("the user has not granted HISTORICAL_DATA_EXPORT, which backfill needs", {
-      permissions: input.tokens.scopes
-    })))
+    return Effect.succeed(
+      skipped(notPermitted("the user has not granted HISTORICAL_DATA_EXPORT, which backfill needs", {
+        permissions: input.tokens.scopes
+      }))
+    )
   }
   const ctx = context("dailies backfill request", input)
   const request = (range: { readonly start: number; readonly end: number }) =>
@@ -166,7 +175,9 @@ const withHealthExport = <R>(
 ): Effect.Effect<CanonicalBatch, ProviderError, R> =>
   permits(input.tokens.scopes, healthExport)
     ? read
-    : Effect.succeed(skipped(notPermitted("the user has not granted HEALTH_EXPORT", { permissions: input.tokens.scopes })))
+    : Effect.succeed(
+      skipped(notPermitted("the user has not granted HEALTH_EXPORT", { permissions: input.tokens.scopes }))
+    )
 
 const decode = decodeNotification(
   "Garmin",

@@ -76,7 +76,9 @@ export const garminWebhooks: WebhookReceiver = (request, app) => {
     const notification: GarminNotification = {
       _tag: "GarminPermissions",
       permissions: change.value.permissions,
-      ...(change.value.changeTimeInSeconds === undefined ? {} : { changeTimeInSeconds: change.value.changeTimeInSeconds })
+      ...(change.value.changeTimeInSeconds === undefined
+        ? {}
+        : { changeTimeInSeconds: change.value.changeTimeInSeconds })
     }
     notifications.push({ providerUserId: change.value.userId, notification })
   }

@@ -13,11 +13,11 @@ import {
   GarminData,
   garminMaxPullSeconds,
   GarminOAuth2Adapter,
-  garminWebhooks,
-  isAccessLost,
   garminPingCallbacks,
   garminPushDailies,
   garminUploadWindows,
+  garminWebhooks,
+  isAccessLost,
   normaliseGarminDailies,
   normaliseGarminDaily,
   pullGarminCallback
@@ -353,10 +353,14 @@ describe("GarminData against the simulator (OAuth 2.0)", () => {
       const [delivery] = yield* sim.control.deliverBackfills(hook.url)
       expect(delivery!.status).toBe(200)
       expect(JSON.stringify(hook.bodies[0])).not.toContain("userAccessToken")
-      const received = garminWebhooks(post(JSON.stringify(hook.bodies[0]), { "garmin-client-id": simClient.clientId }), {
-        ...app,
-        clientId: simClient.clientId
-      }, 0)
+      const received = garminWebhooks(
+        post(JSON.stringify(hook.bodies[0]), { "garmin-client-id": simClient.clientId }),
+        {
+          ...app,
+          clientId: simClient.clientId
+        },
+        0
+      )
       if (received._tag !== "Accepted") throw new Error("expected an accepted delivery")
       const outcome = yield* GarminData.notify(input(), received.notifications[0]!.notification)
       if (outcome._tag !== "Store") throw new Error("expected records to store")
@@ -425,10 +429,14 @@ describe("GarminData against the simulator (OAuth 2.0)", () => {
         permissions: ["ACTIVITY_EXPORT", "WORKOUT_IMPORT"]
       })
       expect(delivery?.status).toBe(200)
-      const received = garminWebhooks(post(JSON.stringify(hook.bodies[0]), { "garmin-client-id": simClient.clientId }), {
-        ...app,
-        clientId: simClient.clientId
-      }, 0)
+      const received = garminWebhooks(
+        post(JSON.stringify(hook.bodies[0]), { "garmin-client-id": simClient.clientId }),
+        {
+          ...app,
+          clientId: simClient.clientId
+        },
+        0
+      )
       if (received._tag !== "Accepted") throw new Error("expected an accepted delivery")
       expect(received.notifications.map((n) => n.providerUserId)).toEqual([providerUserId])
       const outcome = yield* GarminData.notify(input(), received.notifications[0]!.notification)
@@ -442,7 +450,9 @@ describe("GarminData against the simulator (OAuth 2.0)", () => {
       // pushed dailies of a withdrawn type are not stored either
       const pushed = yield* GarminData.notify(narrowed, {
         _tag: "GarminPush",
-        dailiesJson: JSON.stringify({ dailies: [{ userId: providerUserId, summaryId: "s", calendarDate: "2025-06-12" }] })
+        dailiesJson: JSON.stringify({
+          dailies: [{ userId: providerUserId, summaryId: "s", calendarDate: "2025-06-12" }]
+        })
       })
       expect(pushed._tag === "Store" && pushed.batch.dailyActivity).toEqual([])
     })))

@@ -95,7 +95,9 @@ export const makeGarminApi = (core: GarminCore, verifySigned: GarminOAuth["verif
         if (at >= start && at < end && at <= nowSeconds) latest = i
       })
       if (latest >= 0) {
-        out.push(withUser(garminDaily(core.seed, userId, formatDay(day), UPLOAD_POINTS[latest]!), userId, uat ?? undefined))
+        out.push(
+          withUser(garminDaily(core.seed, userId, formatDay(day), UPLOAD_POINTS[latest]!), userId, uat ?? undefined)
+        )
       }
     }
     return out

@@ -28,10 +28,10 @@
  */
 import { HttpRouter, HttpServerResponse as Response } from "@effect/platform"
 import { assemble } from "../core/App.js"
+import { expireAll, freshOAuth2State } from "../core/OAuth2.js"
 import type { Simulator, SimulatorOptions } from "../core/Options.js"
 import { handle } from "../core/Request.js"
 import { json } from "../core/Responses.js"
-import { expireAll, freshOAuth2State } from "../core/OAuth2.js"
 import { baseControl, SimulatorCore } from "../core/SimulatorCore.js"
 import { makeGarminApi } from "./Api.js"
 import { makeGarminDays } from "./Data.js"

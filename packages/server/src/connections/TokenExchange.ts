@@ -14,8 +14,8 @@
  * A provider answer that the grant is gone (`isAccessLost`) marks the connection `Reauthorize` with
  * the reason; any other failure leaves it as it was for the next run. Tokens are never logged.
  */
-import { HttpClient } from "@effect/platform"
 import { ClusterCron } from "@effect/cluster"
+import { HttpClient } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import type { AppId, Provider } from "@pulsebridge/domain"
 import { isAccessLost } from "@pulsebridge/providers"
@@ -159,7 +159,9 @@ export const TokenExchangeLive = Layer.mergeAll(
 export const describeExchange = (results: ReadonlyArray<ExchangeResult>): string => {
   if (results.length === 0) return "No connection holds OAuth 1.0a tokens: nothing to exchange."
   const lines = results.map((r) =>
-    `${r.connectionId}  ${r.provider}  user ${r.providerUserId}  ${r.outcome}${r.reason === null ? "" : `: ${r.reason}`}`
+    `${r.connectionId}  ${r.provider}  user ${r.providerUserId}  ${r.outcome}${
+      r.reason === null ? "" : `: ${r.reason}`
+    }`
   )
   const count = (outcome: ExchangeResult["outcome"]) => results.filter((r) => r.outcome === outcome).length
   lines.push(`${count("migrated")} migrated, ${count("failed")} failed, ${count("skipped")} skipped.`)

@@ -26,7 +26,10 @@ export class ServerBases extends Context.Tag("@pulsebridge/server/ServerBases")<
   )
 
   /** Without a listener (the operator CLI): the configured port, where the server of this configuration listens. */
-  static readonly FromConfig = Layer.effect(ServerBases, Effect.map(ServerConfig, (config) => basesOf(config, config.port)))
+  static readonly FromConfig = Layer.effect(
+    ServerBases,
+    Effect.map(ServerConfig, (config) => basesOf(config, config.port))
+  )
 }
 
 const basesOf = (config: ServerConfigShape, port: number) => {
