@@ -14,12 +14,8 @@
 import { SqlClient } from "@effect/sql"
 import * as Effect from "effect/Effect"
 
-export default Effect.gen(function*() {
+const collapseGarminDays = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* sql`alter table provider_credentials add column auth_type text`
-  yield* sql`alter table provider_credentials add column oauth1_client_id text`
-  yield* sql`alter table provider_credentials add column oauth1_client_secret_sealed text`
-
   yield* sql`
     create temporary table garmin_days on commit drop as
     select d.connection_id, d.provider_record_id,
@@ -44,4 +40,18 @@ export default Effect.gen(function*() {
     from garmin_days g
     where d.connection_id = g.connection_id and d.provider_record_id = g.provider_record_id and g.rank = 1
   `
+})
+
+/**
+ * Re-keys Garmin daily activity by user and day, one row per day: the data step of this migration,
+ * on its own (in a transaction of its own, a savepoint inside the migration's) so tests can run it.
+ */
+export const rekeyGarminDailies = Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(collapseGarminDays))
+
+export default Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`alter table provider_credentials add column auth_type text`
+  yield* sql`alter table provider_credentials add column oauth1_client_id text`
+  yield* sql`alter table provider_credentials add column oauth1_client_secret_sealed text`
+  yield* rekeyGarminDailies
 })
