@@ -91,6 +91,11 @@ export interface WebhookApp {
   readonly clientSecret: Redacted.Redacted
   /** Fitbit's subscriber verification code; null when none is configured. */
   readonly verificationCode: string | null
+  /**
+   * Other ids the provider may still name the app by: the OAuth 1.0a consumer key kept beside
+   * OAuth 2.0 credentials (Garmin's `garmin-client-id`).
+   */
+  readonly otherClientIds?: ReadonlyArray<string> | undefined
 }
 
 /** One notification for the connections of one provider user; `notification` is plain JSON. */

@@ -46,7 +46,9 @@ const decodeBody = Schema.decodeUnknownEither(Schema.parseJson(Schema.Struct({
 export const garminWebhooks: WebhookReceiver = (request, app) => {
   if (request.method !== "POST") return rejected(404, "Not found")
   const clientId = request.headers["garmin-client-id"]
-  if (clientId === undefined || !sameSecret(app.clientId, clientId)) {
+  // After a move to OAuth 2.0 Garmin may name the app by its client id or its old consumer key.
+  const known = [app.clientId, ...(app.otherClientIds ?? [])]
+  if (clientId === undefined || !known.some((id) => sameSecret(id, clientId))) {
     return rejected(401, "Missing or wrong garmin-client-id")
   }
   const parsed = decodeBody(request.body)

@@ -21,6 +21,14 @@ describe("garminWebhooks", () => {
     expect(garminWebhooks(post(body, { "garmin-client-id": "another-key" }), app, now)).toEqual(refused)
   })
 
+  it("after a move to OAuth 2.0, accepts the client id and the kept OAuth 1.0a consumer key alike", () => {
+    const moved = { ...app, clientId: "oauth2-client-id", otherClientIds: ["client-id-123"] }
+    const body = JSON.stringify({ dailies: [] })
+    expect(garminWebhooks(post(body, { "garmin-client-id": "client-id-123" }), moved, now)._tag).toBe("Accepted")
+    expect(garminWebhooks(post(body, { "garmin-client-id": "oauth2-client-id" }), moved, now)._tag).toBe("Accepted")
+    expect(garminWebhooks(post(body, { "garmin-client-id": "another-key" }), moved, now)._tag).toBe("Rejected")
+  })
+
   it("groups pushed summaries by user: one notification per user, the envelope kept as JSON text", () => {
     const result = garminWebhooks(
       delivery({ dailies: [daily("u1", "s1"), daily("u2", "s2"), daily("u1", "s3")] }),

@@ -149,6 +149,21 @@ layer(makeTestServer({ sandbox: true }, { simulators }), { timeout: "300 seconds
         expect(undated.length).toBeGreaterThan(0)
         const stored = yield* storedDays(connectionId)
         expect(stored.every((d) => d.providerRecordId === `${providerUserId}:${d.date}`)).toBe(true)
+
+        // A ping names the user only; its callbackURL, pull token included, is pulled as it is.
+        const now = Math.floor(Date.now() / 1000)
+        const pinged = yield* sim().control.pingDailies(yield* webhookUrl(app.id), {
+          userId: providerUserId,
+          uploadStartTimeInSeconds: now - 86_000,
+          uploadEndTimeInSeconds: now
+        })
+        expect(pinged?.status).toBe(200)
+        const pulls = Effect.sync(() =>
+          sim().control.calls({ path: "/wellness-api/rest/dailies", userId: providerUserId, status: 200 })
+        )
+        const [pull] = yield* eventually(pulls, (calls) => calls.length === 1, "the ping's callback pulled")
+        expect(pull!.params.token).toBeDefined()
+        expect(pull!.params.uploadEndTimeInSeconds).toBe(String(now))
       }))
 
     it.effect("a day uploaded partial, then full under another summaryId, is one record with the full values", () =>
