@@ -105,15 +105,18 @@ export const garminUploadWindows = (
 
 /**
  * The summary-time ranges (Unix seconds) of backfill requests covering the local dates of
- * `window`: every day that starts there, whatever the user's offset (UTC-12 to UTC+14); capped at
- * `now`, cut into requests of at most 90 days.
+ * `window`: every day that starts there, whatever the user's offset (UTC-12 to UTC+14); cut into
+ * requests of at most 90 days. They end at the latest at today's UTC midnight: what is uploaded
+ * today reaches us by push or ping, and the periodic re-read of recent days then asks Garmin the
+ * same range all day (a 409 after the first), not a new backfill every hour.
  */
 export const garminBackfillRanges = (
   window: DateWindow,
   now: Date
 ): ReadonlyArray<{ readonly start: number; readonly end: number }> => {
   const start = Math.floor((utcMidnight(window.from) - 14 * hourMs) / 1000)
-  const end = Math.min(Math.floor((utcMidnight(window.to) + 12 * hourMs) / 1000) + 1, Math.floor(now.getTime() / 1000))
+  const todayStart = Math.floor(now.getTime() / dayMs) * dayMs
+  const end = Math.min(Math.floor((utcMidnight(window.to) + 12 * hourMs) / 1000) + 1, todayStart / 1000)
   const out: Array<{ start: number; end: number }> = []
   for (let s = start; s < end; s += garminMaxBackfillSeconds) {
     out.push({ start: s, end: Math.min(s + garminMaxBackfillSeconds, end) })

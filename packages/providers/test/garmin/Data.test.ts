@@ -345,6 +345,22 @@ describe("GarminData against the simulator (OAuth 2.0)", () => {
         end: Date.parse("2025-06-14T12:00:00Z") / 1000 + 1
       }])
       expect(Number(request!.params.summaryStartTimeInSeconds)).toBe(range[0]!.start)
+      // a window reaching today ends at today's UTC midnight: today's uploads come by push or ping
+      expect(garminBackfillRanges({ from: "2025-06-13", to: "2025-06-15" }, new Date(NOW))).toEqual([{
+        start: Date.parse("2025-06-12T10:00:00Z") / 1000,
+        end: Date.parse("2025-06-15T00:00:00Z") / 1000
+      }])
+      // today alone: only the part of it that began before UTC midnight (users east of UTC)
+      expect(garminBackfillRanges({ from: "2025-06-15", to: "2025-06-15" }, new Date(NOW))).toEqual([{
+        start: Date.parse("2025-06-14T10:00:00Z") / 1000,
+        end: Date.parse("2025-06-15T00:00:00Z") / 1000
+      }])
+      expect(garminBackfillRanges({ from: "2025-06-16", to: "2025-06-16" }, new Date(NOW))).toEqual([])
+      // more than 90 days: several requests, none longer
+      const long = garminBackfillRanges({ from: "2025-01-01", to: "2025-06-14" }, new Date(NOW))
+      expect(long.length).toBe(2)
+      expect(long.every((r) => r.end - r.start <= 90 * 86_400)).toBe(true)
+      expect(long[1]!.start).toBe(long[0]!.end)
       // asking again for the same range is a duplicate (409), which is fine
       yield* GarminData.fetchWindow(input(), window)
       expect(sim.control.calls({ path: "/wellness-api/rest/backfill/dailies", status: 409 })).toHaveLength(1)
