@@ -138,7 +138,7 @@ const coverage = (record: DailyActivityRecord): number => {
  * One record per day: the upload covering the most of the day; on a tie, the later one. Records
  * keep the position of the winning upload.
  */
-export const latestOfEachDay = (records: ReadonlyArray<DailyActivityRecord>): ReadonlyArray<DailyActivityRecord> => {
+const latestOfEachDay = (records: ReadonlyArray<DailyActivityRecord>): ReadonlyArray<DailyActivityRecord> => {
   const best = new Map<string, DailyActivityRecord>()
   for (const record of records) {
     const held = best.get(record.providerRecordId)

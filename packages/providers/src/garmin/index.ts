@@ -17,7 +17,7 @@ export const GarminPlugin: ProviderPlugin<"Garmin"> = {
 }
 
 export * from "./Adapter.js"
-export * from "./Auth.js"
+export { healthExport as garminHealthExport, historicalDataExport as garminHistoricalDataExport } from "./Auth.js"
 export * from "./Catalog.js"
 export * from "./Data.js"
 export * from "./Normalise.js"
