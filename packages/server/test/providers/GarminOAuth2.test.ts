@@ -166,17 +166,19 @@ layer(makeTestServer({ sandbox: true }, { simulators }), { timeout: "300 seconds
         expect(pull!.params.uploadEndTimeInSeconds).toBe(String(now))
       }))
 
-    it.effect("a day uploaded partial, then full under another summaryId, is one record with the full values", () =>
+    it.effect("a day uploaded partial, then full under another summaryId, is one record with the full values; a bad daily is quarantined", () =>
       Effect.gen(function*() {
-        const { app, connectionId, providerUserId } = yield* connectedWithOAuth2("garmin-days")
+        const { app, connectionId, providerUserId, token, user } = yield* connectedWithOAuth2("garmin-days")
         const date = addDays(localToday(new Date(), null), -45)
         const partial = { userId: providerUserId, ...garminDaily(seed, providerUserId, date, 0.5) }
         const full = { userId: providerUserId, ...garminDaily(seed, providerUserId, date, 1) }
         expect(partial.summaryId).not.toBe(full.summaryId)
+        // the full day arrives with an unreadable daily of another day beside it
+        const bad = { ...full, summaryId: "x-bad", calendarDate: addDays(date, 1), steps: -1 }
         const clientId = (yield* ProviderAccess).sandboxCredentials("Garmin").clientId
-        for (const daily of [partial, full]) {
+        for (const dailies of [[partial], [bad, full]]) {
           const reply = yield* send("POST", `/webhooks/garmin/${app.id}`, {
-            body: JSON.stringify({ dailies: [daily] }),
+            body: JSON.stringify({ dailies }),
             headers: { "garmin-client-id": clientId }
           })
           expect(reply.status, preview(reply)).toBe(200)
@@ -184,6 +186,10 @@ layer(makeTestServer({ sandbox: true }, { simulators }), { timeout: "300 seconds
         const onDate = storedDays(connectionId).pipe(Effect.map((rows) => rows.filter((r) => r.date === date)))
         const rows = yield* eventually(onDate, (found) => found[0]?.steps === full.steps, "the full day stored")
         expect(rows).toEqual([{ date, providerRecordId: `${providerUserId}:${date}`, steps: full.steps }])
+        // the bad one is quarantined, counted on the connection, and stored nowhere else
+        const listed = (yield* listConnections(user.id, token)).find((c: any) => c.id === connectionId)
+        expect(listed.quarantinedRecords).toBe(1)
+        expect((yield* storedDays(connectionId)).filter((r) => r.date === bad.calendarDate)).toEqual([])
       }))
 
     it.effect("moves an OAuth 1.0a connection to OAuth 2.0 by token exchange, with no user step, and keeps syncing", () =>
