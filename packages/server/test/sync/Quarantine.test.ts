@@ -8,6 +8,7 @@
 import { expect, layer } from "@effect/vitest"
 import { builtinPlugins, makeRegistry, ProviderRegistry } from "@pulsebridge/providers"
 import { simulatorRegistry } from "@pulsebridge/sandbox"
+import { Quarantine } from "@pulsebridge/server/sync/Quarantine"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -59,6 +60,17 @@ layer(makeTestServer({ sandbox: true }, registries), { timeout: "180 seconds", e
         // Every day of the last week but the malformed one.
         const expected = [-6, -5, -4, -3, -1, 0].map(utcDay)
         expect(yield* activity(user.id, token)).toEqual(expected)
+        // What the operator sees (`quarantine list`): the provider's record as sent, and why.
+        const held = yield* Effect.flatMap(Quarantine, (q) => q.list({ connectionId, limit: 10 }))
+        expect(held).toHaveLength(1)
+        expect(held[0]).toMatchObject({
+          connectionId,
+          provider: "Acme",
+          kind: "DailyActivity",
+          providerRecordId: `${acmeUserId(account)}:${utcDay(-2)}`,
+          reason: "steps: is malformed"
+        })
+        expect(JSON.parse(held[0]!.rawJson)).toMatchObject({ day: utcDay(-2), steps: "many" })
 
         // Read again: still one quarantined record, not two.
         acmeQuirks.oddDaysMended = true
