@@ -431,6 +431,64 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     120_000
   )
 
+  it.scoped(
+    "provider-credentials set --auth-type OAuth2 keeps the OAuth 1.0a ones; token-exchange reports per connection",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* dataDir
+        const app = yield* createApp(dir)
+        const credentials = (clientId: string, secret: string, extra: ReadonlyArray<string> = []) =>
+          cliJson(dir, [
+            "provider-credentials",
+            "set",
+            "--app",
+            app,
+            "--provider",
+            "Garmin",
+            "--client-id",
+            clientId,
+            "--client-secret",
+            secret,
+            ...extra
+          ])
+        yield* credentials("consumer-key", "consumer-secret-123")
+        const set = yield* credentials("consumer-key", "oauth2-secret-456", ["--auth-type", "OAuth2"])
+        expect(set).toEqual({ app, provider: "Garmin", clientId: "consumer-key", authType: "OAuth2" })
+        const list = yield* cli(dir, ["provider-credentials", "list", "--app", app, "--json"])
+        expect(list.stdout).not.toContain("consumer-secret-123")
+        expect(list.stdout).not.toContain("oauth2-secret-456")
+        expect(parseJson(list).providerCredentials[0]).toMatchObject({
+          provider: "Garmin",
+          authType: "OAuth2",
+          oauth1ClientId: "consumer-key"
+        })
+        // WHOOP has no OAuth 1.0a
+        const refused = yield* cli(dir, [
+          "provider-credentials",
+          "set",
+          "--app",
+          app,
+          "--provider",
+          "WHOOP",
+          "--client-id",
+          "x",
+          "--client-secret",
+          "y",
+          "--auth-type",
+          "OAuth1"
+        ])
+        expect(refused.code).toBe(1)
+        expect(refused.stderr).toContain("does not accept OAuth1")
+        // no connection holds OAuth 1.0a tokens: an empty report
+        const exchanged = yield* cli(dir, ["token-exchange", "--app", app, "--json"])
+        expect(exchanged.code, exchanged.stderr).toBe(0)
+        expect(parseJson(exchanged)).toEqual({ results: [] })
+        const text = yield* cli(dir, ["token-exchange", "--app", app])
+        expect(text.stdout).toContain("nothing to exchange")
+      }),
+    120_000
+  )
+
   it.effect("openapi prints the OpenAPI document without a database", () =>
     Effect.gen(function*() {
       const result = yield* cli(path.join(os.tmpdir(), `pulsebridge-cli-none-${crypto.randomUUID()}`), ["openapi"])

@@ -12,6 +12,12 @@ import type * as Redacted from "effect/Redacted"
 export interface ClientCredentials {
   readonly clientId: string
   readonly clientSecret: Redacted.Redacted
+  /**
+   * The app's OAuth 1.0a consumer key and secret, kept beside OAuth 2.0 credentials while
+   * connections made with OAuth 1.0a remain: their calls, and the exchange of their tokens for
+   * OAuth 2.0 ones (Garmin), are signed with these. Absent: the client id and secret above.
+   */
+  readonly oauth1?: { readonly clientId: string; readonly clientSecret: Redacted.Redacted } | undefined
 }
 
 /**
@@ -149,4 +155,16 @@ export interface ProviderAdapter {
   readonly refresh: (input: TokenInput) => Effect.Effect<TokenSet, ProviderError, HttpClient.HttpClient>
   /** Revokes the user's grant at the provider (Dexcom has none: succeeds without a call). */
   readonly revoke: (input: TokenInput) => Effect.Effect<void, ProviderError, HttpClient.HttpClient>
+  /**
+   * Moves a connection's OAuth 1.0a tokens (a `TokenSet` with a `tokenSecret`) onto this adapter's
+   * OAuth 2.0 tokens with no step of the user (Garmin's token exchange). `input.credentials` are
+   * the app's current credentials, with `oauth1` when its OAuth 1.0a ones are kept apart. Absent
+   * when the provider offers no such move.
+   */
+  readonly migrateTokens?:
+    | ((input: TokenInput) => Effect.Effect<TokenSet, ProviderError, HttpClient.HttpClient>)
+    | undefined
 }
+
+/** Tokens of OAuth 1.0a: they carry a token secret (OAuth 2.0 tokens never do). */
+export const isOAuth1Tokens = (tokens: TokenSet): boolean => tokens.tokenSecret !== null

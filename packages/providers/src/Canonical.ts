@@ -256,13 +256,18 @@ export type CanonicalDeletion =
 
 /**
  * What a provider notification comes to: re-read a window (the notification only says that
- * something changed), store records (pushed, or read because of the notification), or delete
- * records. `Store` with an empty batch still counts as a sync.
+ * something changed), store records (pushed, or read because of the notification), delete
+ * records, or record the user's new grant. `Store` with an empty batch still counts as a sync.
  */
 export type NotificationOutcome =
   | { readonly _tag: "Resync"; readonly window: DateWindow }
   | { readonly _tag: "Store"; readonly batch: CanonicalBatch }
   | { readonly _tag: "Delete"; readonly deletions: ReadonlyArray<CanonicalDeletion> }
+  /**
+   * The user changed what the app may read at the provider (Garmin's `userPermissionsChange`):
+   * the connection's `scopes` become these (space separated); reads of what was withdrawn stop.
+   */
+  | { readonly _tag: "Scopes"; readonly scopes: string }
 
 /** What runs once a backfill has stored its last window. */
 export interface AfterBackfillInput extends FetchInput {

@@ -91,6 +91,11 @@ export interface WebhookApp {
   readonly clientSecret: Redacted.Redacted
   /** Fitbit's subscriber verification code; null when none is configured. */
   readonly verificationCode: string | null
+  /**
+   * Other ids the provider may still name the app by: the OAuth 1.0a consumer key kept beside
+   * OAuth 2.0 credentials (Garmin's `garmin-client-id`).
+   */
+  readonly otherClientIds?: ReadonlyArray<string> | undefined
 }
 
 /** One notification for the connections of one provider user; `notification` is plain JSON. */
@@ -123,11 +128,23 @@ export type WebhookReceiver = (request: WebhookRequest, app: WebhookApp, nowMs: 
 
 export interface ProviderPlugin<Name extends string = string> {
   readonly catalog: CatalogEntry<Name>
+  /** The adapter of the catalogue's `authType`, used when an app's credentials name no other kind. */
   readonly adapter: ProviderAdapter
+  /**
+   * Adapters for the other kinds of credentials the provider accepts (Garmin: OAuth 2.0 beside
+   * OAuth 1.0a), one per `authType`; the kind stored with an app's credentials picks one.
+   */
+  readonly alternateAdapters?: ReadonlyArray<ProviderAdapter> | undefined
   readonly data: ProviderData
   /** Absent for providers that never push (Dexcom). */
   readonly webhooks?: WebhookReceiver | undefined
 }
+
+/** The plug-in's adapter for credentials of `authType`, if the provider accepts that kind. */
+export const adapterFor = (plugin: ProviderPlugin, authType: "OAuth1" | "OAuth2"): ProviderAdapter | undefined =>
+  plugin.adapter.authType === authType
+    ? plugin.adapter
+    : plugin.alternateAdapters?.find((adapter) => adapter.authType === authType)
 
 /**
  * The provider names that are a source of `input`, best first (ties keep the plug-ins' order).

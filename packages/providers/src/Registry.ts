@@ -51,8 +51,8 @@ export const makeRegistry = (plugins: ReadonlyArray<ProviderPlugin> = builtinPlu
     const { name, slug } = plugin.catalog
     if (byName.has(name)) throw new Error(`Two provider plug-ins are named ${name}`)
     if (bySlug.has(slug)) throw new Error(`Two provider plug-ins have the slug ${slug}`)
-    if (plugin.adapter.provider !== name) {
-      throw new Error(`The ${name} plug-in's adapter is for ${plugin.adapter.provider}`)
+    for (const adapter of [plugin.adapter, ...(plugin.alternateAdapters ?? [])]) {
+      if (adapter.provider !== name) throw new Error(`The ${name} plug-in's adapter is for ${adapter.provider}`)
     }
     byName.set(name, plugin)
     bySlug.set(slug, plugin)

@@ -75,7 +75,11 @@ describe("simulators", () => {
     const fitbit = fitbitDailySummary("pulsebridge", "ZX3ZLE", "2025-06-10", 1, "METRIC").summary
     expect([fitbit.steps, fitbit.caloriesOut, fitbit.distances[0]!.distance]).toEqual([3722, 2411, 2.75])
     const garmin = garminDaily("pulsebridge", "80071a77dfab36da9a5ef33d8a1bed9c", "2025-06-10", 1)
-    expect([garmin.summaryId, garmin.steps, garmin.startTimeInSeconds]).toEqual(["x8c3f37a-68472828", 8209, 1749493800])
+    expect([garmin.summaryId, garmin.steps, garmin.startTimeInSeconds]).toEqual([
+      "x8c3f37a-68472828-15180",
+      8209,
+      1749493800
+    ])
   })
 
   it.scopedLive("every simulator works mounted under a prefix, with URLs and signatures under that prefix", () =>

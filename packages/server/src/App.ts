@@ -21,6 +21,7 @@ import { ConnectionTokens } from "./connections/ConnectionTokens.js"
 import { ConnectionsHttpLive } from "./connections/Http.js"
 import { OAuthHttpLive } from "./connections/OAuthHttp.js"
 import { ProviderAccess } from "./connections/ProviderAccess.js"
+import { TokenExchange, TokenExchangeLive } from "./connections/TokenExchange.js"
 import { HealthData } from "./healthData/HealthData.js"
 import { defaultDeadlines, withDeadline } from "./http/Deadline.js"
 import { makeAppMiddleware } from "./http/Middleware.js"
@@ -68,8 +69,8 @@ export const DataLive = Layer.mergeAll(
 ).pipe(Layer.provideMerge(SecretBox.Default))
 
 /**
- * The sync runtime: `SyncQueue` for every role; the `ConnectionSync` entity and the periodic sync
- * where this process runs workers (`ROLE=all|worker`).
+ * The sync runtime: `SyncQueue` and `TokenExchange` for every role; the `ConnectionSync` entity,
+ * the periodic sync and the token-exchange job where this process runs workers (`ROLE=all|worker`).
  */
 const SyncLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
@@ -77,8 +78,11 @@ const SyncLive = Layer.unwrapEffect(Effect.gen(function*() {
     ...SyncSettings.defaultValue(),
     backfillDays: config.backfillDays ?? 30
   })
-  const workers = config.role === "api" ? Layer.empty : Layer.mergeAll(ConnectionSyncLive, PeriodicSyncLive)
+  const workers = config.role === "api"
+    ? Layer.empty
+    : Layer.mergeAll(ConnectionSyncLive, PeriodicSyncLive, TokenExchangeLive)
   return workers.pipe(
+    Layer.provideMerge(TokenExchange.Default),
     Layer.provideMerge(SyncQueueLive),
     Layer.provideMerge(ShardingLive),
     Layer.provideMerge(SyncEngine.Default),

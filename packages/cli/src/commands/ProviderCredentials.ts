@@ -3,6 +3,8 @@
  * encrypted, never printed) and list them.
  */
 import { Command, Options } from "@effect/cli"
+import { BadRequest } from "@pulsebridge/domain"
+import { adapterFor, ProviderRegistry } from "@pulsebridge/providers"
 import { ProviderCredentials } from "@pulsebridge/server/apps/ProviderCredentials"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -19,9 +21,27 @@ const providerCredentialsSet = Command.make(
   {
     app: appId,
     provider: providerOption,
-    clientId: Options.text("client-id").pipe(Options.withDescription("Client id (Garmin: consumer key)")),
+    clientId: Options.text("client-id").pipe(Options.withDescription("Client id (Garmin OAuth 1.0a: consumer key)")),
     clientSecret: Options.redacted("client-secret").pipe(
-      Options.withDescription("Client secret (Garmin: consumer secret); stored encrypted, never printed")
+      Options.withDescription("Client secret (Garmin OAuth 1.0a: consumer secret); stored encrypted, never printed")
+    ),
+    authType: Options.choice("auth-type", ["OAuth1", "OAuth2"] as const).pipe(
+      Options.optional,
+      Options.withDescription(
+        "Which OAuth the credentials are for (default: the provider's own). Garmin: OAuth2 once Garmin has " +
+          "converted the app; new users then connect with OAuth 2.0 and OAuth 1.0a connections are exchanged"
+      )
+    ),
+    oauth1ClientId: Options.text("oauth1-client-id").pipe(
+      Options.optional,
+      Options.withDescription(
+        "With --auth-type OAuth2: the OAuth 1.0a consumer key still signing OAuth 1.0a connections " +
+          "(default: the OAuth 1.0a credentials these replace)"
+      )
+    ),
+    oauth1ClientSecret: Options.redacted("oauth1-client-secret").pipe(
+      Options.optional,
+      Options.withDescription("With --oauth1-client-id: its consumer secret; stored encrypted, never printed")
     ),
     scopes: Options.text("scopes").pipe(Options.optional, Options.withDescription("Scopes, space or comma separated")),
     authBaseUrl: Options.text("auth-base-url").pipe(Options.optional),
@@ -40,10 +60,24 @@ const providerCredentialsSet = Command.make(
   (input) =>
     Effect.gen(function*() {
       const id = yield* requireApp(input.app)
+      const registry = yield* ProviderRegistry
+      const authType = Option.getOrUndefined(input.authType)
+      if (authType !== undefined && Option.isSome(registry.find(input.provider))) {
+        const plugin = registry.plugin(input.provider)
+        if (adapterFor(plugin, authType) === undefined) {
+          return yield* new BadRequest({ message: `${input.provider} does not accept ${authType} credentials` })
+        }
+      }
+      if (Option.isSome(input.oauth1ClientId) !== Option.isSome(input.oauth1ClientSecret)) {
+        return yield* new BadRequest({ message: "--oauth1-client-id and --oauth1-client-secret go together" })
+      }
       const store = yield* ProviderCredentials
       yield* store.set(id, input.provider, {
         clientId: input.clientId,
         clientSecret: input.clientSecret,
+        authType,
+        oauth1ClientId: Option.getOrUndefined(input.oauth1ClientId),
+        oauth1ClientSecret: Option.getOrUndefined(input.oauth1ClientSecret),
         scopes: Option.getOrUndefined(input.scopes),
         authBaseUrl: Option.getOrUndefined(input.authBaseUrl),
         tokenBaseUrl: Option.getOrUndefined(input.tokenBaseUrl),
@@ -53,8 +87,15 @@ const providerCredentialsSet = Command.make(
       })
       yield* printResult(
         input.json,
-        { app: id, provider: input.provider, clientId: input.clientId },
-        () => `Stored ${input.provider} credentials for app ${id} (client id ${input.clientId}).`
+        {
+          app: id,
+          provider: input.provider,
+          clientId: input.clientId,
+          ...(authType === undefined ? {} : { authType })
+        },
+        () =>
+          `Stored ${input.provider} ${authType === undefined ? "" : `${authType} `}credentials for app ${id} ` +
+          `(client id ${input.clientId}).`
       )
     }).pipe(withServices(input.json))
 ).pipe(Command.withDescription("Set an app's credentials at a provider (the secret is stored encrypted)"))
@@ -66,6 +107,8 @@ const providerCredentialsList = Command.make("list", { app: appId, json }, ({ ap
     const items = rows.map((row) => ({
       provider: row.provider,
       clientId: row.clientId,
+      authType: row.authType,
+      oauth1ClientId: row.oauth1ClientId,
       scopes: row.scopes,
       authBaseUrl: row.authBaseUrl,
       tokenBaseUrl: row.tokenBaseUrl,
@@ -79,7 +122,10 @@ const providerCredentialsList = Command.make("list", { app: appId, json }, ({ ap
       () =>
         items.length === 0
           ? "No provider credentials."
-          : items.map((item) => `${item.provider}  client id ${item.clientId}  scopes ${item.scopes ?? "(defaults)"}`)
+          : items.map((item) =>
+            `${item.provider}  ${item.authType ?? "(provider's own auth type)"}  client id ${item.clientId}  ` +
+            `scopes ${item.scopes ?? "(defaults)"}`
+          )
             .join("\n")
     )
   }).pipe(withServices(json))).pipe(Command.withDescription("List an app's provider credentials (never the secrets)"))

@@ -21,13 +21,17 @@ import { quietLogs, reportFailure } from "../Output.js"
 const ServicesFromEnv = DataLive.pipe(
   Layer.provideMerge(ProviderRegistry.Default),
   Layer.provideMerge(DatabaseLive({ attach: true })),
-  Layer.provide(ServerConfig.Default)
+  Layer.provideMerge(ServerConfig.Default)
 )
 
 /** Runs a command body over the services, with its output rules: quiet logs, and failures printed once. */
 export const withServices = (json: boolean) =>
 <A, E>(
-  effect: Effect.Effect<A, E, Apps | Users | ProviderCredentials | Quarantine>
+  effect: Effect.Effect<
+    A,
+    E,
+    Apps | Users | ProviderCredentials | Quarantine | Layer.Layer.Success<typeof ServicesFromEnv>
+  >
 ) => effect.pipe(withContractErrors, Effect.provide(ServicesFromEnv), quietLogs, reportFailure(json))
 
 /** The app of `--app`; the users service trusts its app id, so an unknown one is refused here. */

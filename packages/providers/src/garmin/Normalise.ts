@@ -1,27 +1,44 @@
 /**
  * Garmin daily summaries ("dailies") as Garmin writes them (push, pull and backfill alike), and
- * their pure normalisation into `DailyActivityRecord`s keyed by `summaryId`; also the reading of
- * a push or ping delivery's items.
+ * their pure normalisation into `DailyActivityRecord`s, one per user and local day.
  *
- * Garmin re-sends a day's summary as the day goes on, always under the same `summaryId`; the
- * latest copy is the most complete, so of several copies the last one is kept.
+ * Identity: Garmin uploads a day several times as it goes on (a partial day, then the full day),
+ * and each upload has its own `summaryId` (it encodes the span covered), while the day keeps its
+ * `startTimeInSeconds` and `calendarDate`. A record is therefore keyed `<userId>:<calendarDate>`:
+ * a later upload of the day replaces the earlier one, never adds to it. Of several uploads of one
+ * day in one batch, the one covering the longest span (`durationInSeconds`) wins; on a tie, the
+ * later one.
+ *
+ * Date: `calendarDate` when present; the Health API allows it to be missing, and then the date is
+ * the local date of `startTimeInSeconds + startTimeOffsetInSeconds`.
+ *
+ * Each daily is decoded on its own: one that cannot be read (no date to be had, a negative step
+ * count) is quarantined with its JSON and the reason, and the others are stored.
+ *
+ * Fields no canonical field holds stay in the raw JSON, which is the provider's record minus the
+ * user's access token: among them wheelchair users' `pushes` and `pushDistanceInMeters`, stress,
+ * body battery and heart-rate samples.
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type { DailyActivityRecord } from "../Canonical.js"
-import { DateString, keepUnknownFields, lastByKey } from "../Shared.js"
+import type { DailyActivityRecord, QuarantinedRecord } from "../Canonical.js"
+import { DateString, decodeEach, keepUnknownFields, lastByKey, localDate } from "../Shared.js"
 
 const Count = Schema.Number.pipe(Schema.nonNegative())
+const Seconds = Schema.Number.pipe(Schema.int())
 
 /**
- * A daily summary as Garmin sends it (push, pull and backfill alike). Units are in the names:
- * kilocalories, metres, seconds, bpm. Only the key fields are required: a summary of a day just
- * begun may leave the rest out.
+ * A daily summary as Garmin sends it. Units are in the names: kilocalories, metres, seconds,
+ * bpm. Only the key fields are required (a summary of a day just begun may leave the rest out);
+ * the day needs `calendarDate` or `startTimeInSeconds`.
  */
 export const GarminDaily = Schema.Struct({
   userId: Schema.optional(Schema.String),
   summaryId: Schema.NonEmptyString,
-  calendarDate: DateString,
+  calendarDate: Schema.optional(DateString),
+  startTimeInSeconds: Schema.optional(Seconds),
+  startTimeOffsetInSeconds: Schema.optional(Seconds),
+  durationInSeconds: Schema.optional(Count),
   steps: Schema.optional(Count),
   activeKilocalories: Schema.optional(Count),
   bmrKilocalories: Schema.optional(Count),
@@ -31,8 +48,28 @@ export const GarminDaily = Schema.Struct({
   vigorousIntensityDurationInSeconds: Schema.optional(Count),
   floorsClimbed: Schema.optional(Count),
   restingHeartRateInBeatsPerMinute: Schema.optional(Schema.NullOr(Schema.Number))
-}).annotations(keepUnknownFields)
+}).annotations(keepUnknownFields).pipe(
+  Schema.filter((daily) =>
+    daily.calendarDate !== undefined || daily.startTimeInSeconds !== undefined
+      ? undefined
+      : { path: ["calendarDate"], message: "calendarDate is missing and there is no startTimeInSeconds to derive it" }
+  )
+)
 export type GarminDaily = typeof GarminDaily.Type
+
+/** The day of a summary: `calendarDate`, else the local date of its start. */
+export const garminDayOf = (daily: {
+  readonly calendarDate?: string | undefined
+  readonly startTimeInSeconds?: number | undefined
+  readonly startTimeOffsetInSeconds?: number | undefined
+}): string | undefined => {
+  if (daily.calendarDate !== undefined) return daily.calendarDate
+  if (daily.startTimeInSeconds === undefined) return undefined
+  return localDate(daily.startTimeInSeconds * 1000, (daily.startTimeOffsetInSeconds ?? 0) / 60)
+}
+
+/** A day's record id: the user and the local date. */
+export const garminDailyId = (userId: string, date: string): string => `${userId}:${date}`
 
 /**
  * A summary as a canonical record. Total energy is active + BMR. Garmin reports moderate and
@@ -40,15 +77,20 @@ export type GarminDaily = typeof GarminDaily.Type
  * are the active time left after moderate and vigorous (never below 0), and sedentary minutes
  * are reported as 0 because Garmin does not separate sedentary time from sleep.
  */
-export const normaliseGarminDaily = (daily: GarminDaily): DailyActivityRecord => {
+export const normaliseGarminDaily = (daily: GarminDaily, userId: string): DailyActivityRecord => {
+  const date = garminDayOf(daily)
+  // The schema's filter guarantees a date; a start too far out for a calendar is still refused here.
+  if (date === undefined || !/^\d{4}-\d{2}-\d{2}$/.test(date)) {
+    throw new Error("startTimeInSeconds does not give a calendar date")
+  }
   const moderate = daily.moderateIntensityDurationInSeconds ?? 0
   const vigorous = daily.vigorousIntensityDurationInSeconds ?? 0
   const light = daily.activeTimeInSeconds === undefined
     ? 0
     : Math.max(0, daily.activeTimeInSeconds - moderate - vigorous)
   return {
-    providerRecordId: daily.summaryId,
-    date: daily.calendarDate,
+    providerRecordId: garminDailyId(userId, date),
+    date,
     steps: daily.steps ?? 0,
     caloriesOut: (daily.activeKilocalories ?? 0) + (daily.bmrKilocalories ?? 0),
     activeCalories: daily.activeKilocalories ?? null,
@@ -67,37 +109,94 @@ export const normaliseGarminDaily = (daily: GarminDaily): DailyActivityRecord =>
  * The summary's JSON without `userAccessToken`, which OAuth 1.0a apps get in every item: a live
  * credential has no place in stored (and served) provider JSON.
  */
-const rawJsonOf = (daily: GarminDaily): string => {
-  const { userAccessToken: _token, ...rest } = daily as GarminDaily & { readonly userAccessToken?: unknown }
+const rawJsonOf = (daily: unknown): string => {
+  if (typeof daily !== "object" || daily === null) return JSON.stringify(daily)
+  const { userAccessToken: _token, ...rest } = daily as { readonly userAccessToken?: unknown }
   return JSON.stringify(rest)
 }
 
-/** Normalises summaries, keeping the last copy of each `summaryId`. */
-export const normaliseGarminDailies = (dailies: ReadonlyArray<GarminDaily>): ReadonlyArray<DailyActivityRecord> =>
-  lastByKey(dailies.map(normaliseGarminDaily), (record) => record.providerRecordId)
+/** The record id of a raw item, when its day can be read (for quarantined items). */
+const idOfRaw = (userId: string) => (raw: unknown): string | null => {
+  if (typeof raw !== "object" || raw === null) return null
+  const item = raw as Record<string, unknown>
+  const calendarDate = typeof item["calendarDate"] === "string" && /^\d{4}-\d{2}-\d{2}$/.test(item["calendarDate"])
+    ? item["calendarDate"]
+    : undefined
+  const start = typeof item["startTimeInSeconds"] === "number" ? item["startTimeInSeconds"] : undefined
+  const offset = typeof item["startTimeOffsetInSeconds"] === "number" ? item["startTimeOffsetInSeconds"] : undefined
+  const date = garminDayOf({ calendarDate, startTimeInSeconds: start, startTimeOffsetInSeconds: offset })
+  return date === undefined || Number.isNaN(Date.parse(date)) ? null : garminDailyId(userId, date)
+}
 
-/** A pushed summary names its user. */
-const PushedDaily = Schema.Struct({ ...GarminDaily.fields, userId: Schema.String }).annotations(keepUnknownFields)
-const PushEnvelope = Schema.Struct({ dailies: Schema.Array(Schema.Unknown) })
-const decodePushEnvelope = Schema.decodeUnknownEither(PushEnvelope)
-const decodePushItem = Schema.decodeUnknownEither(PushedDaily)
+/** How complete an upload is: the span it covers. */
+const coverage = (record: DailyActivityRecord): number => {
+  const duration = (JSON.parse(record.rawJson) as { readonly durationInSeconds?: unknown }).durationInSeconds
+  return typeof duration === "number" ? duration : 0
+}
 
 /**
- * The summaries of a push delivery (`{"dailies":[...]}`) with the Garmin user each belongs to.
- * Items that are not summaries (ping items, malformed ones) are left out, as is everything when
- * the body is not a dailies envelope; of several copies of a `summaryId` the last one is kept.
+ * One record per day: the upload covering the most of the day; on a tie, the later one. Records
+ * keep the position of the winning upload.
  */
-export const garminPushDailies = (
-  body: unknown
-): ReadonlyArray<{ readonly userId: string; readonly record: DailyActivityRecord }> => {
-  const envelope = decodePushEnvelope(body)
-  if (Either.isLeft(envelope)) return []
-  const out: Array<{ readonly userId: string; readonly record: DailyActivityRecord }> = []
-  for (const item of envelope.right.dailies) {
-    const decoded = decodePushItem(item)
-    if (Either.isRight(decoded)) out.push({ userId: decoded.right.userId, record: normaliseGarminDaily(decoded.right) })
+const latestOfEachDay = (records: ReadonlyArray<DailyActivityRecord>): ReadonlyArray<DailyActivityRecord> => {
+  const best = new Map<string, DailyActivityRecord>()
+  for (const record of records) {
+    const held = best.get(record.providerRecordId)
+    if (held === undefined || coverage(record) >= coverage(held)) {
+      best.delete(record.providerRecordId)
+      best.set(record.providerRecordId, record)
+    }
   }
-  return lastByKey(out, (entry) => `${entry.userId}\u0000${entry.record.providerRecordId}`)
+  return Array.from(best.values())
+}
+
+/** Garmin's dailies read one by one (a bad one quarantined), one record per day kept. */
+export const normaliseGarminDailies = (
+  items: ReadonlyArray<unknown>,
+  userId: string
+): { readonly records: ReadonlyArray<DailyActivityRecord>; readonly quarantined: ReadonlyArray<QuarantinedRecord> } => {
+  const decoded = decodeEach({
+    kind: "DailyActivity",
+    schema: GarminDaily,
+    items: items.map(withoutAccessToken),
+    normalise: (daily: GarminDaily) => normaliseGarminDaily(daily, userId),
+    idOf: idOfRaw(userId)
+  })
+  return {
+    records: latestOfEachDay(decoded.records),
+    quarantined: lastByKey(decoded.quarantined, (q) => q.providerRecordId ?? q.rawJson)
+  }
+}
+
+/** A quarantined item's raw JSON must not keep the user's access token either. */
+const withoutAccessToken = (item: unknown): unknown => {
+  if (typeof item !== "object" || item === null || !("userAccessToken" in item)) return item
+  const { userAccessToken: _token, ...rest } = item as { readonly userAccessToken?: unknown }
+  return rest
+}
+
+// ---- deliveries ----
+
+const Envelope = Schema.Struct({
+  dailies: Schema.optional(Schema.Array(Schema.Unknown)),
+  userPermissionsChange: Schema.optional(Schema.Array(Schema.Unknown))
+})
+const decodeEnvelope = Schema.decodeUnknownEither(Envelope)
+
+const PushedItem = Schema.Struct({ userId: Schema.String, callbackURL: Schema.optional(Schema.Unknown) })
+const decodePushedItem = Schema.decodeUnknownEither(PushedItem)
+
+/**
+ * The summaries of a push delivery (`{"dailies":[...]}`) for one user: items of other users and
+ * ping items are left out, as is everything when the body is not a dailies envelope.
+ */
+export const garminPushDailies = (body: unknown, userId: string): ReadonlyArray<unknown> => {
+  const envelope = decodeEnvelope(body)
+  if (Either.isLeft(envelope)) return []
+  return (envelope.right.dailies ?? []).filter((item) => {
+    const head = decodePushedItem(item)
+    return Either.isRight(head) && head.right.userId === userId && head.right.callbackURL === undefined
+  })
 }
 
 const PingItem = Schema.Struct({ userId: Schema.String, callbackURL: Schema.String })
@@ -107,9 +206,9 @@ const decodePingItem = Schema.decodeUnknownEither(PingItem)
 export const garminPingCallbacks = (
   body: unknown
 ): ReadonlyArray<{ readonly userId: string; readonly callbackUrl: string }> => {
-  const envelope = decodePushEnvelope(body)
+  const envelope = decodeEnvelope(body)
   if (Either.isLeft(envelope)) return []
-  return envelope.right.dailies.flatMap((item) => {
+  return (envelope.right.dailies ?? []).flatMap((item) => {
     const decoded = decodePingItem(item)
     return Either.isRight(decoded) ? [{ userId: decoded.right.userId, callbackUrl: decoded.right.callbackURL }] : []
   })

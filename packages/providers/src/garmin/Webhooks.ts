@@ -1,9 +1,12 @@
 /**
  * Garmin push and ping in. Garmin signs nothing: the `garmin-client-id` header must be the app's
- * consumer key (401 otherwise). A delivery is `{"dailies":[...], "deregistrations":[...]}`. A
- * dailies item with a `callbackURL` is a ping (one notification each: pull that URL); the others
- * are pushed summaries, grouped into one notification per user. Deregistrations name the users
- * who withdrew our access at Garmin. Items that name no user are skipped.
+ * consumer key or OAuth 2.0 client id (401 otherwise). A delivery is `{"dailies":[...],
+ * "userPermissionsChange":[...], "deregistrations":[...]}`; users are named by `userId` (OAuth 1.0a
+ * apps also get `userAccessToken`, which is never relied on: after the move to OAuth 2.0 it is
+ * gone). A dailies item with a `callbackURL` is a ping (one notification each: pull that URL, its
+ * `token=` pull token included); the others are pushed summaries, grouped into one notification
+ * per user. A permission change carries the user's permissions as they now are. Deregistrations
+ * name the users who withdrew our access at Garmin. Items that name no user are skipped.
  */
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -17,22 +20,35 @@ import type { WebhookNotification, WebhookReceiver } from "../Plugin.js"
  */
 export const GarminNotification = Schema.Union(
   Schema.TaggedStruct("GarminPush", { dailiesJson: Schema.parseJson() }),
-  Schema.TaggedStruct("GarminPing", { callbackUrl: Schema.String })
+  Schema.TaggedStruct("GarminPing", { callbackUrl: Schema.String }),
+  Schema.TaggedStruct("GarminPermissions", {
+    permissions: Schema.Array(Schema.String),
+    changeTimeInSeconds: Schema.optional(Schema.Number)
+  })
 )
 /** The notification as stored and passed around: plain JSON. */
 export type GarminNotification = typeof GarminNotification.Encoded
 
 const Item = Schema.Struct({ userId: Schema.String, callbackURL: Schema.optional(Schema.String) })
 const decodeItem = Schema.decodeUnknownOption(Item)
+const PermissionsItem = Schema.Struct({
+  userId: Schema.String,
+  permissions: Schema.Array(Schema.String),
+  changeTimeInSeconds: Schema.optional(Schema.Number)
+})
+const decodePermissionsItem = Schema.decodeUnknownOption(PermissionsItem)
 const decodeBody = Schema.decodeUnknownEither(Schema.parseJson(Schema.Struct({
   dailies: Schema.optional(Schema.Array(Schema.Unknown)),
+  userPermissionsChange: Schema.optional(Schema.Array(Schema.Unknown)),
   deregistrations: Schema.optional(Schema.Array(Item))
 })))
 
 export const garminWebhooks: WebhookReceiver = (request, app) => {
   if (request.method !== "POST") return rejected(404, "Not found")
   const clientId = request.headers["garmin-client-id"]
-  if (clientId === undefined || !sameSecret(app.clientId, clientId)) {
+  // After a move to OAuth 2.0 Garmin may name the app by its client id or its old consumer key.
+  const known = [app.clientId, ...(app.otherClientIds ?? [])]
+  if (clientId === undefined || !known.some((id) => sameSecret(id, clientId))) {
     return rejected(401, "Missing or wrong garmin-client-id")
   }
   const parsed = decodeBody(request.body)
@@ -55,6 +71,18 @@ export const garminWebhooks: WebhookReceiver = (request, app) => {
   for (const [userId, dailies] of pushes) {
     const push: GarminNotification = { _tag: "GarminPush", dailiesJson: JSON.stringify({ dailies }) }
     notifications.push({ providerUserId: userId, notification: push })
+  }
+  for (const item of parsed.right.userPermissionsChange ?? []) {
+    const change = decodePermissionsItem(item)
+    if (Option.isNone(change)) continue
+    const notification: GarminNotification = {
+      _tag: "GarminPermissions",
+      permissions: change.value.permissions,
+      ...(change.value.changeTimeInSeconds === undefined
+        ? {}
+        : { changeTimeInSeconds: change.value.changeTimeInSeconds })
+    }
+    notifications.push({ providerUserId: change.value.userId, notification })
   }
   return accepted(200, notifications, (parsed.right.deregistrations ?? []).map((item) => item.userId))
 }

@@ -8,12 +8,16 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import type { DailyActivityRecord } from "@pulsebridge/providers"
 import {
+  garminBackfillRanges,
   GarminDaily,
   GarminData,
   garminMaxPullSeconds,
+  GarminOAuth2Adapter,
   garminPingCallbacks,
   garminPushDailies,
   garminUploadWindows,
+  garminWebhooks,
+  isAccessLost,
   normaliseGarminDailies,
   normaliseGarminDaily,
   pullGarminCallback
@@ -22,7 +26,8 @@ import { garminDaily, serveHttpApp } from "@pulsebridge/sandbox"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { connect, NOW, withHttp } from "../fixtures/Simulated.js"
+import { connect, NOW, simClient, withHttp } from "../fixtures/Simulated.js"
+import { app, post } from "../fixtures/Webhook.js"
 
 const decode = Schema.decodeUnknownSync(GarminDaily)
 
@@ -53,10 +58,15 @@ const specDaily = {
   stepsGoal: 4500
 }
 
+/** The day of a simulator summary: its `calendarDate`, or the local date of its start. */
+const dayOf = (d: ReturnType<typeof garminDaily>): string =>
+  (d as { calendarDate?: string }).calendarDate ??
+    new Date((d.startTimeInSeconds + d.startTimeOffsetInSeconds) * 1000).toISOString().slice(0, 10)
+
 /** What a simulator summary must normalise to. */
-const expected = (d: ReturnType<typeof garminDaily>): DailyActivityRecord => ({
-  providerRecordId: d.summaryId,
-  date: d.calendarDate,
+const expected = (d: ReturnType<typeof garminDaily>, userId: string): DailyActivityRecord => ({
+  providerRecordId: `${userId}:${dayOf(d)}`,
+  date: dayOf(d),
   steps: d.steps,
   caloriesOut: d.activeKilocalories + d.bmrKilocalories,
   activeCalories: d.activeKilocalories,
@@ -72,11 +82,13 @@ const expected = (d: ReturnType<typeof garminDaily>): DailyActivityRecord => ({
   rawJson: expect.any(String) as unknown as string
 })
 
+const specUser = specDaily.userId
+
 describe("normaliseGarminDaily", () => {
-  it("maps the documented summary: total = active + BMR, seconds to minutes, summaryId as the key", () => {
-    const record = normaliseGarminDaily(decode(specDaily))
+  it("maps the documented summary: total = active + BMR, seconds to minutes, keyed by user and day", () => {
+    const record = normaliseGarminDaily(decode(specDaily), specUser)
     expect(record).toEqual({
-      providerRecordId: " EXAMPLE_67891",
+      providerRecordId: `${specUser}:2016-01-11`,
       date: "2016-01-11",
       steps: 4210,
       caloriesOut: 2052,
@@ -96,35 +108,90 @@ describe("normaliseGarminDaily", () => {
     expect(record.rawJson).not.toContain(specDaily.userAccessToken)
   })
 
-  it("keeps the last copy of a re-sent summary", () => {
-    const morning = { ...specDaily, summaryId: "x1-a", steps: 1200, activeKilocalories: 80, durationInSeconds: 30_000 }
-    const evening = { ...morning, steps: 9800, activeKilocalories: 610, durationInSeconds: 86_400 }
-    const other = { ...specDaily, summaryId: "x1-b", calendarDate: "2016-01-12" }
-    const records = normaliseGarminDailies([morning, other, evening].map((d) => decode(d)))
-    expect(records.map((r) => [r.providerRecordId, r.steps, r.caloriesOut])).toEqual([
-      ["x1-b", 4210, 2052],
-      ["x1-a", 9800, 610 + 1731]
-    ])
+  it("a day uploaded partial then full (new summaryId each time) leaves one record with the full values", () => {
+    // Garmin's updates of one day: same startTimeInSeconds and calendarDate, a summaryId per upload.
+    const partial = {
+      ...specDaily,
+      summaryId: "x4aacafe-56934e00-7080",
+      durationInSeconds: 28_800,
+      steps: 1200,
+      activeKilocalories: 80,
+      bmrKilocalories: 577
+    }
+    const full = { ...specDaily, summaryId: "x4aacafe-56934e00-15180", durationInSeconds: 86_400 }
+    const other = { ...specDaily, summaryId: "x4aacafe-56949f80-15180", calendarDate: "2016-01-12" }
+    for (const order of [[partial, other, full], [full, other, partial]]) {
+      const { quarantined, records } = normaliseGarminDailies(order, specUser)
+      expect(quarantined).toEqual([])
+      expect(records.map((r) => [r.providerRecordId, r.steps, r.caloriesOut])).toEqual(
+        expect.arrayContaining([
+          [`${specUser}:2016-01-11`, 4210, 2052],
+          [`${specUser}:2016-01-12`, 4210, 2052]
+        ])
+      )
+      expect(records).toHaveLength(2)
+      expect(JSON.parse(records.find((r) => r.date === "2016-01-11")!.rawJson).summaryId).toBe(full.summaryId)
+    }
+    // two uploads covering the same span: the later one wins
+    const later = { ...full, summaryId: "x4aacafe-56934e00-15180b", steps: 4300 }
+    const { records } = normaliseGarminDailies([full, later], specUser)
+    expect(records.map((r) => r.steps)).toEqual([4300])
   })
 
-  it("reads a push body by user, skipping ping items and malformed ones, the last copy winning", () => {
+  it("a daily without calendarDate gets the local date of startTimeInSeconds + startTimeOffsetInSeconds", () => {
+    const { calendarDate: _date, ...undated } = specDaily
+    // UTC-6: the local day 2016-01-11 starts at 06:00Z
+    const west = { ...undated, startTimeInSeconds: 1452492000, startTimeOffsetInSeconds: -21_600 }
+    // UTC+13: the local day 2016-01-11 starts at 11:00Z the day before
+    const east = { ...undated, summaryId: "x2", startTimeInSeconds: 1452423600, startTimeOffsetInSeconds: 46_800 }
+    const { quarantined, records } = normaliseGarminDailies([west, east], specUser)
+    expect(quarantined).toEqual([])
+    expect(records.map((r) => [r.date, r.providerRecordId])).toEqual([["2016-01-11", `${specUser}:2016-01-11`]])
+    expect(normaliseGarminDaily(decode(west), specUser).date).toBe("2016-01-11")
+    expect(normaliseGarminDaily(decode(east), specUser).date).toBe("2016-01-11")
+  })
+
+  it("quarantines a bad daily with its reason and raw JSON (never the access token) and stores the rest", () => {
+    const { calendarDate: _date, startTimeInSeconds: _start, ...dateless } = specDaily
+    const negative = { ...specDaily, summaryId: "x3", calendarDate: "2016-01-12", steps: -40 }
+    const good = { ...specDaily, summaryId: "x4", calendarDate: "2016-01-13" }
+    const { quarantined, records } = normaliseGarminDailies([dateless, negative, "not a daily", good], specUser)
+    expect(records.map((r) => r.date)).toEqual(["2016-01-13"])
+    expect(quarantined.map((q) => [q.kind, q.providerRecordId])).toEqual([
+      ["DailyActivity", null],
+      ["DailyActivity", `${specUser}:2016-01-12`],
+      ["DailyActivity", null]
+    ])
+    expect(quarantined[0]!.reason).toContain("calendarDate")
+    expect(quarantined[1]!.reason).toContain("steps")
+    for (const q of quarantined) expect(q.rawJson).not.toContain(specDaily.userAccessToken)
+    expect(JSON.parse(quarantined[1]!.rawJson)).toMatchObject({ summaryId: "x3", steps: -40 })
+  })
+
+  it("keeps a wheelchair user's pushes and push distance in the raw JSON", () => {
+    const wheelchair = { ...specDaily, pushes: 3120, pushDistanceInMeters: 5928.4 }
+    const record = normaliseGarminDaily(decode(wheelchair), specUser)
+    expect(JSON.parse(record.rawJson)).toMatchObject({ pushes: 3120, pushDistanceInMeters: 5928.4 })
+  })
+
+  it("reads a push body for its user, skipping ping items and other users' items", () => {
     const body = {
       dailies: [
         { ...specDaily, steps: 100 },
-        { userId: "u-2", uploadStartTimeInSeconds: 1, uploadEndTimeInSeconds: 2, callbackURL: "https://x/y" },
+        { userId: specUser, uploadStartTimeInSeconds: 1, uploadEndTimeInSeconds: 2, callbackURL: "https://x/y" },
         { ...specDaily, summaryId: 42 },
         { ...specDaily, steps: 4300 },
         { ...specDaily, userId: "u-3", summaryId: "other" }
       ]
     }
-    const pushed = garminPushDailies(body)
-    expect(pushed.map((p) => [p.userId, p.record.providerRecordId, p.record.steps])).toEqual([
-      [specDaily.userId, " EXAMPLE_67891", 4300],
-      ["u-3", "other", 4210]
-    ])
-    expect(garminPushDailies({ epochs: [] })).toEqual([])
-    expect(garminPushDailies("not json")).toEqual([])
-    expect(garminPingCallbacks(body)).toEqual([{ userId: "u-2", callbackUrl: "https://x/y" }])
+    const items = garminPushDailies(body, specUser)
+    expect(items).toHaveLength(3)
+    const { quarantined, records } = normaliseGarminDailies(items, specUser)
+    expect(records.map((r) => [r.providerRecordId, r.steps])).toEqual([[`${specUser}:2016-01-11`, 4300]])
+    expect(quarantined.map((q) => q.reason)).toEqual([expect.stringContaining("summaryId")])
+    expect(garminPushDailies({ epochs: [] }, specUser)).toEqual([])
+    expect(garminPushDailies("not json", specUser)).toEqual([])
+    expect(garminPingCallbacks(body)).toEqual([{ userId: specUser, callbackUrl: "https://x/y" }])
   })
 
   it("refuses a summary without its key fields", () => {
@@ -164,7 +231,7 @@ const receiver = Effect.gen(function*() {
   return { url: `${server.baseUrl}/garmin`, bodies }
 })
 
-describe("GarminData.fetchWindow against the simulator", () => {
+describe("GarminData.fetchWindow against the simulator (OAuth 1.0a)", () => {
   it.scopedLive("pulls the window's upload times and keeps each day's latest, complete summary", () =>
     withHttp(Effect.gen(function*() {
       const { input, providerUserId, seed, sim } = yield* connect("Garmin")
@@ -175,13 +242,16 @@ describe("GarminData.fetchWindow against the simulator", () => {
       expect(inWindow.map((r) => r.date).sort()).toEqual(dates)
       for (const record of inWindow) {
         const day = garminDaily(seed, providerUserId, record.date, 1)
-        expect(record).toEqual(expected(day))
+        expect(record).toEqual(expected(day, providerUserId))
         const { userAccessToken: _token, ...raw } = JSON.parse(record.rawJson)
         expect(raw).toEqual({ userId: providerUserId, ...JSON.parse(JSON.stringify(day)) })
       }
-      // one record per summary although earlier uploads of the same days came back too
+      // some of the simulator's days come without calendarDate, as Garmin allows
+      expect(inWindow.some((r) => !("calendarDate" in JSON.parse(r.rawJson)))).toBe(true)
+      // one record per day although earlier uploads (other summaryIds) of the same days came back too
       const ids = batch.dailyActivity.map((r) => r.providerRecordId)
       expect(new Set(ids).size).toBe(ids.length)
+      expect(batch.quarantined).toEqual([])
       expect(batch.dailyActivity.every((r) => !r.rawJson.includes(Redacted.value(input().tokens.accessToken)))).toBe(
         true
       )
@@ -195,7 +265,7 @@ describe("GarminData.fetchWindow against the simulator", () => {
       expect(windows.length).toBe(9)
     })))
 
-  it.scopedLive("a 429 carries Retry-After; a 500 is status 500; a cut reply is malformed; a dead token is 401", () =>
+  it.scopedLive("a 429 carries Retry-After; a 500 is status 500; a cut reply is malformed; a revoked token is access_revoked", () =>
     withHttp(Effect.gen(function*() {
       const { input, sim } = yield* connect("Garmin")
       const window = { from: "2025-06-12", to: "2025-06-12" }
@@ -213,29 +283,207 @@ describe("GarminData.fetchWindow against the simulator", () => {
       sim.control.injectFault({ path: pullPath, kind: "expiredToken" })
       expect(yield* Effect.flip(GarminData.fetchWindow(input(), window))).toMatchObject({ status: 401 })
 
-      // deregistered at Garmin: the token is no longer valid
+      // deregistered at Garmin: the token is refused with 403, read as a lost grant
       sim.control.revokeUser(input().providerUserId)
       const revoked = yield* Effect.flip(GarminData.fetchWindow(input(), window))
-      expect(revoked).toMatchObject({ status: 401 })
-      expect(revoked.message).toContain("Invalid user access token")
+      expect(revoked).toMatchObject({ status: 403, code: "access_revoked" })
+      expect(isAccessLost(revoked)).toBe(true)
     })))
 
-  it.scopedLive("refuses tokens without a token secret, without calling Garmin", () =>
+  it.scopedLive("a summary type the user did not permit (412) is skipped with the reason, not retried", () =>
     withHttp(Effect.gen(function*() {
-      const { input, sim } = yield* connect("Garmin")
-      const base = input()
-      const error = yield* Effect.flip(
-        GarminData.fetchWindow({ ...base, tokens: { ...base.tokens, tokenSecret: null } }, {
-          from: "2025-06-12",
-          to: "2025-06-12"
-        })
-      )
-      expect(error.message).toContain("no token secret")
+      const { input, sim } = yield* connect("Garmin", { granted: ["ACTIVITY_EXPORT"] })
+      expect(input().tokens.scopes).toBe("ACTIVITY_EXPORT")
+      const window = { from: "2025-06-12", to: "2025-06-12" }
+      // The permissions are known: nothing is asked of Garmin.
+      const known = yield* GarminData.fetchWindow(input(), window)
+      expect(known.dailyActivity).toEqual([])
+      expect(known.quarantined.map((q) => q.reason)).toEqual([expect.stringContaining("HEALTH_EXPORT")])
       expect(sim.control.calls()).toHaveLength(0)
+      // Unknown permissions (a connection made before they were read): Garmin's 412 ends the read.
+      const unknown = input()
+      const batch = yield* GarminData.fetchWindow({ ...unknown, tokens: { ...unknown.tokens, scopes: "" } }, window)
+      expect(batch.dailyActivity).toEqual([])
+      expect(batch.quarantined.map((q) => q.reason)).toEqual([expect.stringContaining("412")])
+      expect(sim.control.calls({ path: pullPath, status: 412 })).toHaveLength(1)
     })))
 })
 
-describe("Garmin push and ping against the simulator", () => {
+describe("GarminData against the simulator (OAuth 2.0)", () => {
+  const oauth2 = (options: { readonly granted?: ReadonlyArray<string> } = {}) =>
+    connect("Garmin", { adapter: GarminOAuth2Adapter, ...options })
+
+  it.scopedLive("connects with PKCE, reads the permissions as scopes, and identifies the user with the bearer token", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, providerUserId, tokens } = yield* oauth2()
+      expect(tokens.tokenSecret).toBeNull()
+      expect(tokens.refreshToken).not.toBeNull()
+      expect(tokens.expiresAt!.getTime() - Date.now()).toBeGreaterThan(86_000_000)
+      expect(tokens.scopes.split(" ")).toContain("HISTORICAL_DATA_EXPORT")
+      expect(providerUserId).toMatch(/^[0-9a-f]{32}$/)
+      // refresh rotates; the spent refresh token is refused after
+      const refreshed = yield* GarminOAuth2Adapter.refresh(input())
+      expect(Redacted.value(refreshed.refreshToken!)).not.toBe(Redacted.value(tokens.refreshToken!))
+      expect(refreshed.scopes).toBe(tokens.scopes)
+      const spent = yield* Effect.flip(GarminOAuth2Adapter.refresh(input()))
+      expect(spent).toMatchObject({ status: 400, code: "invalid_grant" })
+    })))
+
+  it.scopedLive("a window is a backfill request (202, at most 90 days); the data arrives by push without access tokens", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, providerUserId, seed, sim } = yield* oauth2()
+      const window = { from: "2025-06-08", to: "2025-06-14" }
+      const batch = yield* GarminData.fetchWindow(input(), window)
+      expect(batch.dailyActivity).toEqual([])
+      expect(batch.quarantined).toEqual([])
+      expect(sim.control.calls({ path: pullPath })).toHaveLength(0)
+      const [request] = sim.control.calls({ path: "/wellness-api/rest/backfill/dailies" })
+      expect(request).toMatchObject({ status: 202 })
+      const range = garminBackfillRanges(window, new Date(NOW))
+      expect(range).toEqual([{
+        start: Date.parse("2025-06-07T10:00:00Z") / 1000,
+        end: Date.parse("2025-06-14T12:00:00Z") / 1000 + 1
+      }])
+      expect(Number(request!.params.summaryStartTimeInSeconds)).toBe(range[0]!.start)
+      // a window reaching today ends at today's UTC midnight: today's uploads come by push or ping
+      expect(garminBackfillRanges({ from: "2025-06-13", to: "2025-06-15" }, new Date(NOW))).toEqual([{
+        start: Date.parse("2025-06-12T10:00:00Z") / 1000,
+        end: Date.parse("2025-06-15T00:00:00Z") / 1000
+      }])
+      // today alone: only the part of it that began before UTC midnight (users east of UTC)
+      expect(garminBackfillRanges({ from: "2025-06-15", to: "2025-06-15" }, new Date(NOW))).toEqual([{
+        start: Date.parse("2025-06-14T10:00:00Z") / 1000,
+        end: Date.parse("2025-06-15T00:00:00Z") / 1000
+      }])
+      expect(garminBackfillRanges({ from: "2025-06-16", to: "2025-06-16" }, new Date(NOW))).toEqual([])
+      // more than 90 days: several requests, none longer
+      const long = garminBackfillRanges({ from: "2025-01-01", to: "2025-06-14" }, new Date(NOW))
+      expect(long.length).toBe(2)
+      expect(long.every((r) => r.end - r.start <= 90 * 86_400)).toBe(true)
+      expect(long[1]!.start).toBe(long[0]!.end)
+      // asking again for the same range is a duplicate (409), which is fine
+      yield* GarminData.fetchWindow(input(), window)
+      expect(sim.control.calls({ path: "/wellness-api/rest/backfill/dailies", status: 409 })).toHaveLength(1)
+
+      const hook = yield* receiver
+      const [delivery] = yield* sim.control.deliverBackfills(hook.url)
+      expect(delivery!.status).toBe(200)
+      expect(JSON.stringify(hook.bodies[0])).not.toContain("userAccessToken")
+      const received = garminWebhooks(
+        post(JSON.stringify(hook.bodies[0]), { "garmin-client-id": simClient.clientId }),
+        {
+          ...app,
+          clientId: simClient.clientId
+        },
+        0
+      )
+      if (received._tag !== "Accepted") throw new Error("expected an accepted delivery")
+      const outcome = yield* GarminData.notify(input(), received.notifications[0]!.notification)
+      if (outcome._tag !== "Store") throw new Error("expected records to store")
+      const days = outcome.batch.dailyActivity.map((r) => r.date).sort()
+      for (const record of outcome.batch.dailyActivity) {
+        expect(record).toEqual(expected(garminDaily(seed, providerUserId, record.date, 1), providerUserId))
+      }
+      expect(days).toEqual(expect.arrayContaining([
+        "2025-06-08",
+        "2025-06-09",
+        "2025-06-10",
+        "2025-06-11",
+        "2025-06-12",
+        "2025-06-13",
+        "2025-06-14"
+      ]))
+    })))
+
+  it.scopedLive("backfill needs HISTORICAL_DATA_EXPORT: skipped with the reason when known, Garmin's 412 otherwise", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, sim } = yield* oauth2({ granted: ["HEALTH_EXPORT", "ACTIVITY_EXPORT"] })
+      const window = { from: "2025-06-12", to: "2025-06-12" }
+      const known = yield* GarminData.fetchWindow(input(), window)
+      expect(known.quarantined.map((q) => q.reason)).toEqual([expect.stringContaining("HISTORICAL_DATA_EXPORT")])
+      expect(sim.control.calls()).toHaveLength(0)
+      const unknown = input()
+      const refused = yield* GarminData.fetchWindow({ ...unknown, tokens: { ...unknown.tokens, scopes: "" } }, window)
+      expect(refused.quarantined.map((q) => q.reason)).toEqual([expect.stringContaining("412")])
+      expect(sim.control.calls({ path: "/wellness-api/rest/backfill/dailies", status: 412 })).toHaveLength(1)
+      expect(sim.control.calls()).toHaveLength(1)
+    })))
+
+  it.scopedLive("a pull without a ping's token is refused; a ping's callbackURL with token= is pulled as it is", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, providerUserId, sim } = yield* oauth2()
+      const start = Date.parse("2025-06-12T12:00:00Z") / 1000
+      const window = `uploadStartTimeInSeconds=${start}&uploadEndTimeInSeconds=${start + 86_400}`
+      const unsolicited = yield* Effect.flip(
+        pullGarminCallback(input(), `https://apis.garmin.com${pullPath}?${window}`)
+      )
+      expect(unsolicited).toMatchObject({ status: 400 })
+      expect(unsolicited.message).toContain("InvalidPullTokenException")
+
+      const hook = yield* receiver
+      yield* sim.control.pingDailies(hook.url, {
+        userId: providerUserId,
+        uploadStartTimeInSeconds: start,
+        uploadEndTimeInSeconds: start + 86_400
+      })
+      expect(JSON.stringify(hook.bodies[0])).not.toContain("userAccessToken")
+      const [ping] = garminPingCallbacks(hook.bodies[0])
+      expect(new URL(ping!.callbackUrl).searchParams.get("token")).toMatch(/.{16,}/)
+      const batch = yield* pullGarminCallback(input(), ping!.callbackUrl)
+      expect(batch.dailyActivity.length).toBeGreaterThan(0)
+      expect(batch.dailyActivity.every((r) => r.providerRecordId.startsWith(`${providerUserId}:`))).toBe(true)
+      const [pulled] = sim.control.calls({ path: pullPath, status: 200 })
+      expect(pulled!.params.token).toBeDefined()
+    })))
+
+  it.scopedLive("a permission change becomes the connection's scopes; what was withdrawn is no longer read", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, providerUserId, sim } = yield* oauth2()
+      const hook = yield* receiver
+      const delivery = yield* sim.control.changePermissions(hook.url, {
+        userId: providerUserId,
+        permissions: ["ACTIVITY_EXPORT", "WORKOUT_IMPORT"]
+      })
+      expect(delivery?.status).toBe(200)
+      const received = garminWebhooks(
+        post(JSON.stringify(hook.bodies[0]), { "garmin-client-id": simClient.clientId }),
+        {
+          ...app,
+          clientId: simClient.clientId
+        },
+        0
+      )
+      if (received._tag !== "Accepted") throw new Error("expected an accepted delivery")
+      expect(received.notifications.map((n) => n.providerUserId)).toEqual([providerUserId])
+      const outcome = yield* GarminData.notify(input(), received.notifications[0]!.notification)
+      expect(outcome).toEqual({ _tag: "Scopes", scopes: "ACTIVITY_EXPORT WORKOUT_IMPORT" })
+      const narrowed = { ...input(), tokens: { ...input().tokens, scopes: "ACTIVITY_EXPORT WORKOUT_IMPORT" } }
+      sim.control.clearCalls()
+      const batch = yield* GarminData.fetchWindow(narrowed, { from: "2025-06-12", to: "2025-06-12" })
+      expect(batch.dailyActivity).toEqual([])
+      expect(batch.quarantined.map((q) => q.reason)).toEqual([expect.stringContaining("HEALTH_EXPORT")])
+      expect(sim.control.calls()).toHaveLength(0)
+      // pushed dailies of a withdrawn type are not stored either
+      const pushed = yield* GarminData.notify(narrowed, {
+        _tag: "GarminPush",
+        dailiesJson: JSON.stringify({
+          dailies: [{ userId: providerUserId, summaryId: "s", calendarDate: "2025-06-12" }]
+        })
+      })
+      expect(pushed._tag === "Store" && pushed.batch.dailyActivity).toEqual([])
+    })))
+
+  it.scopedLive("a revoked user's bearer token gets 403, read as access_revoked", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, sim } = yield* oauth2()
+      sim.control.revokeUser(input().providerUserId)
+      const error = yield* Effect.flip(GarminData.fetchWindow(input(), { from: "2025-06-12", to: "2025-06-12" }))
+      expect(error).toMatchObject({ status: 403, code: "access_revoked" })
+      expect(isAccessLost(error)).toBe(true)
+    })))
+})
+
+describe("Garmin push and ping against the simulator (OAuth 1.0a)", () => {
   it.scopedLive("a push delivery normalises to the simulator's dailies, by user, without the access token", () =>
     withHttp(Effect.gen(function*() {
       const { providerUserId, seed, sim } = yield* connect("Garmin")
@@ -243,13 +491,14 @@ describe("Garmin push and ping against the simulator", () => {
       const dates = ["2025-06-10", "2025-06-11"]
       const delivery = yield* sim.control.pushDailies(hook.url, { userId: providerUserId, dates })
       expect(delivery?.status).toBe(200)
-      const pushed = garminPushDailies(hook.bodies[0])
-      expect(pushed.map((p) => p.userId)).toEqual([providerUserId, providerUserId])
-      expect(pushed.map((p) => p.record)).toEqual(
-        dates.map((date) => expected(garminDaily(seed, providerUserId, date, 1)))
+      const { quarantined, records } = normaliseGarminDailies(
+        garminPushDailies(hook.bodies[0], providerUserId),
+        providerUserId
       )
+      expect(quarantined).toEqual([])
+      expect(records).toEqual(dates.map((date) => expected(garminDaily(seed, providerUserId, date, 1), providerUserId)))
       expect(JSON.stringify(hook.bodies[0])).toContain("userAccessToken")
-      expect(pushed.every((p) => !p.record.rawJson.includes("userAccessToken"))).toBe(true)
+      expect(records.every((r) => !r.rawJson.includes("userAccessToken"))).toBe(true)
     })))
 
   it.scopedLive("a ping's callback is pulled signed, at the configured API base only", () =>
@@ -268,7 +517,9 @@ describe("Garmin push and ping against the simulator", () => {
       expect(batch.dailyActivity.length).toBeGreaterThan(0)
       for (const record of batch.dailyActivity) {
         // each is some upload of its day: one of the simulator's versions of it
-        const versions = [0.25, 0.5, 0.75, 1].map((p) => expected(garminDaily(seed, providerUserId, record.date, p)))
+        const versions = [0.25, 0.5, 0.75, 1].map((p) =>
+          expected(garminDaily(seed, providerUserId, record.date, p), providerUserId)
+        )
         expect(versions).toContainEqual(record)
       }
       const [call] = sim.control.calls({ path: pullPath })

@@ -25,11 +25,12 @@ const input: FetchInput = {
   now: new Date(Date.UTC(2024, 0, 31, 12))
 }
 
-const daily = (summaryId: string, steps: number) => ({
+const daily = (summaryId: string, steps: number, calendarDate = "2024-01-30", durationInSeconds = 86_400) => ({
   userId: "u1",
   userAccessToken: "uat-token-1111",
   summaryId,
-  calendarDate: "2024-01-30",
+  calendarDate,
+  durationInSeconds,
   steps
 })
 
@@ -38,12 +39,17 @@ const noHttp = fakeHttp(() => {
 })
 
 describe("GarminPlugin.data.notify", () => {
-  it.effect("stores the summaries of a push, the last copy of each, as the receiver passed them on", () =>
+  it.effect("stores the summaries of a push, one per day (the most complete upload), as the receiver passed them on", () =>
     Effect.gen(function*() {
       const received = garminWebhooks(
-        post(JSON.stringify({ dailies: [daily("s1", 10), daily("s2", 20), daily("s1", 30)] }), {
-          "garmin-client-id": "client-id-123"
-        }),
+        post(
+          JSON.stringify({
+            dailies: [daily("s1-a", 10, "2024-01-30", 20_000), daily("s2", 20, "2024-01-29"), daily("s1-b", 30)]
+          }),
+          {
+            "garmin-client-id": "client-id-123"
+          }
+        ),
         app,
         0
       )
@@ -54,9 +60,10 @@ describe("GarminPlugin.data.notify", () => {
         batch: {
           ...emptyBatch,
           dailyActivity: [
-            normaliseGarminDaily(daily("s2", 20)),
-            normaliseGarminDaily(daily("s1", 30))
-          ]
+            normaliseGarminDaily(daily("s2", 20, "2024-01-29"), "u1"),
+            normaliseGarminDaily(daily("s1-b", 30), "u1")
+          ],
+          quarantined: []
         }
       })
     }).pipe(Effect.provide(noHttp.layer)))
@@ -70,7 +77,7 @@ describe("GarminPlugin.data.notify", () => {
       }).pipe(Effect.provide(http.layer))
       expect(outcome).toEqual({
         _tag: "Store",
-        batch: { ...emptyBatch, dailyActivity: [normaliseGarminDaily(daily("s9", 99))] }
+        batch: { ...emptyBatch, dailyActivity: [normaliseGarminDaily(daily("s9", 99), "u1")], quarantined: [] }
       })
       expect(http.sent).toHaveLength(1)
       expect(http.sent[0]!.url.origin).toBe("https://api.example.test")

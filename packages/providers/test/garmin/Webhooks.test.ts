@@ -21,6 +21,14 @@ describe("garminWebhooks", () => {
     expect(garminWebhooks(post(body, { "garmin-client-id": "another-key" }), app, now)).toEqual(refused)
   })
 
+  it("after a move to OAuth 2.0, accepts the client id and the kept OAuth 1.0a consumer key alike", () => {
+    const moved = { ...app, clientId: "oauth2-client-id", otherClientIds: ["client-id-123"] }
+    const body = JSON.stringify({ dailies: [] })
+    expect(garminWebhooks(post(body, { "garmin-client-id": "client-id-123" }), moved, now)._tag).toBe("Accepted")
+    expect(garminWebhooks(post(body, { "garmin-client-id": "oauth2-client-id" }), moved, now)._tag).toBe("Accepted")
+    expect(garminWebhooks(post(body, { "garmin-client-id": "another-key" }), moved, now)._tag).toBe("Rejected")
+  })
+
   it("groups pushed summaries by user: one notification per user, the envelope kept as JSON text", () => {
     const result = garminWebhooks(
       delivery({ dailies: [daily("u1", "s1"), daily("u2", "s2"), daily("u1", "s3")] }),
@@ -95,5 +103,53 @@ describe("garminWebhooks", () => {
     expect(garminWebhooks(delivery({ dailies: "x" }), app, now)).toEqual(malformed)
     expect(garminWebhooks(delivery({ deregistrations: [{ id: 1 }] }), app, now)).toEqual(malformed)
     expect(garminWebhooks(get({}), app, now)).toMatchObject({ _tag: "Rejected", status: 404 })
+  })
+
+  it("reads a userPermissionsChange per user (Health API shape) and an OAuth 2.0 ping without access token", () => {
+    const result = garminWebhooks(
+      delivery({
+        userPermissionsChange: [
+          {
+            userId: "u1",
+            summaryId: "x120d383-60256e84",
+            permissions: ["ACTIVITY_EXPORT", "WORKOUT_IMPORT", "HEALTH_EXPORT", "COURSE_IMPORT", "MCT_EXPORT"],
+            changeTimeInSeconds: 1613065860
+          },
+          { summaryId: "no-user", permissions: [] }
+        ],
+        dailies: [{
+          userId: "u2",
+          uploadStartTimeInSeconds: 1711584000,
+          uploadEndTimeInSeconds: 1711670400,
+          callbackURL:
+            "https://apis.garmin.com/wellness-api/rest/dailies?uploadStartTimeInSeconds=1711584000&uploadEndTimeInSeconds=1711670400&token=pull-token-123"
+        }]
+      }),
+      app,
+      now
+    )
+    expect(result).toEqual({
+      _tag: "Accepted",
+      status: 200,
+      notifications: [
+        {
+          providerUserId: "u2",
+          notification: {
+            _tag: "GarminPing",
+            callbackUrl:
+              "https://apis.garmin.com/wellness-api/rest/dailies?uploadStartTimeInSeconds=1711584000&uploadEndTimeInSeconds=1711670400&token=pull-token-123"
+          }
+        },
+        {
+          providerUserId: "u1",
+          notification: {
+            _tag: "GarminPermissions",
+            permissions: ["ACTIVITY_EXPORT", "WORKOUT_IMPORT", "HEALTH_EXPORT", "COURSE_IMPORT", "MCT_EXPORT"],
+            changeTimeInSeconds: 1613065860
+          }
+        }
+      ],
+      deregistrations: []
+    })
   })
 })

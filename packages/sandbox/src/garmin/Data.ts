@@ -30,14 +30,22 @@ const traitsOf = (seed: string, userId: string) => {
     restingBase: r.int(50, 72),
     maxHeartRate: r.int(165, 195),
     stressBase: r.int(20, 50),
-    summaryPrefix: `x${sha256Hex("garmin-summary", userId).slice(0, 7)}`
+    summaryPrefix: `x${sha256Hex("garmin-summary", userId).slice(0, 7)}`,
+    wheelchair: r.next() < 1 / 6
   }
 }
 
 /** Local times (fraction of the day) of the day's uploads; the last one completes the day after midnight. */
 export const UPLOAD_POINTS = [0.25, 0.5, 0.75, 1]
 
-/** The daily summary of a local day, `progress` (0..1) of the way through it. */
+/**
+ * The daily summary of a local day, `progress` (0..1) of the way through it. As Garmin does, the
+ * `summaryId` encodes the span covered (start and duration), so each upload of a day has its own,
+ * while `startTimeInSeconds` stays the day's; about one day in four comes without `calendarDate`
+ * (the Health API allows it: the date is the local date of `startTimeInSeconds +
+ * startTimeOffsetInSeconds`); about one user in six is a wheelchair user, whose dailies add
+ * `pushes` and `pushDistanceInMeters`.
+ */
 export const garminDaily = (seed: string, userId: string, date: string, progress: number) => {
   const t = traitsOf(seed, userId)
   const day = parseDay(date)!
@@ -66,9 +74,12 @@ export const garminDaily = (seed: string, userId: string, date: string, progress
   const start = localMidnight(day, t.zone.offsetMinutes) / 1000
   const bodyBatteryHigh = r.int(60, 100)
   const bodyBatteryLow = r.int(5, 40)
+  const shape = new Rng("garmin-shape", seed, userId, date)
+  const withoutDate = shape.next() < 0.25
+  const pushes = t.wheelchair ? scale(shape.int(1500, 4000)) : undefined
   return {
-    summaryId: `${t.summaryPrefix}-${start.toString(16)}`,
-    calendarDate: date,
+    summaryId: `${t.summaryPrefix}-${start.toString(16)}-${elapsed.toString(16)}`,
+    ...(withoutDate ? {} : { calendarDate: date }),
     activityType: "WALKING",
     activeKilocalories: scale(activeKilocalories),
     bmrKilocalories: scale(t.bmr),
@@ -103,7 +114,8 @@ export const garminDaily = (seed: string, userId: string, date: string, progress
     bodyBatteryDrainedValue: scale(r.int(30, 80)),
     bodyBatteryHighestValue: bodyBatteryHigh,
     bodyBatteryLowestValue: bodyBatteryLow,
-    bodyBatteryMostRecentValue: clamp(Math.round(bodyBatteryHigh - (bodyBatteryHigh - bodyBatteryLow) * p), 0, 100)
+    bodyBatteryMostRecentValue: clamp(Math.round(bodyBatteryHigh - (bodyBatteryHigh - bodyBatteryLow) * p), 0, 100),
+    ...(pushes === undefined ? {} : { pushes, pushDistanceInMeters: round(pushes * 1.9, 1) })
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * A user's registrations with consumers: ending one (deregistration, from the API or the
- * control) drops its tokens and pending backfills; notifications go only to active ones.
+ * control) revokes its tokens (known but refused with 403, as Garmin answers a revoked token)
+ * and drops its pending backfills; notifications go only to active ones.
  */
 import type { GarminCore } from "./Shapes.js"
 import { registrationKey } from "./Shapes.js"
@@ -13,9 +14,9 @@ export const makeGarminRegistrations = (core: GarminCore) => {
         registration.active = false
       }
     }
-    for (const [token, record] of Object.entries(s.uats)) {
+    for (const record of Object.values(s.uats)) {
       if (record.userId === userId && (consumerKey === undefined || record.consumerKey === consumerKey)) {
-        delete s.uats[token]
+        record.revoked = true
       }
     }
     s.pendingBackfills = s.pendingBackfills.filter((b) =>

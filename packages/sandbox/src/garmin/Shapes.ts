@@ -1,13 +1,16 @@
 /**
  * What the Garmin simulator is and how it words things: permissions, lifetimes and limits, the
- * persisted state (request tokens, user access tokens, registrations, backfills), the control
- * (push, ping, backfill and deregistration senders) and Garmin's `{errorMessage}` errors.
+ * persisted state (OAuth 1.0a request and user access tokens, OAuth 2.0 codes and tokens, pull
+ * tokens, registrations, backfills), the control (push, ping, backfill, permission-change and
+ * deregistration senders) and Garmin's `{errorMessage}` errors.
  */
 import { HttpServerResponse as Response } from "@effect/platform"
 import type { HttpClient } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import type * as Effect from "effect/Effect"
 import type { Delivery } from "../core/Deliver.js"
+import type { OAuth2State } from "../core/OAuth2.js"
+import { freshOAuth2State } from "../core/OAuth2.js"
 import type { SimulatorControl } from "../core/Options.js"
 import type { ProviderStyle } from "../core/Request.js"
 import { json } from "../core/Responses.js"
@@ -24,7 +27,19 @@ export const GARMIN_PERMISSIONS: ReadonlyArray<string> = [
 
 export const REQUEST_TOKEN_TTL_MS = 10 * 60_000
 export const MAX_PULL_SECONDS = 86_400
-export const MAX_BACKFILL_SECONDS = 30 * 86_400
+/** Health API v1.2.2: one backfill request covers at most 90 days. */
+export const MAX_BACKFILL_SECONDS = 90 * 86_400
+/** OAuth 2.0: access tokens live a day, refresh tokens about 90 days (`refresh_token_expires_in`). */
+export const ACCESS_TTL_SECONDS = 86_400
+export const REFRESH_TTL_SECONDS = 7_776_000
+export const CODE_TTL_MS = 10 * 60_000
+/** Pings are guaranteed for 7 days; their pull tokens last as long. */
+export const PULL_TOKEN_TTL_MS = 7 * 86_400_000
+/** What Garmin's identity service names in `scope`: API families, not the user's permissions. */
+export const DI_SCOPE = "PARTNER_WRITE PARTNER_READ CONNECT_READ CONNECT_WRITE"
+/** The permission the Health API's summaries (dailies) need. */
+export const HEALTH_EXPORT = "HEALTH_EXPORT"
+export const HISTORICAL_DATA_EXPORT = "HISTORICAL_DATA_EXPORT"
 export const NONCE_MEMORY = 10_000
 
 export interface RequestTokenRecord {
@@ -41,6 +56,8 @@ export interface UatRecord {
   readonly consumerKey: string
   readonly userId: string
   readonly secret: string
+  /** Deregistered: the token is known but refused with 403, as Garmin answers a revoked token. */
+  revoked?: boolean
 }
 
 export interface Registration {
@@ -48,7 +65,19 @@ export interface Registration {
   readonly userId: string
   permissions: Array<string>
   active: boolean
-  lastUat: string
+  /** The user's OAuth 1.0a token, while the user has one; pushes name it until the user moves to OAuth 2.0. */
+  lastUat: string | null
+  /** Connected with OAuth 2.0 or moved there by token exchange: pings carry a pull token, bodies no user access token. */
+  oauth2?: boolean
+}
+
+/** A ping's pull token: the `token=` of its `callbackURL`, good for that user and upload window. */
+export interface PullToken {
+  readonly consumerKey: string
+  readonly userId: string
+  readonly start: number
+  readonly end: number
+  readonly expiresAt: number
 }
 
 export interface Backfill {
@@ -66,7 +95,15 @@ export interface GarminState {
   registrations: Record<string, Registration>
   pendingBackfills: Array<Backfill>
   backfillKeys: Array<string>
+  /** OAuth 2.0 codes and tokens (stored under their hash); absent in state saved before OAuth 2.0 existed here. */
+  o2?: OAuth2State
+  /** Pull tokens by hash. */
+  pullTokens?: Record<string, PullToken>
 }
+
+/** The OAuth 2.0 part of the state, created on first use. */
+export const oauth2State = (state: GarminState): OAuth2State => (state.o2 ??= freshOAuth2State())
+export const pullTokens = (state: GarminState): Record<string, PullToken> => (state.pullTokens ??= {})
 
 export interface GarminControl extends SimulatorControl {
   /**
@@ -96,6 +133,19 @@ export interface GarminControl extends SimulatorControl {
     url: string,
     options?: { readonly clientId?: string | undefined }
   ) => Effect.Effect<ReadonlyArray<Delivery>, HttpClientError, HttpClient.HttpClient>
+  /**
+   * The user changes what the app may read at Garmin: the registration's permissions become
+   * `permissions` and a `userPermissionsChange` delivery is sent. `undefined` when the user is not
+   * registered with the client.
+   */
+  readonly changePermissions: (
+    url: string,
+    input: {
+      readonly userId: string
+      readonly permissions: ReadonlyArray<string>
+      readonly clientId?: string | undefined
+    }
+  ) => Effect.Effect<Delivery | undefined, HttpClientError, HttpClient.HttpClient>
   readonly sendDeregistration: (
     url: string,
     input: { readonly userId: string; readonly clientId?: string | undefined }

@@ -1,15 +1,18 @@
 /**
  * The Garmin simulator's outbound notifications, sent as Garmin sends them (header
  * `garmin-client-id`, no signature): dailies pushed whole, pings with a callback URL to pull
- * from, pending backfills delivered, and deregistrations.
+ * from, pending backfills delivered, permission changes, and deregistrations. Items name the
+ * user by `userId`; a user still on OAuth 1.0a also gets `userAccessToken`, a user on OAuth 2.0
+ * (connected so, or moved by token exchange) never does, and their pings' `callbackURL` carries
+ * a `token=` pull token.
  */
 import * as Effect from "effect/Effect"
 import type { Delivery } from "../core/Deliver.js"
 import { deliver } from "../core/Deliver.js"
-import { formatDay, localDayOf, localMidnight, userTraits } from "../core/Random.js"
+import { formatDay, localDayOf, localMidnight, randomToken, tokenKey, userTraits } from "../core/Random.js"
 import type { GarminDays } from "./Api.js"
 import type { GarminControl, GarminCore, Registration } from "./Shapes.js"
-import { registrationKey } from "./Shapes.js"
+import { PULL_TOKEN_TTL_MS, pullTokens, registrationKey } from "./Shapes.js"
 
 export const makeGarminWebhooks = (
   core: GarminCore,
@@ -18,6 +21,10 @@ export const makeGarminWebhooks = (
 ) => {
   const { dailiesFor, todayOf, withUser } = days
 
+  /** The OAuth 1.0a token a delivery names: none once the user is on OAuth 2.0. */
+  const uatOf = (registration: Registration | undefined) =>
+    registration === undefined || registration.oauth2 === true ? undefined : registration.lastUat ?? undefined
+
   const push = (consumerKey: string, url: string, body: unknown) =>
     deliver(url, JSON.stringify(body), { "garmin-client-id": consumerKey })
   const pushDailies: GarminControl["pushDailies"] = (url, input) => {
@@ -25,7 +32,7 @@ export const makeGarminWebhooks = (
     if (registration === undefined) return Effect.succeed(undefined)
     const dates = input.dates ?? [todayOf(input.userId)]
     return push(registration.consumerKey, url, {
-      dailies: dailiesFor(input.userId, dates).map((d) => withUser(d, input.userId, registration.lastUat))
+      dailies: dailiesFor(input.userId, dates).map((d) => withUser(d, input.userId, uatOf(registration)))
     })
   }
 
@@ -36,12 +43,26 @@ export const makeGarminWebhooks = (
       uploadStartTimeInSeconds: input.uploadStartTimeInSeconds,
       uploadEndTimeInSeconds: input.uploadEndTimeInSeconds
     }
+    const uat = uatOf(registration)
+    let query: Record<string, string | number> = window
+    if (uat === undefined) {
+      const token = randomToken(24)
+      pullTokens(core.state)[tokenKey(token)] = {
+        consumerKey: registration.consumerKey,
+        userId: input.userId,
+        start: input.uploadStartTimeInSeconds,
+        end: input.uploadEndTimeInSeconds,
+        expiresAt: core.nowMs() + PULL_TOKEN_TTL_MS
+      }
+      core.commit()
+      query = { ...window, token }
+    }
     return push(registration.consumerKey, url, {
       dailies: [{
         userId: input.userId,
-        userAccessToken: registration.lastUat,
+        ...(uat === undefined ? {} : { userAccessToken: uat }),
         ...window,
-        callbackURL: core.url("/wellness-api/rest/dailies", window)
+        callbackURL: core.url("/wellness-api/rest/dailies", query)
       }]
     })
   }
@@ -63,7 +84,7 @@ export const makeGarminWebhooks = (
           if (localMidnight(day, zone.offsetMinutes) >= backfill.start * 1000) days.push(formatDay(day))
         }
         const delivery = yield* push(consumerKey, url, {
-          dailies: dailiesFor(backfill.userId, days).map((d) => withUser(d, backfill.userId, registration?.lastUat))
+          dailies: dailiesFor(backfill.userId, days).map((d) => withUser(d, backfill.userId, uatOf(registration)))
         })
         deliveries.push(delivery)
         if (delivery.status >= 200 && delivery.status < 300) {
@@ -74,16 +95,31 @@ export const makeGarminWebhooks = (
       return deliveries
     })
 
-  const sendDeregistration: GarminControl["sendDeregistration"] = (url, input) => {
-    const consumerKey = core.client(input.clientId).clientId
-    const registration = core.state.registrations[registrationKey(consumerKey, input.userId)]
-    return push(consumerKey, url, {
-      deregistrations: [{
+  const changePermissions: GarminControl["changePermissions"] = (url, input) => {
+    const registration = activeRegistration(input.clientId, input.userId)
+    if (registration === undefined) return Effect.succeed(undefined)
+    registration.permissions = [...input.permissions]
+    core.commit()
+    const changeTimeInSeconds = Math.floor(core.nowMs() / 1000)
+    const uat = uatOf(registration)
+    return push(registration.consumerKey, url, {
+      userPermissionsChange: [{
         userId: input.userId,
-        ...(registration === undefined ? {} : { userAccessToken: registration.lastUat })
+        ...(uat === undefined ? {} : { userAccessToken: uat }),
+        summaryId: `x${changeTimeInSeconds.toString(16)}-${input.userId.slice(0, 8)}`,
+        permissions: registration.permissions,
+        changeTimeInSeconds
       }]
     })
   }
 
-  return { pushDailies, pingDailies, deliverBackfills, sendDeregistration }
+  const sendDeregistration: GarminControl["sendDeregistration"] = (url, input) => {
+    const consumerKey = core.client(input.clientId).clientId
+    const uat = uatOf(core.state.registrations[registrationKey(consumerKey, input.userId)])
+    return push(consumerKey, url, {
+      deregistrations: [{ userId: input.userId, ...(uat === undefined ? {} : { userAccessToken: uat }) }]
+    })
+  }
+
+  return { pushDailies, pingDailies, deliverBackfills, changePermissions, sendDeregistration }
 }

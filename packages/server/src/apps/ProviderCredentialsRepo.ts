@@ -7,10 +7,18 @@ import { AppId, Provider } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 
-/** What may be shown of stored credentials: everything but the secret. */
+/** The kind of credentials: which OAuth the app speaks with the provider. */
+export const CredentialKind = Schema.Literal("OAuth1", "OAuth2")
+export type CredentialKind = typeof CredentialKind.Type
+
+/** What may be shown of stored credentials: everything but the secrets. */
 export const ProviderCredentialsListing = Schema.Struct({
   provider: Provider,
   clientId: Schema.String,
+  /** null: the provider's own kind (its catalogue `authType`). */
+  authType: Schema.NullOr(CredentialKind),
+  /** The OAuth 1.0a consumer key kept beside OAuth 2.0 credentials, if any. */
+  oauth1ClientId: Schema.NullOr(Schema.String),
   scopes: Schema.NullOr(Schema.String),
   authBaseUrl: Schema.NullOr(Schema.String),
   tokenBaseUrl: Schema.NullOr(Schema.String),
@@ -24,7 +32,8 @@ export type ProviderCredentialsListing = typeof ProviderCredentialsListing.Type
 /** The stored row: the listing and the sealed secret. */
 export const SealedProviderCredentials = Schema.Struct({
   ...ProviderCredentialsListing.fields,
-  clientSecretSealed: Schema.String
+  clientSecretSealed: Schema.String,
+  oauth1ClientSecretSealed: Schema.NullOr(Schema.String)
 })
 export type SealedProviderCredentials = typeof SealedProviderCredentials.Type
 
@@ -32,6 +41,9 @@ export type SealedProviderCredentials = typeof SealedProviderCredentials.Type
 export interface SealedProviderCredentialsInput {
   readonly clientId: string
   readonly clientSecretSealed: string
+  readonly authType: CredentialKind | null
+  readonly oauth1ClientId: string | null
+  readonly oauth1ClientSecretSealed: string | null
   readonly scopes: string | null
   readonly authBaseUrl: string | null
   readonly tokenBaseUrl: string | null
@@ -47,8 +59,8 @@ export class ProviderCredentialsRepo extends Effect.Service<ProviderCredentialsR
       const sql = yield* SqlClient.SqlClient
 
       const listingColumns = sql.literal(
-        "provider, client_id, scopes, auth_base_url, token_base_url, api_base_url, redirect_url_prefixes, " +
-          "webhook_verification_code, updated_at"
+        "provider, client_id, auth_type, oauth1_client_id, scopes, auth_base_url, token_base_url, api_base_url, " +
+          "redirect_url_prefixes, webhook_verification_code, updated_at"
       )
 
       const listOfApp = SqlSchema.findAll({
@@ -63,7 +75,7 @@ export class ProviderCredentialsRepo extends Effect.Service<ProviderCredentialsR
         Result: SealedProviderCredentials,
         execute: ({ appId, provider }) =>
           sql`
-            select ${listingColumns}, client_secret_sealed
+            select ${listingColumns}, client_secret_sealed, oauth1_client_secret_sealed
             from provider_credentials where app_id = ${appId} and provider = ${provider}
           `
       })
@@ -73,10 +85,12 @@ export class ProviderCredentialsRepo extends Effect.Service<ProviderCredentialsR
         upsert: (appId: AppId, provider: Provider, input: SealedProviderCredentialsInput) =>
           sql`
             insert into provider_credentials (
-              app_id, provider, client_id, client_secret_sealed, scopes,
+              app_id, provider, client_id, client_secret_sealed, auth_type, oauth1_client_id,
+              oauth1_client_secret_sealed, scopes,
               auth_base_url, token_base_url, api_base_url, redirect_url_prefixes, webhook_verification_code
             ) values (
-              ${appId}, ${provider}, ${input.clientId}, ${input.clientSecretSealed}, ${input.scopes},
+              ${appId}, ${provider}, ${input.clientId}, ${input.clientSecretSealed}, ${input.authType},
+              ${input.oauth1ClientId}, ${input.oauth1ClientSecretSealed}, ${input.scopes},
               ${input.authBaseUrl}, ${input.tokenBaseUrl}, ${input.apiBaseUrl},
               string_to_array(${input.redirectUrlPrefixes.join("\n")}, E'\\n'),
               ${input.webhookVerificationCode}
@@ -84,6 +98,9 @@ export class ProviderCredentialsRepo extends Effect.Service<ProviderCredentialsR
             on conflict (app_id, provider) do update set
               client_id = excluded.client_id,
               client_secret_sealed = excluded.client_secret_sealed,
+              auth_type = excluded.auth_type,
+              oauth1_client_id = excluded.oauth1_client_id,
+              oauth1_client_secret_sealed = excluded.oauth1_client_secret_sealed,
               scopes = excluded.scopes,
               auth_base_url = excluded.auth_base_url,
               token_base_url = excluded.token_base_url,

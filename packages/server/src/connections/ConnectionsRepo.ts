@@ -153,6 +153,18 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
         `
     })
 
+    const holdingOAuth1Tokens = SqlSchema.findAll({
+      Request: Schema.NullOr(Schema.String),
+      Result: Schema.Struct({ id: ConnectionId, appId: AppId, provider: Provider, providerUserId: Schema.String }),
+      execute: (appId) =>
+        sql`
+          select id, app_id, provider, provider_user_id from connections
+          where status = 'Active' and token_secret_sealed is not null
+            ${appId === null ? sql.literal("") : sql`and app_id = ${appId}`}
+          order by app_id, provider, created_at, id
+        `
+    })
+
     const syncable = SqlSchema.findAll({
       Request: Schema.Void,
       Result: Schema.Struct({ id: ConnectionId, backfillCursor: Schema.NullOr(Schema.String) }),
@@ -248,6 +260,19 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
             updated_at = clock_timestamp()
           where id = ${connectionId}
         `.pipe(Effect.asVoid, Effect.orDie),
+
+      /**
+       * Active connections still holding OAuth 1.0a tokens (a token secret), of one app or all:
+       * what a move to OAuth 2.0 by token exchange has left to do.
+       */
+      holdingOAuth1Tokens: (appId?: string) => holdingOAuth1Tokens(appId ?? null).pipe(Effect.orDie),
+
+      /** What the user now lets the app read at the provider (a provider's permission change). */
+      setScopes: (connectionId: string, scopes: string) =>
+        sql`update connections set scopes = ${scopes}, updated_at = now() where id = ${connectionId}`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
 
       /**
        * The grant is gone (refused refresh, deregistration, revoked token, retired API): the user

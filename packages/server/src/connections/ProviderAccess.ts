@@ -2,10 +2,14 @@
  * How this server reaches a provider for an app: the adapter, the app's client credentials,
  * the endpoints (configured overrides, the sandbox simulators, or the provider's own hosts)
  * and the scopes. In sandbox mode an app without credentials uses the sandbox credentials.
+ *
+ * The adapter is the one of the credentials' kind (`authType`): the plug-in's own, or one of its
+ * alternate adapters (Garmin's OAuth 2.0). A kind the provider does not accept leaves the
+ * provider unconfigured for the app.
  */
 import type { AppId, Provider } from "@pulsebridge/domain"
 import type { ClientCredentials, ProviderAdapter, ProviderEndpoints } from "@pulsebridge/providers"
-import { ProviderRegistry } from "@pulsebridge/providers"
+import { adapterFor, ProviderRegistry } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -65,9 +69,9 @@ export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebrid
         if (Option.isNone(plugin)) {
           return yield* new UnknownProvider({ provider })
         }
-        const adapter = plugin.value.adapter
         const own = yield* stored.get(appId, provider)
         if (Option.isNone(own)) {
+          const adapter = plugin.value.adapter
           if (!config.sandbox) {
             return yield* new ProviderNotConfigured({ provider })
           }
@@ -80,11 +84,21 @@ export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebrid
             webhookVerificationCode: sandboxVerificationCode(provider)
           } satisfies ResolvedProvider
         }
-        const defaults = config.sandbox ? sandboxEndpoints(provider) : adapter.defaultEndpoints
         const creds = own.value
+        const adapter = creds.authType === null ? plugin.value.adapter : adapterFor(plugin.value, creds.authType)
+        if (adapter === undefined) {
+          return yield* new ProviderNotConfigured({ provider })
+        }
+        const defaults = config.sandbox ? sandboxEndpoints(provider) : adapter.defaultEndpoints
         return {
           adapter,
-          credentials: { clientId: creds.clientId, clientSecret: creds.clientSecret },
+          credentials: {
+            clientId: creds.clientId,
+            clientSecret: creds.clientSecret,
+            ...(creds.oauth1ClientId === null || creds.oauth1ClientSecret === null
+              ? {}
+              : { oauth1: { clientId: creds.oauth1ClientId, clientSecret: creds.oauth1ClientSecret } })
+          },
           endpoints: {
             authBaseUrl: creds.authBaseUrl ?? defaults.authBaseUrl,
             tokenBaseUrl: creds.tokenBaseUrl ?? defaults.tokenBaseUrl,

@@ -8,6 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type { ServerConfigShape } from "./ServerConfig.js"
 import { ServerConfig } from "./ServerConfig.js"
 
 export class ServerBases extends Context.Tag("@pulsebridge/server/ServerBases")<ServerBases, {
@@ -20,11 +21,21 @@ export class ServerBases extends Context.Tag("@pulsebridge/server/ServerBases")<
       const config = yield* ServerConfig
       const server = yield* HttpServer.HttpServer
       const port = server.address._tag === "TcpAddress" ? server.address.port : config.port
-      const scheme = config.trustProxy ? "http" : "https"
-      return {
-        publicBase: Option.getOrElse(config.publicUrl, () => `${scheme}://localhost:${port}`).replace(/\/+$/, ""),
-        internalBase: `${scheme}://127.0.0.1:${port}`
-      }
+      return basesOf(config, port)
     })
   )
+
+  /** Without a listener (the operator CLI): the configured port, where the server of this configuration listens. */
+  static readonly FromConfig = Layer.effect(
+    ServerBases,
+    Effect.map(ServerConfig, (config) => basesOf(config, config.port))
+  )
+}
+
+const basesOf = (config: ServerConfigShape, port: number) => {
+  const scheme = config.trustProxy ? "http" : "https"
+  return {
+    publicBase: Option.getOrElse(config.publicUrl, () => `${scheme}://localhost:${port}`).replace(/\/+$/, ""),
+    internalBase: `${scheme}://127.0.0.1:${port}`
+  }
 }

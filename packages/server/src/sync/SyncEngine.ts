@@ -387,6 +387,9 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
             return yield* storeDelivered(connectionId, outcome.batch)
           case "Delete":
             return yield* store.deleteRecords(connectionId, outcome.deletions)
+          case "Scopes":
+            // What the user withdrew is no longer read: readers check the connection's scopes.
+            return yield* connections.setScopes(connectionId, outcome.scopes)
         }
       }).pipe(
         Effect.catchTag("SyncFailed", recordFailure(connectionId)),

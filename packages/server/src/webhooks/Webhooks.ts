@@ -80,7 +80,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("@pulsebridge/server/We
           const result = receiver(request, {
             clientId: resolved.value.credentials.clientId,
             clientSecret: resolved.value.credentials.clientSecret,
-            verificationCode: resolved.value.webhookVerificationCode
+            verificationCode: resolved.value.webhookVerificationCode,
+            otherClientIds: resolved.value.credentials.oauth1 === undefined
+              ? []
+              : [resolved.value.credentials.oauth1.clientId]
           }, yield* Clock.currentTimeMillis)
           return yield* apply(appId, provider, result)
         }).pipe(Effect.withSpan("Webhooks.receive", { attributes: { slug } }))

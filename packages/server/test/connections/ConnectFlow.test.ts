@@ -90,8 +90,9 @@ layer(makeTestServer({ sandbox: true }), { timeout: "180 seconds", excludeTestSe
           expect(connection.providerUserId.length).toBeGreaterThan(0)
           expect(typeof connection.scopes).toBe("string")
           if (provider === "Garmin") {
-            // OAuth 1.0a: no scopes (the user picks permissions on the consent page), tokens that never expire.
-            expect(connection.scopes).toBe("")
+            // OAuth 1.0a: no OAuth scopes; the permissions the user ticked on the consent page are read
+            // after the exchange and kept as the scopes; tokens that never expire.
+            expect(connection.scopes.split(" ")).toEqual(expect.arrayContaining(["HEALTH_EXPORT", "ACTIVITY_EXPORT"]))
             expect(connection.tokenExpiresAt).toBeNull()
           } else {
             expect(connection.scopes.length).toBeGreaterThan(0)

@@ -175,7 +175,7 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
       const stepsOn = Effect.flatMap(SqlClient.SqlClient, (sql) =>
         sql<{ steps: number; count: number }>`
           select max(steps) as steps, count(*)::int as count from daily_activity
-          where connection_id = ${connectionId} and provider_record_id = ${daily.summaryId}
+          where connection_id = ${connectionId} and provider_record_id = ${`${connection.providerUserId}:${date}`}
         `).pipe(Effect.map((rows) => rows[0]!))
       const updated = yield* eventually(stepsOn, (row) => row.steps === 123_456, "the pushed summary stored")
       expect(updated.count, "updated in place, not duplicated").toBe(1)

@@ -8,6 +8,7 @@ import m0004 from "./0004_journal.js"
 import m0005 from "./0005_rate_limits.js"
 import m0006 from "./0006_provider_fidelity.js"
 import m0007 from "./0007_whoop_wake_day.js"
+import m0008 from "./0008_garmin_oauth2.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -16,5 +17,6 @@ export const migrations = {
   "0004_journal": m0004,
   "0005_rate_limits": m0005,
   "0006_provider_fidelity": m0006,
-  "0007_whoop_wake_day": m0007
+  "0007_whoop_wake_day": m0007,
+  "0008_garmin_oauth2": m0008
 }

@@ -1,0 +1,65 @@
+/**
+ * `pulsebridge token-exchange`: moves the connections still holding OAuth 1.0a tokens to OAuth 2.0
+ * now, for the apps whose credentials are OAuth 2.0 ones that can exchange tokens (Garmin), and
+ * reports each connection: migrated, failed (with the reason), or skipped (with the reason). The
+ * server does the same on its own every hour; this is the operator's "now".
+ */
+import { Command, Options } from "@effect/cli"
+import type { AppId } from "@pulsebridge/domain"
+import { ConnectionTokens } from "@pulsebridge/server/connections/ConnectionTokens"
+import { ProviderAccess } from "@pulsebridge/server/connections/ProviderAccess"
+import { describeExchange, TokenExchange } from "@pulsebridge/server/connections/TokenExchange"
+import { ProviderHttpClientLive, ServerCertificate } from "@pulsebridge/server/platform/HttpServer"
+import { ServerBases } from "@pulsebridge/server/platform/ServerBases"
+import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
+import { loadOrCreateCertificate } from "@pulsebridge/server/platform/Tls"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { printResult } from "../Output.js"
+import { json } from "./Options.js"
+import { requireApp, withServices } from "./Runtime.js"
+
+/** This server's certificate, so calls to its own sandbox simulators are trusted as the server trusts them. */
+const CertificateFromConfig = Layer.effect(
+  ServerCertificate,
+  Effect.gen(function*() {
+    const config = yield* ServerConfig
+    if (config.trustProxy) return { cert: null }
+    const certificate = yield* loadOrCreateCertificate({
+      dataDir: config.dataDir,
+      certFile: Option.getOrUndefined(config.tlsCertFile),
+      keyFile: Option.getOrUndefined(config.tlsKeyFile)
+    })
+    return { cert: certificate.cert }
+  })
+)
+
+/** What the exchange needs beyond the data services: provider access, tokens, an HTTP client. */
+const ExchangeLive = TokenExchange.Default.pipe(
+  Layer.provideMerge(ConnectionTokens.Default),
+  Layer.provideMerge(ProviderAccess.Default),
+  Layer.provideMerge(ServerBases.FromConfig),
+  Layer.provideMerge(ProviderHttpClientLive),
+  Layer.provide(CertificateFromConfig)
+)
+
+export const tokenExchange = Command.make(
+  "token-exchange",
+  {
+    app: Options.text("app").pipe(Options.optional, Options.withDescription("Only the connections of this app")),
+    json
+  },
+  (input) =>
+    Effect.gen(function*() {
+      const appId: AppId | undefined = Option.isSome(input.app) ? yield* requireApp(input.app.value) : undefined
+      const exchange = yield* TokenExchange
+      const results = yield* exchange.run({ appId })
+      yield* printResult(input.json, { results }, () => describeExchange(results))
+    }).pipe(Effect.provide(ExchangeLive), withServices(input.json))
+).pipe(
+  Command.withDescription(
+    "Exchange the OAuth 1.0a tokens of connections for OAuth 2.0 ones now (apps with OAuth 2.0 credentials), " +
+      "and report each connection"
+  )
+)
