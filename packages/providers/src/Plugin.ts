@@ -100,8 +100,8 @@ export interface WebhookNotification {
 }
 
 export type WebhookResult =
-  /** A verification request answered with the right code (answer 204). */
-  | { readonly _tag: "Verified" }
+  /** A verification request answered with the right code (answer `status`, 204 when absent; Google wants 201). */
+  | { readonly _tag: "Verified"; readonly status?: 201 | 204 | undefined }
   /** The delivery failed its check or could not be read; nothing may change. */
   | { readonly _tag: "Rejected"; readonly status: 400 | 401 | 404; readonly message: string }
   /** A good delivery: answer `status`, then hand each notification to `ProviderData.notify`. */
