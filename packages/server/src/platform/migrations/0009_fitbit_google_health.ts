@@ -1,0 +1,24 @@
+/**
+ * Fitbit's data now comes through the Google Health API, with Google OAuth; the Fitbit Web API and
+ * its OAuth endpoints answer 410 Gone since 2 Nov 2026, so no token of a connection made with it
+ * works any more (Google does not take them, and there is no exchange). Such connections, told
+ * apart by their granted scopes (the Web API's `activity heartrate ...`, never a Google Health
+ * scope), are marked `Reauthorize` with a reason the app can show its user; the user connects
+ * again through Google. Their data stays. Disconnected connections are left as they are.
+ */
+import { SqlClient } from "@effect/sql"
+import * as Effect from "effect/Effect"
+
+export const fitbitWebApiRetiredReason =
+  "Fitbit's Web API was retired on 2 Nov 2026: connect Fitbit again to give access through Google."
+
+export default Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    update connections
+    set status = 'Reauthorize', status_reason = ${fitbitWebApiRetiredReason}, updated_at = now()
+    where provider = 'Fitbit'
+      and status <> 'Disconnected'
+      and position('https://www.googleapis.com/auth/googlehealth.' in scopes) = 0
+  `
+})
