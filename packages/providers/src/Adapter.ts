@@ -35,7 +35,6 @@ export interface TokenSet {
   readonly expiresAt: Date | null
   /** Scopes granted, space separated (may differ from those asked for). */
   readonly scopes: string
-  readonly providerUserId?: string | null | undefined
 }
 
 export interface StartInput {
@@ -100,9 +99,6 @@ export class ProviderError extends Data.TaggedError("ProviderError")<{
 /** A notification that cannot be read: retrying cannot help (see `decodeNotification`). */
 export const isInvalidNotification = (error: ProviderError): boolean => error.code === "invalid_notification"
 
-export const isAccessLost = (error: ProviderError): boolean =>
-  error.code === "access_revoked" || error.status === 410
-
 export const isInvalidGrant = (error: ProviderError): boolean =>
   error.code === "invalid_grant" || error.code === "invalid_token"
 
@@ -111,7 +107,6 @@ export interface ProviderAdapter {
   readonly provider: string
   readonly authType: "OAuth2" | "OAuth1"
   readonly defaultScopes: ReadonlyArray<string>
-  readonly requiredScopes?: ReadonlyArray<string> | undefined
   /** The production endpoints (before configuration overrides). */
   readonly defaultEndpoints: ProviderEndpoints
   /** Builds the authorization URL; Garmin first obtains a request token. */

@@ -189,15 +189,6 @@ export interface CanonicalBatch {
   readonly glucoseReadings: ReadonlyArray<GlucoseReadingRecord>
   readonly glucoseEvents: ReadonlyArray<GlucoseEventRecord>
   readonly glucoseCalibrations: ReadonlyArray<GlucoseCalibrationRecord>
-  readonly quarantined: ReadonlyArray<QuarantinedRecord>
-}
-
-/** A provider record that could not be read: kept with its raw JSON and why, never blocks its window. */
-export interface QuarantinedRecord {
-  readonly kind: string
-  readonly providerRecordId: string | null
-  readonly reason: string
-  readonly rawJson: string
 }
 
 export const emptyBatch: CanonicalBatch = {
@@ -210,8 +201,7 @@ export const emptyBatch: CanonicalBatch = {
   bodyMeasurements: [],
   glucoseReadings: [],
   glucoseEvents: [],
-  glucoseCalibrations: [],
-  quarantined: []
+  glucoseCalibrations: []
 }
 
 export const batchSize = (batch: CanonicalBatch): number =>

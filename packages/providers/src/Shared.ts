@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { ProviderError } from "./Adapter.js"
-import type { CanonicalBatch, DateWindow, QuarantinedRecord } from "./Canonical.js"
+import type { CanonicalBatch, DateWindow } from "./Canonical.js"
 import { emptyBatch } from "./Canonical.js"
 import type { CallContext } from "./internal/ProviderHttp.js"
 import * as ProviderHttp from "./internal/ProviderHttp.js"
@@ -165,36 +165,4 @@ export const decodeNotification = <A, I>(provider: string, schema: Schema.Schema
         ),
       onRight: Effect.succeed
     })
-}
-
-const defaultIdOf = (raw: unknown): string | null => {
-  if (typeof raw !== "object" || raw === null) return null
-  for (const key of ["id", "summaryId", "recordId"]) {
-    const v = (raw as Record<string, unknown>)[key]
-    if (typeof v === "string" || typeof v === "number") return String(v)
-  }
-  return null
-}
-
-export const decodeEach = <A, I, R>(options: {
-  readonly kind: string
-  readonly schema: Schema.Schema<A, I>
-  readonly items: ReadonlyArray<unknown>
-  readonly normalise: (decoded: A, raw: unknown) => R
-  readonly idOf?: (raw: unknown) => string | null
-}): { readonly records: ReadonlyArray<R>; readonly quarantined: ReadonlyArray<QuarantinedRecord> } => {
-  const decode = Schema.decodeUnknownEither(options.schema)
-  const idOf = options.idOf ?? defaultIdOf
-  const records: Array<R> = []
-  const quarantined: Array<QuarantinedRecord> = []
-  for (const raw of options.items) {
-    const decoded = decode(raw)
-    try {
-      if (Either.isLeft(decoded)) throw new Error(`does not decode: ${String(decoded.left.message).split("\n").slice(0, 3).join(" ").slice(0, 200).replace(/"[^"]*"(?=\s*$)/, "")}`)
-      records.push(options.normalise(decoded.right, raw))
-    } catch (e) {
-      quarantined.push({ kind: options.kind, providerRecordId: idOf(raw), reason: e instanceof Error ? e.message : String(e), rawJson: JSON.stringify(raw) })
-    }
-  }
-  return { records, quarantined }
 }

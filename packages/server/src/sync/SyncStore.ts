@@ -50,7 +50,7 @@ const tables = {
   glucoseReadings: "glucose_readings",
   glucoseEvents: "glucose_events",
   glucoseCalibrations: "glucose_calibrations"
-} as const satisfies Record<Exclude<keyof CanonicalBatch, "quarantined">, string>
+} as const satisfies Record<keyof CanonicalBatch, string>
 
 /** Canonical record fields whose column name differs from the field name. */
 const renames: Readonly<Record<string, string>> = { start: "startAt", end: "endAt" }
@@ -111,7 +111,7 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
     /** Stores every record of a batch for one connection, in one transaction. */
     const storeBatch = (owner: RecordOwner, batch: CanonicalBatch, today: string) =>
       Effect.gen(function*() {
-        for (const [key, table] of Object.entries(tables) as Array<[Exclude<keyof CanonicalBatch, "quarantined">, string]>) {
+        for (const [key, table] of Object.entries(tables) as Array<[keyof CanonicalBatch, string]>) {
           const records = batch[key] as ReadonlyArray<object>
           if (records.length > 0) {
             yield* upsertRows(table, records.map((r) => toRow(owner, r as Row, today)))
