@@ -10,12 +10,13 @@ import { apps } from "./commands/Apps.js"
 import { migrate } from "./commands/Migrate.js"
 import { openapi } from "./commands/OpenApi.js"
 import { providerCredentials } from "./commands/ProviderCredentials.js"
+import { quarantine } from "./commands/Quarantine.js"
 import { serve } from "./commands/Serve.js"
 import { users } from "./commands/Users.js"
 
 export const command = Command.make("pulsebridge").pipe(
   Command.withDescription("Operate a PulseBridge server: apps, API keys, users, migrations, the server itself"),
-  Command.withSubcommands([apps, apiKeys, providerCredentials, users, migrate, serve, openapi])
+  Command.withSubcommands([apps, apiKeys, providerCredentials, users, quarantine, migrate, serve, openapi])
 )
 
 export const run = Command.run(command, { name: "pulsebridge", version: "0.1.0" })

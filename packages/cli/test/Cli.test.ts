@@ -366,6 +366,26 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     }), 120_000)
 
   it.scoped(
+    "quarantine list prints the held records (none here) and refuses an id that is not a UUID",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* dataDir
+        const listed = yield* cli(dir, ["quarantine", "list", "--json"])
+        expect(listed.code, listed.stderr).toBe(0)
+        expect(JSON.parse(listed.stdout)).toEqual([])
+
+        const text = yield* cli(dir, ["quarantine", "list", "--connection", crypto.randomUUID()])
+        expect(text.code, text.stderr).toBe(0)
+        expect(text.stdout.trim()).toBe("No quarantined records.")
+
+        const bad = yield* cli(dir, ["quarantine", "list", "--connection", "x'; drop table users; --", "--json"])
+        expect(bad.code).toBe(1)
+        expect(parseJson(bad).error).toEqual({ _tag: "BadRequest", message: "--connection must be a UUID" })
+      }),
+    120_000
+  )
+
+  it.scoped(
     "provider-credentials set stores a secret that list never prints",
     () =>
       Effect.gen(function*() {

@@ -19,7 +19,9 @@ import { BadRequest, Forbidden, NotFound, ProviderUnavailable } from "./Errors.j
 
 export const ConnectionStatus = Schema.Literal("Active", "Reauthorize", "Disconnected").annotations({
   identifier: "ConnectionStatus",
-  description: "`Active`; `Reauthorize` when the provider refused a refresh; `Disconnected` after DELETE"
+  description: "`Active`; `Reauthorize` when the grant can no longer be used (refused refresh, access " +
+    "withdrawn or revoked at the provider, a retired provider API; see `statusReason`): the user must connect " +
+    "again; `Disconnected` after DELETE"
 })
 
 export const SyncState = Schema.Literal("Pending", "Backfilling", "Idle", "RateLimited", "Error", "Stopped")
@@ -52,6 +54,15 @@ export class Connection extends Schema.Class<Connection>("Connection")({
   }),
   syncError: Schema.NullOr(Schema.String).annotations({
     description: "The last sync failure (`Error`) or why sync stopped (`Stopped`); null otherwise"
+  }),
+  statusReason: Schema.NullOr(Schema.String).annotations({
+    description: "Why the connection is not `Active`, in words an app can show its user (e.g. the provider " +
+      "revoked access, or retired the API the connection was made with); null while `Active`"
+  }),
+  quarantinedRecords: Schema.Int.pipe(Schema.nonNegative()).annotations({
+    description: "Provider records that could not be read (malformed at the provider) and are held aside with " +
+      "their raw JSON for the operator; they never block the other records. Drops when the provider sends them " +
+      "again in a readable form"
   })
 }) {}
 

@@ -35,6 +35,8 @@ export interface TokenSet {
   readonly expiresAt: Date | null
   /** Scopes granted, space separated (may differ from those asked for). */
   readonly scopes: string
+  /** The user's id at the provider, when the token response names it (then no look-up is needed). */
+  readonly providerUserId?: string | null | undefined
 }
 
 export interface StartInput {
@@ -93,8 +95,16 @@ export class ProviderError extends Data.TaggedError("ProviderError")<{
   readonly status?: number | undefined
   readonly code?: string | undefined
   readonly retryAfterSeconds?: number | undefined
+  /** With `code: "insufficient_scope"`: the scopes the user did not grant. */
+  readonly missingScopes?: ReadonlyArray<string> | undefined
   readonly cause?: unknown
 }> {}
+
+/** The code of a failure caused by a scope the user did not grant. */
+export const InsufficientScope = "insufficient_scope"
+
+/** The code of an answer that says the user's grant is gone for good (a revoked token). */
+export const AccessRevoked = "access_revoked"
 
 /** A notification that cannot be read: retrying cannot help (see `decodeNotification`). */
 export const isInvalidNotification = (error: ProviderError): boolean => error.code === "invalid_notification"
@@ -102,11 +112,23 @@ export const isInvalidNotification = (error: ProviderError): boolean => error.co
 export const isInvalidGrant = (error: ProviderError): boolean =>
   error.code === "invalid_grant" || error.code === "invalid_token"
 
+/**
+ * The grant can no longer be used and no retry or refresh can help: the provider revoked it
+ * (`access_revoked`, which a data reader maps from its provider's own answer) or the API itself
+ * is gone (410). The connection needs the user to connect again.
+ */
+export const isAccessLost = (error: ProviderError): boolean => error.code === AccessRevoked || error.status === 410
+
 export interface ProviderAdapter {
   /** The provider's catalogue name. */
   readonly provider: string
   readonly authType: "OAuth2" | "OAuth1"
   readonly defaultScopes: ReadonlyArray<string>
+  /**
+   * Scopes without which the connection can read nothing: a consent that does not grant them all
+   * ends with `error=insufficient_scope` (consent screens let users untick scopes).
+   */
+  readonly requiredScopes?: ReadonlyArray<string> | undefined
   /** The production endpoints (before configuration overrides). */
   readonly defaultEndpoints: ProviderEndpoints
   /** Builds the authorization URL; Garmin first obtains a request token. */

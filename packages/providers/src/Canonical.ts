@@ -177,6 +177,26 @@ export interface GlucoseCalibrationRecord {
   readonly rawJson: string
 }
 
+/**
+ * A provider record that could not be read (a field missing or malformed, an impossible date):
+ * kept with its raw JSON and the reason, so it never blocks the other records of its window and
+ * an operator can see what the provider sent. The server stores it once per connection, kind and
+ * provider id (or raw JSON when the id itself is unreadable), and drops it when a record of the
+ * same kind and id is later read well.
+ */
+export interface QuarantinedRecord {
+  /**
+   * The canonical kind it would have been: `DailyActivity`, `DailyLoad`, `Sleep`, `Recovery`,
+   * `Workout`, `GlucoseReading`, `GlucoseEvent`, `GlucoseCalibration`, `Profile`, `BodyMeasurement`.
+   */
+  readonly kind: string
+  /** The provider's id of the record, when one could be read. */
+  readonly providerRecordId: string | null
+  /** Short; names the failing field, never a value (a record may carry a token). */
+  readonly reason: string
+  readonly rawJson: string
+}
+
 /** Everything one fetch brought back; each list may be empty. */
 export interface CanonicalBatch {
   readonly dailyActivity: ReadonlyArray<DailyActivityRecord>
@@ -189,6 +209,8 @@ export interface CanonicalBatch {
   readonly glucoseReadings: ReadonlyArray<GlucoseReadingRecord>
   readonly glucoseEvents: ReadonlyArray<GlucoseEventRecord>
   readonly glucoseCalibrations: ReadonlyArray<GlucoseCalibrationRecord>
+  /** Records that could not be read; never counted as stored. */
+  readonly quarantined: ReadonlyArray<QuarantinedRecord>
 }
 
 export const emptyBatch: CanonicalBatch = {
@@ -201,7 +223,8 @@ export const emptyBatch: CanonicalBatch = {
   bodyMeasurements: [],
   glucoseReadings: [],
   glucoseEvents: [],
-  glucoseCalibrations: []
+  glucoseCalibrations: [],
+  quarantined: []
 }
 
 export const batchSize = (batch: CanonicalBatch): number =>

@@ -1,14 +1,15 @@
 /**
  * What the data readers share: calendar arithmetic on `YYYY-MM-DD` dates and UTC instants,
  * time-zone offsets, the window check, schema options that keep a provider's unknown fields
- * (so `rawJson` is the provider's record), following a paged collection, and decoding a
- * stored notification.
+ * (so `rawJson` is the provider's record), following a paged collection, decoding a stored
+ * notification, and decoding a page record by record.
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { ProviderError } from "./Adapter.js"
-import type { CanonicalBatch, DateWindow } from "./Canonical.js"
+import type { CanonicalBatch, DateWindow, QuarantinedRecord } from "./Canonical.js"
 import { emptyBatch } from "./Canonical.js"
 import type { CallContext } from "./internal/ProviderHttp.js"
 import * as ProviderHttp from "./internal/ProviderHttp.js"
@@ -165,4 +166,80 @@ export const decodeNotification = <A, I>(provider: string, schema: Schema.Schema
         ),
       onRight: Effect.succeed
     })
+}
+
+// ---- record by record ----
+
+/** The provider's id of a raw record: its `id`, `summaryId` or `recordId`, when a string or number. */
+export const defaultRecordId = (raw: unknown): string | null => {
+  if (typeof raw !== "object" || raw === null) return null
+  for (const key of ["id", "summaryId", "recordId"]) {
+    const value = (raw as Record<string, unknown>)[key]
+    if (typeof value === "string" && value !== "") return value
+    if (typeof value === "number" && Number.isFinite(value)) return String(value)
+  }
+  return null
+}
+
+const maxReasonLength = 300
+
+/** Names the first field that failed, never its value (a record may carry a token or personal data). */
+const decodeReason = (error: ParseResult.ParseError): string => {
+  const [first] = ParseResult.ArrayFormatter.formatErrorSync(error)
+  if (first === undefined) return "malformed record"
+  const where = first.path.length === 0 ? "record" : first.path.join(".")
+  return `${where}: ${first._tag === "Missing" ? "is missing" : "is malformed"}`
+}
+
+const rawJsonOf = (raw: unknown): string => {
+  try {
+    return JSON.stringify(raw) ?? "null"
+  } catch {
+    return "null"
+  }
+}
+
+export interface DecodedEach<R> {
+  readonly records: ReadonlyArray<R>
+  readonly quarantined: ReadonlyArray<QuarantinedRecord>
+}
+
+/**
+ * Decodes and normalises each record on its own: one malformed record (or one the normaliser
+ * cannot place, such as an impossible date) is quarantined with its raw JSON and the failing
+ * field, and the others are read. A page is therefore decoded as an envelope of unknown items.
+ */
+export const decodeEach = <A, I, R>(options: {
+  readonly kind: string
+  readonly schema: Schema.Schema<A, I>
+  readonly items: ReadonlyArray<unknown>
+  /** May throw: the record is then quarantined too. */
+  readonly normalise: (decoded: A, raw: unknown) => R
+  /** The provider's id of a raw item (default: `defaultRecordId`). */
+  readonly idOf?: ((raw: unknown) => string | null) | undefined
+}): DecodedEach<R> => {
+  const decode = Schema.decodeUnknownEither(options.schema)
+  const idOf = options.idOf ?? defaultRecordId
+  const records: Array<R> = []
+  const quarantined: Array<QuarantinedRecord> = []
+  for (const raw of options.items) {
+    const quarantine = (reason: string) =>
+      quarantined.push({
+        kind: options.kind,
+        providerRecordId: idOf(raw),
+        reason: reason.slice(0, maxReasonLength),
+        rawJson: rawJsonOf(raw)
+      })
+    const decoded = decode(raw)
+    if (Either.isLeft(decoded)) {
+      quarantine(decodeReason(decoded.left))
+      continue
+    }
+    try {
+      records.push(options.normalise(decoded.right, raw))
+    } catch (error) {
+      quarantine(`cannot be normalised: ${error instanceof Error ? error.message : "unknown error"}`)
+    }
+  }
+  return { records, quarantined }
 }

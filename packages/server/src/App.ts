@@ -42,6 +42,7 @@ import { ScoresHttpLive } from "./scoring/Http.js"
 import { ScoreData } from "./scoring/ScoreData.js"
 import { ConnectionSyncLive } from "./sync/ConnectionSync.js"
 import { PeriodicSyncLive } from "./sync/PeriodicSync.js"
+import { Quarantine } from "./sync/Quarantine.js"
 import { SyncEngine, SyncSettings } from "./sync/SyncEngine.js"
 import { SyncQueueLive } from "./sync/SyncQueue.js"
 import { SyncStore } from "./sync/SyncStore.js"
@@ -62,7 +63,8 @@ export const DataLive = Layer.mergeAll(
   Connections.Default,
   HealthData.Default,
   ProviderCredentials.Default,
-  ScoreData.Default
+  ScoreData.Default,
+  Quarantine.Default
 ).pipe(Layer.provideMerge(SecretBox.Default))
 
 /**

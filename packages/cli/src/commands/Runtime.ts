@@ -10,6 +10,7 @@ import { Apps } from "@pulsebridge/server/apps/Apps"
 import type { ProviderCredentials } from "@pulsebridge/server/apps/ProviderCredentials"
 import { DatabaseLive } from "@pulsebridge/server/platform/Database"
 import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
+import type { Quarantine } from "@pulsebridge/server/sync/Quarantine"
 import type { Users } from "@pulsebridge/server/users/Users"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -26,7 +27,7 @@ const ServicesFromEnv = DataLive.pipe(
 /** Runs a command body over the services, with its output rules: quiet logs, and failures printed once. */
 export const withServices = (json: boolean) =>
 <A, E>(
-  effect: Effect.Effect<A, E, Apps | Users | ProviderCredentials>
+  effect: Effect.Effect<A, E, Apps | Users | ProviderCredentials | Quarantine>
 ) => effect.pipe(withContractErrors, Effect.provide(ServicesFromEnv), quietLogs, reportFailure(json))
 
 /** The app of `--app`; the users service trusts its app id, so an unknown one is refused here. */

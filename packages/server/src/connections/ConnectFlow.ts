@@ -11,8 +11,8 @@
 import { HttpClient } from "@effect/platform"
 import type { AppId, CreateConnectSessionPayload, UserId } from "@pulsebridge/domain"
 import { ConnectSession } from "@pulsebridge/domain"
-import type { TokenSet } from "@pulsebridge/providers"
-import { makeCodeVerifier, makeState } from "@pulsebridge/providers"
+import type { ProviderError, TokenSet } from "@pulsebridge/providers"
+import { InsufficientScope, makeCodeVerifier, makeState } from "@pulsebridge/providers"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -63,6 +63,20 @@ const redirectTo = (redirectUrl: string, params: Record<string, string>): Callba
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value)
   return { _tag: "Redirect", location: url.toString() }
 }
+
+/** Why a callback failed, as the app's redirect will say it. */
+interface CallbackFailure {
+  readonly code: string
+  readonly message: string
+  /** With `insufficient_scope`: the scopes the user did not grant (`missing_scope` in the redirect). */
+  readonly missingScopes?: ReadonlyArray<string> | undefined
+}
+
+/** A provider's refusal during the callback: a scope the user did not grant, or a failed exchange. */
+const providerFailure = (error: ProviderError): CallbackFailure =>
+  error.code === InsufficientScope
+    ? { code: InsufficientScope, message: error.message, missingScopes: error.missingScopes }
+    : { code: "exchange_failed", message: error.message }
 
 /** Error codes we pass on from a provider's redirect; anything else is reported generically. */
 const safeErrorCode = (code: string) => /^[a-z_]{1,40}$/.test(code) ? code : "authorization_failed"
@@ -141,7 +155,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
     /** Exchange, provider user id, connection: the part of a callback that talks to the provider. */
     const complete = Effect.fn("ConnectFlow.complete")(function*(session: SessionRow, code: string) {
       const resolved = yield* access.resolve(session.appId, session.provider).pipe(
-        Effect.mapError((e) => ({ code: "provider_not_configured", message: e.message }))
+        Effect.mapError((e): CallbackFailure => ({ code: "provider_not_configured", message: e.message }))
       )
       const codeVerifier = session.codeVerifierSealed === null
         ? null
@@ -158,12 +172,22 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
         scopes: splitScopes(session.scopes),
         requestToken: session.requestToken,
         requestTokenSecret
-      }).pipe(withClient, Effect.mapError((e) => ({ code: "exchange_failed", message: e.message })))
-      const providerUserId = yield* resolved.adapter.providerUserId({
+      }).pipe(withClient, Effect.mapError(providerFailure))
+      // Consent screens let users untick scopes: without the required ones nothing could be read.
+      const granted = new Set(splitScopes(tokenSet.scopes))
+      const missing = (resolved.adapter.requiredScopes ?? []).filter((scope) => !granted.has(scope))
+      if (missing.length > 0) {
+        return yield* Effect.fail<CallbackFailure>({
+          code: InsufficientScope,
+          message: `the user did not grant ${missing.join(" ")}`,
+          missingScopes: missing
+        })
+      }
+      const providerUserId = tokenSet.providerUserId ?? (yield* resolved.adapter.providerUserId({
         credentials: resolved.credentials,
         endpoints: resolved.endpoints,
         tokens: tokenSet
-      }).pipe(withClient, Effect.mapError((e) => ({ code: "exchange_failed", message: e.message })))
+      }).pipe(withClient, Effect.mapError(providerFailure)))
       return yield* upsertConnection(session, providerUserId, tokenSet)
     })
 
@@ -201,10 +225,12 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
           Effect.annotateLogs({ provider: session.provider, sessionId: session.id })
         )
         yield* sessions.setOutcome(session.id, result.left.code)
+        const missing = result.left.missingScopes ?? []
         return redirectTo(session.redirectUrl, {
           success: "false",
           error: result.left.code,
-          provider: session.provider
+          provider: session.provider,
+          ...(missing.length > 0 ? { missing_scope: missing.join(" ") } : {})
         })
       }
       yield* sessions.setOutcome(session.id, "connected")

@@ -112,7 +112,10 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
         }).pipe(Effect.provideService(HttpClient.HttpClient, httpClient), Effect.either)
         if (refreshed._tag === "Left") {
           if (isInvalidGrant(refreshed.left)) {
-            yield* repo.markReauthorize(connectionId)
+            yield* repo.markReauthorize(
+              connectionId,
+              "The provider refused the refresh token (invalid_grant): the user must connect again"
+            )
             yield* Effect.logWarning("Provider refused the refresh token; the connection needs reauthorization").pipe(
               Effect.annotateLogs({ connectionId, provider: row.provider })
             )

@@ -23,7 +23,9 @@ const toConnection = (row: ConnectionRow) =>
     lastSyncedAt: row.lastSyncedAt,
     syncState: row.syncState ?? "Pending",
     rateLimitedUntil: row.syncState === "RateLimited" ? row.rateLimitedUntil : null,
-    syncError: row.syncState === "Error" || row.syncState === "Stopped" ? row.syncError : null
+    syncError: row.syncState === "Error" || row.syncState === "Stopped" ? row.syncError : null,
+    statusReason: row.status === "Active" ? null : row.statusReason,
+    quarantinedRecords: row.quarantinedRecords
   })
 
 export class Connections extends Effect.Service<Connections>()("@pulsebridge/server/Connections", {
@@ -36,15 +38,22 @@ export class Connections extends Effect.Service<Connections>()("@pulsebridge/ser
     return {
       listActive,
 
-      /** Every provider in listing order, each with the user's active connection or null. */
+      /**
+       * Every provider in listing order, each with the user's connection or null: an Active one, or
+       * one waiting for the user to connect again (`Reauthorize`, with its `statusReason`), so an
+       * app can tell the user why and offer to reconnect.
+       */
       listProviders: (userId: UserId) =>
-        Effect.map(listActive(userId), (connections) =>
-          registry.plugins.map((plugin) =>
-            new ProviderListingEntry({
-              provider: toProviderInfo(plugin.catalog),
-              connection: connections.find((c) => c.provider === plugin.catalog.name) ?? null
-            })
-          ))
+        Effect.map(repo.listOpen(userId), (rows) => rows.map(toConnection)).pipe(
+          Effect.map((connections) =>
+            registry.plugins.map((plugin) =>
+              new ProviderListingEntry({
+                provider: toProviderInfo(plugin.catalog),
+                connection: connections.find((c) => c.provider === plugin.catalog.name) ?? null
+              })
+            )
+          )
+        )
     } as const
   }),
   dependencies: [ConnectionsRepo.Default]

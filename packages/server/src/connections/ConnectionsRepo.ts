@@ -25,7 +25,9 @@ export class ConnectionRow extends Schema.Class<ConnectionRow>("ConnectionRow")(
   lastSyncedAt: Schema.NullOr(Schema.DateFromSelf),
   syncState: Schema.NullOr(SyncState),
   rateLimitedUntil: Schema.NullOr(Schema.DateFromSelf),
-  syncError: Schema.NullOr(Schema.String)
+  syncError: Schema.NullOr(Schema.String),
+  statusReason: Schema.NullOr(Schema.String),
+  quarantinedRecords: Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())
 }) {}
 
 /** Which connection, of which app and provider. */
@@ -80,19 +82,23 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
         "token_expires_at, scopes, updated_at"
     )
 
-    const listActive = SqlSchema.findAll({
-      Request: UserId,
-      Result: ConnectionRow,
-      execute: (userId) =>
-        sql`
-          select c.id, c.user_id, c.provider, c.provider_user_id, c.status, c.scopes, c.token_expires_at,
-            c.created_at, c.updated_at, s.last_synced_at, s.state as sync_state, s.rate_limited_until,
-            s.last_error as sync_error
-          from connections c left join sync_state s on s.connection_id = c.id
-          where c.user_id = ${userId} and c.status = 'Active'
-          order by c.created_at, c.id
-        `
-    })
+    const listOfUser = (statuses: ReadonlyArray<typeof ConnectionStatus.Type>) =>
+      SqlSchema.findAll({
+        Request: UserId,
+        Result: ConnectionRow,
+        execute: (userId) =>
+          sql`
+            select c.id, c.user_id, c.provider, c.provider_user_id, c.status, c.scopes, c.token_expires_at,
+              c.created_at, c.updated_at, s.last_synced_at, s.state as sync_state, s.rate_limited_until,
+              s.last_error as sync_error, c.status_reason,
+              (select count(*) from quarantined_records q where q.connection_id = c.id)::text as quarantined_records
+            from connections c left join sync_state s on s.connection_id = c.id
+            where c.user_id = ${userId} and ${sql.in("c.status", statuses)}
+            order by c.created_at, c.id
+          `
+      })
+    const listActive = listOfUser(["Active"])
+    const listOpen = listOfUser(["Active", "Reauthorize"])
 
     const findOfUser = SqlSchema.findOne({
       Request: Schema.Struct({ userId: UserId, connectionId: Schema.String, open: Schema.Boolean }),
@@ -165,6 +171,9 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
       /** The user's Active connections with their sync state, oldest first. */
       listActive: (userId: UserId) => listActive(userId).pipe(Effect.orDie),
 
+      /** The user's connections that are not Disconnected (Active, or waiting for the user to reconnect). */
+      listOpen: (userId: UserId) => listOpen(userId).pipe(Effect.orDie),
+
       /** The user's connection with this id (any status), or none: another user's looks absent. */
       findOfUser: (userId: UserId, connectionId: string) =>
         findOfUser({ userId, connectionId, open: false }).pipe(Effect.orDie),
@@ -208,6 +217,7 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
           on conflict (user_id, provider) where status <> 'Disconnected' do update set
             provider_user_id = excluded.provider_user_id,
             status = 'Active',
+            status_reason = null,
             scopes = excluded.scopes,
             token_expires_at = excluded.token_expires_at,
             access_token_sealed = excluded.access_token_sealed,
@@ -239,12 +249,15 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
           where id = ${connectionId}
         `.pipe(Effect.asVoid, Effect.orDie),
 
-      /** The grant is gone (refused refresh, deregistration): the user must connect again. */
-      markReauthorize: (connectionId: string) =>
-        sql`update connections set status = 'Reauthorize', updated_at = now() where id = ${connectionId}`.pipe(
-          Effect.asVoid,
-          Effect.orDie
-        ),
+      /**
+       * The grant is gone (refused refresh, deregistration, revoked token, retired API): the user
+       * must connect again. `reason` is shown to the app beside the status; never a token.
+       */
+      markReauthorize: (connectionId: string, reason: string) =>
+        sql`
+          update connections set status = 'Reauthorize', status_reason = ${reason}, updated_at = now()
+          where id = ${connectionId} and status = 'Active'
+        `.pipe(Effect.asVoid, Effect.orDie),
 
       /** Disconnected by the app: the tokens are dropped, the data stays. */
       markDisconnected: (connectionId: string) =>

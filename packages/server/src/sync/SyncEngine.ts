@@ -10,7 +10,7 @@
  */
 import { HttpClient } from "@effect/platform"
 import type { CanonicalBatch, DateWindow, FetchInput, ProviderError } from "@pulsebridge/providers"
-import { emptyBatch, isInvalidNotification, ProviderRegistry } from "@pulsebridge/providers"
+import { emptyBatch, isAccessLost, isInvalidNotification, ProviderRegistry } from "@pulsebridge/providers"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -165,7 +165,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         const isRateLimited = (error: Failure): error is ProviderError =>
           error._tag === "ProviderError" && error.status === 429
         const isRetried = (error: Failure): error is ProviderError =>
-          error._tag === "ProviderError" && !isInvalidNotification(error)
+          error._tag === "ProviderError" && !isInvalidNotification(error) && !isAccessLost(error)
         // A 401 on the first attempt: the token expired early; refresh it and try again at once.
         const refreshesAtOnce = (attemptIndex: number, error: Failure) =>
           attemptIndex === 0 && error._tag === "ProviderError" && error.status === 401
@@ -213,9 +213,28 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         return yield* attempt.pipe(
           Effect.retry(whileRateLimited),
           Effect.retry(whileTransient),
+          Effect.tapError((error) =>
+            error._tag === "ProviderError" && isAccessLost(error) ? accessLost(info, error) : Effect.void
+          ),
           Effect.mapError((error) =>
             new SyncFailed({ message: error._tag === "ProviderError" ? describe(error) : error.message })
           )
+        )
+      })
+
+    /**
+     * The provider says the grant is gone for good (revoked, or the API itself retired): no retry
+     * can help, so the connection waits for the user to connect again, with the provider's words.
+     */
+    const accessLost = (info: ConnectionInfo, error: ProviderError) =>
+      Effect.gen(function*() {
+        yield* connections.markReauthorize(
+          info.id,
+          `${info.provider} no longer accepts this connection: ${error.message}`
+        )
+        yield* store.setState(info.id, { state: "Stopped", lastError: describe(error) })
+        yield* Effect.logWarning("The provider no longer accepts the connection; it needs reauthorization").pipe(
+          Effect.annotateLogs({ connectionId: info.id, provider: info.provider, error: describe(error) })
         )
       })
 

@@ -7,12 +7,13 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Provider, UserId } from "@pulsebridge/domain"
 import { ConnectionId } from "@pulsebridge/domain"
-import type { CanonicalBatch, CanonicalDeletion } from "@pulsebridge/providers"
+import type { CanonicalBatch, CanonicalDeletion, QuarantinedRecord } from "@pulsebridge/providers"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as String from "effect/String"
+import * as crypto from "node:crypto"
 
 /** Rows per insert statement: bounds the size of one statement's JSON. */
 const chunkRows = 2000
@@ -39,6 +40,8 @@ export type SyncStateRow = typeof SyncStateRow.Type
 
 type Row = Record<string, unknown>
 
+type RecordLists = Omit<CanonicalBatch, "quarantined">
+
 const tables = {
   dailyActivity: "daily_activity",
   dailyLoad: "daily_load",
@@ -50,7 +53,25 @@ const tables = {
   glucoseReadings: "glucose_readings",
   glucoseEvents: "glucose_events",
   glucoseCalibrations: "glucose_calibrations"
-} as const satisfies Record<keyof CanonicalBatch, string>
+} as const satisfies Record<keyof RecordLists, string>
+
+/** The quarantine's name of each record list's kind (`QuarantinedRecord.kind`). */
+const kinds = {
+  dailyActivity: "DailyActivity",
+  dailyLoad: "DailyLoad",
+  sleep: "Sleep",
+  recovery: "Recovery",
+  workouts: "Workout",
+  profiles: "Profile",
+  bodyMeasurements: "BodyMeasurement",
+  glucoseReadings: "GlucoseReading",
+  glucoseEvents: "GlucoseEvent",
+  glucoseCalibrations: "GlucoseCalibration"
+} as const satisfies Record<keyof RecordLists, string>
+
+/** A quarantined record's key: the provider's id, or a hash of its JSON when it has none. */
+const recordKey = (record: QuarantinedRecord): string =>
+  record.providerRecordId ?? `sha256:${crypto.createHash("sha256").update(record.rawJson).digest("hex")}`
 
 /** Canonical record fields whose column name differs from the field name. */
 const renames: Readonly<Record<string, string>> = { start: "startAt", end: "endAt" }
@@ -108,14 +129,74 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         }
       })
 
+    /** Files records that could not be read; one seen again only has its reason and time updated. */
+    const quarantine = (owner: RecordOwner, records: ReadonlyArray<QuarantinedRecord>) => {
+      // One row per key: a statement may not update a row twice.
+      const rows = Array.from(
+        new Map(records.map((record) => {
+          const key = recordKey(record)
+          return [`${record.kind}\u0000${key}`, {
+            connection_id: owner.connectionId,
+            user_id: owner.userId,
+            provider: owner.provider,
+            kind: record.kind,
+            record_key: key,
+            provider_record_id: record.providerRecordId,
+            reason: record.reason,
+            raw_json: record.rawJson
+          }]
+        })).values()
+      )
+      return sql`
+        insert into quarantined_records
+          (connection_id, user_id, provider, kind, record_key, provider_record_id, reason, raw_json)
+        select connection_id, user_id, provider, kind, record_key, provider_record_id, reason, raw_json
+        from json_populate_recordset(null::quarantined_records, ${JSON.stringify(rows)}::json)
+        on conflict (connection_id, kind, record_key) do update set
+          reason = excluded.reason, raw_json = excluded.raw_json, last_seen_at = now()
+      `
+    }
+
+    /** Records read well now leave the quarantine (checked first: the quarantine is almost always empty). */
+    const release = (owner: RecordOwner, batch: CanonicalBatch) =>
+      Effect.gen(function*() {
+        const [row] = yield* sql<{ readonly held: boolean }>`
+          select exists (select 1 from quarantined_records where connection_id = ${owner.connectionId}) as held
+        `
+        if (row?.held !== true) return
+        for (const [key, kind] of Object.entries(kinds) as Array<[keyof RecordLists, string]>) {
+          const ids = (batch[key] as ReadonlyArray<{ readonly providerRecordId: string }>).map((r) =>
+            r.providerRecordId
+          )
+          if (ids.length === 0) continue
+          yield* sql`
+            delete from quarantined_records
+            where connection_id = ${owner.connectionId} and kind = ${kind}
+              and record_key in (select json_array_elements_text(${JSON.stringify(ids)}::json))
+          `
+        }
+      })
+
     /** Stores every record of a batch for one connection, in one transaction. */
     const storeBatch = (owner: RecordOwner, batch: CanonicalBatch, today: string) =>
       Effect.gen(function*() {
-        for (const [key, table] of Object.entries(tables) as Array<[keyof CanonicalBatch, string]>) {
+        for (const [key, table] of Object.entries(tables) as Array<[keyof RecordLists, string]>) {
           const records = batch[key] as ReadonlyArray<object>
           if (records.length > 0) {
             yield* upsertRows(table, records.map((r) => toRow(owner, r as Row, today)))
           }
+        }
+        yield* release(owner, batch)
+        if (batch.quarantined.length > 0) {
+          yield* quarantine(owner, batch.quarantined)
+          yield* Effect.logWarning("Provider records quarantined").pipe(
+            Effect.annotateLogs({
+              connectionId: owner.connectionId,
+              provider: owner.provider,
+              count: batch.quarantined.length,
+              reasons: Array.from(new Set(batch.quarantined.map((r) => `${r.kind} ${r.reason}`))).slice(0, 5)
+            })
+          )
         }
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SyncStore.storeBatch"))
 

@@ -56,7 +56,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("@pulsebridge/server/We
         for (const providerUserId of result.deregistrations) {
           // The user removed our access at the provider: the grant is gone, so is the sync.
           for (const id of yield* connections.activeIdsAtProvider(appId, provider, providerUserId)) {
-            yield* connections.markReauthorize(id)
+            yield* connections.markReauthorize(
+              id,
+              "The user withdrew access at the provider (deregistration): the user must connect again"
+            )
             yield* queue.stop(id)
             notified++
           }

@@ -6,11 +6,13 @@ import m0002 from "./0002_connect_flow.js"
 import m0003 from "./0003_sync.js"
 import m0004 from "./0004_journal.js"
 import m0005 from "./0005_rate_limits.js"
+import m0006 from "./0006_provider_fidelity.js"
 
 export const migrations = {
   "0001_foundation": m0001,
   "0002_connect_flow": m0002,
   "0003_sync": m0003,
   "0004_journal": m0004,
-  "0005_rate_limits": m0005
+  "0005_rate_limits": m0005,
+  "0006_provider_fidelity": m0006
 }

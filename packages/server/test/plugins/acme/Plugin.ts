@@ -16,6 +16,7 @@ import { emptyBatch, ProviderError } from "@pulsebridge/providers"
 import * as OAuth2 from "@pulsebridge/providers/internal/OAuth2"
 import type { CallContext } from "@pulsebridge/providers/internal/ProviderHttp"
 import * as ProviderHttp from "@pulsebridge/providers/internal/ProviderHttp"
+import { decodeEach } from "@pulsebridge/providers/Shared"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -31,6 +32,7 @@ export const AcmeAdapter: ProviderAdapter = {
   provider: "Acme",
   authType: "OAuth2",
   defaultScopes: ["daily"],
+  requiredScopes: ["daily"],
   defaultEndpoints: {
     authBaseUrl: "https://acme.example",
     tokenBaseUrl: "https://acme.example",
@@ -133,12 +135,22 @@ export const AcmeData: ProviderData = {
           ["end_date", window.to]
         ])
       ).pipe(HttpClientRequest.bearerToken(input.tokens.accessToken)),
-      ProviderHttp.readJson(ctx, Schema.Struct({ data: Schema.Array(AcmeDay) }))
+      ProviderHttp.readJson(ctx, Schema.Struct({ data: Schema.Array(Schema.Unknown) }))
     ).pipe(
-      Effect.map((reply): CanonicalBatch => ({
-        ...emptyBatch,
-        dailyActivity: reply.data.map((day) => normaliseAcmeDay(input.providerUserId, day))
-      }))
+      Effect.map((reply): CanonicalBatch => {
+        // Day by day: one malformed day is quarantined, the others are stored.
+        const { quarantined, records } = decodeEach({
+          kind: "DailyActivity",
+          schema: AcmeDay,
+          items: reply.data,
+          normalise: (day) => normaliseAcmeDay(input.providerUserId, day),
+          idOf: (raw) => {
+            const day = (raw as { day?: unknown } | null)?.day
+            return typeof day === "string" ? `${input.providerUserId}:${day}` : null
+          }
+        })
+        return { ...emptyBatch, dailyActivity: records, quarantined }
+      })
     )
   },
   notify: () =>

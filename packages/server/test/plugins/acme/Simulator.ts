@@ -2,7 +2,10 @@
  * The simulator of Acme, a fictional fifth provider, built from the sandbox's shared core the way
  * each built-in simulator is: a consent page and a token endpoint (OAuth 2.0, client credentials
  * in the body, rotating refresh tokens), `GET /v1/me` and `GET /v1/daily?start_date&end_date`
- * (deterministic days up to today), and token revocation.
+ * (deterministic days up to today), and token revocation. Two kinds of account behave badly, as
+ * real providers' accounts sometimes do: an account whose name starts with `odd` is sent one day
+ * (two days ago) with a malformed `steps` until a test sets `acmeQuirks.oddDaysMended`; one whose name
+ * starts with `retired` gets 410 Gone from the data endpoint (an API shut down under it).
  */
 import type { HttpServerResponse } from "@effect/platform"
 import { HttpRouter } from "@effect/platform"
@@ -37,6 +40,9 @@ import {
 import { baseControl, SimulatorCore } from "@pulsebridge/sandbox/core/SimulatorCore"
 
 const ACCESS_TTL_SECONDS = 3600
+
+/** Switches a test turns to change how the simulator behaves (shared by every Acme simulator). */
+export const acmeQuirks = { oddDaysMended: false }
 
 const acmeError = (status: number, error: string, headers?: Record<string, string>) => json({ error }, status, headers)
 
@@ -83,7 +89,7 @@ export const makeAcmeSimulator = (options: SimulatorOptions): Simulator<Simulato
       clientId,
       userId,
       redirectUri,
-      scope: "daily",
+      scope: consent.granted.join(" "),
       challenge: null,
       expiresAt: core.nowMs() + 600_000
     })
@@ -99,10 +105,10 @@ export const makeAcmeSimulator = (options: SimulatorOptions): Simulator<Simulato
     }
     const clientId = client.id
     const now = core.nowMs()
-    const issue = (userId: string, grantId: string) => {
+    const issue = (userId: string, grantId: string, scope: string) => {
       const issued = issueTokens(
         core.state,
-        { clientId, userId, scope: "daily", grantId },
+        { clientId, userId, scope, grantId },
         now,
         ACCESS_TTL_SECONDS,
         true
@@ -114,7 +120,7 @@ export const makeAcmeSimulator = (options: SimulatorOptions): Simulator<Simulato
         refresh_token: issued.refreshToken,
         expires_in: ACCESS_TTL_SECONDS,
         token_type: "Bearer",
-        scope: "daily"
+        scope
       })
     }
     switch (req.form.get("grant_type")) {
@@ -123,7 +129,7 @@ export const makeAcmeSimulator = (options: SimulatorOptions): Simulator<Simulato
         core.commit()
         if (typeof record === "string" || record.clientId !== clientId) return acmeError(400, "invalid_grant")
         if (req.form.get("redirect_uri") !== record.redirectUri) return acmeError(400, "invalid_grant")
-        return issue(record.userId, newGrantId())
+        return issue(record.userId, newGrantId(), record.scope)
       }
       case "refresh_token": {
         const record = core.state.refresh[tokenKey(req.form.get("refresh_token") ?? "")]
@@ -131,7 +137,7 @@ export const makeAcmeSimulator = (options: SimulatorOptions): Simulator<Simulato
           return acmeError(400, "invalid_grant")
         }
         record.usedAt = now
-        return issue(record.userId, record.grantId)
+        return issue(record.userId, record.grantId, record.scope)
       }
       default:
         return acmeError(400, "unsupported_grant_type")
@@ -146,14 +152,25 @@ export const makeAcmeSimulator = (options: SimulatorOptions): Simulator<Simulato
     return f(auth.record.userId)
   }
 
+  const accountName = (userId: string) => core.state.users[userId]?.name ?? ""
+
   const daily = (req: SimRequestShape) =>
     withUser(req, (userId) => {
+      const name = accountName(userId)
+      if (name.startsWith("retired")) return acmeError(410, "api_retired")
       const start = parseDay(req.query.get("start_date") ?? "")
       const end = parseDay(req.query.get("end_date") ?? "")
       if (start === undefined || end === undefined || end < start) return acmeError(400, "invalid_request")
       const today = Math.floor(core.nowMs() / DAY_MS)
-      const data = []
-      for (let day = start; day <= Math.min(end, today); day++) data.push(acmeDay(core.seed, userId, formatDay(day)))
+      const data: Array<unknown> = []
+      for (let day = start; day <= Math.min(end, today); day++) {
+        const served = acmeDay(core.seed, userId, formatDay(day))
+        data.push(
+          name.startsWith("odd") && !acmeQuirks.oddDaysMended && day === today - 2
+            ? { ...served, steps: "many" }
+            : served
+        )
+      }
       return json({ data })
     })
 
