@@ -7,6 +7,7 @@ import m0003 from "./0003_sync.js"
 import m0004 from "./0004_journal.js"
 import m0005 from "./0005_rate_limits.js"
 import m0006 from "./0006_provider_fidelity.js"
+import m0009 from "./0009_fitbit_google_health.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -14,5 +15,6 @@ export const migrations = {
   "0003_sync": m0003,
   "0004_journal": m0004,
   "0005_rate_limits": m0005,
-  "0006_provider_fidelity": m0006
+  "0006_provider_fidelity": m0006,
+  "0009_fitbit_google_health": m0009
 }
