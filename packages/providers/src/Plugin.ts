@@ -89,7 +89,7 @@ export interface WebhookRequest {
 export interface WebhookApp {
   readonly clientId: string
   readonly clientSecret: Redacted.Redacted
-  /** Fitbit's subscriber verification code; null when none is configured. */
+  /** Fitbit: the Google Health subscriber's Authorization value; null when none is configured. */
   readonly verificationCode: string | null
 }
 
