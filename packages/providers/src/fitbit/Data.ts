@@ -60,23 +60,19 @@ const dateOfRaw = (raw: unknown): string | null => {
  * quarantined is left out: stored without that point it would read as a zero the user never had.
  */
 export const assembleDays = (
-  providerUserId: string,
   window: { readonly from: string; readonly to: string },
   pages: ReadonlyArray<{ readonly dataType: FitbitDataType; readonly items: ReadonlyArray<unknown> }>
 ): { readonly records: ReadonlyArray<DailyActivityRecord>; readonly quarantined: ReadonlyArray<QuarantinedRecord> } => {
   const days = new Map<string, FitbitDayValues>()
   const quarantined: Array<QuarantinedRecord> = []
-  const idOf = (raw: unknown) => {
-    const date = dateOfRaw(raw)
-    return date === null ? null : `${providerUserId}:${date}`
-  }
   for (const { dataType, items } of pages) {
     const decoded = decodeEach({
       kind: "DailyActivity",
       schema: RollupPoints[dataType] as Schema.Schema<any, any>,
       items,
       normalise: (point, raw) => ({ ...valuesOf(dataType, point), raw }),
-      idOf
+      // a day's key is its date (see Normalise.ts)
+      idOf: dateOfRaw
     })
     for (const q of decoded.quarantined) {
       quarantined.push({ ...q, reason: `${dataType}: ${q.reason}` })
@@ -90,9 +86,9 @@ export const assembleDays = (
   }
   const spoilt = new Set(quarantined.map((q) => q.providerRecordId))
   const records = [...days.entries()]
-    .filter(([date]) => date >= window.from && date <= window.to && !spoilt.has(`${providerUserId}:${date}`))
+    .filter(([date]) => date >= window.from && date <= window.to && !spoilt.has(date))
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([date, day]) => normaliseFitbitDay(providerUserId, date, day))
+    .map(([date, day]) => normaliseFitbitDay(date, day))
     .filter(fitbitDayHasData)
   return { records, quarantined }
 }
@@ -127,7 +123,7 @@ export const FitbitData: ProviderData = {
           // One at a time: a 429 or a 410 should stop the window early.
           Effect.forEach(fitbitDataTypes, rollUp).pipe(
             Effect.map((pages) => {
-              const { quarantined, records } = assembleDays(input.providerUserId, { from: window.from, to }, pages)
+              const { quarantined, records } = assembleDays({ from: window.from, to }, pages)
               return batchOf({ dailyActivity: records, quarantined })
             })
           )

@@ -1,6 +1,8 @@
 /**
  * The Google Health API's daily roll-ups as Google writes them, and their pure normalisation into
- * `DailyActivityRecord`s keyed `<healthUserId>:<date>`. Nothing here reads the network: the input
+ * `DailyActivityRecord`s keyed by their civil date: a connection holds one user, and the key
+ * does not change when the user's id does (a connection made with the retired Web API, connected
+ * again through Google, gets its days replaced, not doubled). Nothing here reads the network: the input
  * is the decoded `rollupDataPoints` of `dataPoints:dailyRollUp`, one list per data type.
  *
  * Google writes int64 values as JSON strings (`"countSum": "8123"`) and, as proto3 JSON does,
@@ -146,12 +148,8 @@ export const valuesOf = (
  * A day as a canonical record. Fields without a source in the Google Health API become 0 (the
  * contract's numbers) or null where the contract allows it; docs/providers/fitbit.md lists them.
  */
-export const normaliseFitbitDay = (
-  providerUserId: string,
-  date: string,
-  day: FitbitDayValues
-): DailyActivityRecord => ({
-  providerRecordId: `${providerUserId}:${date}`,
+export const normaliseFitbitDay = (date: string, day: FitbitDayValues): DailyActivityRecord => ({
+  providerRecordId: date,
   date,
   steps: day.steps ?? 0,
   caloriesOut: Math.round((day.caloriesOut ?? 0) * 100) / 100,

@@ -79,12 +79,12 @@ const pages = [
 const window = { from: "2026-11-17", to: "2026-11-18" }
 
 describe("assembleDays", () => {
-  it("puts each civil day together from its points, in canonical units", () => {
-    const { quarantined, records } = assembleDays(user, window, pages)
+  it("puts each civil day together from its points, in canonical units, keyed by the date", () => {
+    const { quarantined, records } = assembleDays(window, pages)
     expect(quarantined).toEqual([])
     expect(records.map(({ rawJson: _, ...r }) => r)).toEqual([
       {
-        providerRecordId: `${user}:2026-11-17`,
+        providerRecordId: "2026-11-17",
         date: "2026-11-17",
         steps: 9421,
         caloriesOut: 2612.4,
@@ -98,7 +98,7 @@ describe("assembleDays", () => {
         restingHeartRate: null
       },
       {
-        providerRecordId: `${user}:2026-11-18`,
+        providerRecordId: "2026-11-18",
         date: "2026-11-18",
         steps: 4107,
         caloriesOut: 2201.75,
@@ -123,11 +123,11 @@ describe("assembleDays", () => {
     const spoilt = pages.map((p) =>
       p.dataType === "steps" ? { ...p, items: [point("2026-11-17", { steps: { countSum: "lots" } }), p.items[1]!] } : p
     )
-    const { quarantined, records } = assembleDays(user, window, spoilt)
+    const { quarantined, records } = assembleDays(window, spoilt)
     expect(records.map((r) => r.date)).toEqual(["2026-11-18"])
     expect(quarantined).toEqual([{
       kind: "DailyActivity",
-      providerRecordId: `${user}:2026-11-17`,
+      providerRecordId: "2026-11-17",
       reason: expect.stringMatching(/^steps: /),
       rawJson: JSON.stringify(point("2026-11-17", { steps: { countSum: "lots" } }))
     }])
@@ -135,7 +135,7 @@ describe("assembleDays", () => {
   })
 
   it("quarantines a point of an impossible date without an id, and leaves out days without activity", () => {
-    const { quarantined, records } = assembleDays(user, { from: "2026-02-01", to: "2026-03-31" }, [
+    const { quarantined, records } = assembleDays({ from: "2026-02-01", to: "2026-03-31" }, [
       {
         dataType: "steps",
         items: [
@@ -170,7 +170,7 @@ describe("FitbitData.fetchWindow", () => {
       for (const record of batch.dailyActivity) {
         const s = fitbitDailySummary(seed, providerUserId, record.date, 1, "METRIC").summary
         expect(record).toEqual({
-          providerRecordId: `${providerUserId}:${record.date}`,
+          providerRecordId: record.date,
           date: record.date,
           steps: s.steps,
           caloriesOut: s.caloriesOut,

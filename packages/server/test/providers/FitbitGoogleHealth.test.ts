@@ -142,17 +142,26 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
         expect(yield* listConnections(user.id, token)).toEqual([])
       }))
 
-    it.effect("a connection made with the retired Fitbit Web API is marked Reauthorize with a reason; Google ones stay", () =>
+    it.effect("a Web API connection is marked Reauthorize with a reason; connected again through Google its days are replaced, not doubled", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const old = yield* createUser(`fitbit-webapi-${simulatedUser("u")}`)
-        const oldConnection = yield* connect(old.user.id, old.token, "Fitbit", simulatedUser("webapi"))
+        const account = simulatedUser("webapi")
+        const oldConnection = yield* connect(old.user.id, old.token, "Fitbit", account)
         yield* waitForSync(old.user.id, old.token, oldConnection.connectionId)
-        // what a Web API connection holds: Fitbit's own scopes
+        // what a Web API connection holds: Fitbit's scopes, its user id and days keyed `<Fitbit id>:<date>`
         yield* sql`
-          update connections set scopes = 'activity heartrate profile sleep'
+          update connections set scopes = 'activity heartrate profile sleep', provider_user_id = 'GGNJL9'
           where id = ${oldConnection.connectionId}
         `
+        yield* sql`
+          update daily_activity set provider_record_id = 'GGNJL9:' || to_char(date, 'YYYY-MM-DD')
+          where connection_id = ${oldConnection.connectionId}
+        `
+        const stored = (yield* sql<{ count: number }>`
+          select count(*)::int as count from daily_activity where connection_id = ${oldConnection.connectionId}
+        `)[0]!.count
+        expect(stored).toBeGreaterThanOrEqual(29)
         const current = yield* createUser(`fitbit-current-${simulatedUser("u")}`)
         const currentConnection = yield* connect(current.user.id, current.token, "Fitbit", simulatedUser("google"))
         yield* waitForSync(current.user.id, current.token, currentConnection.connectionId)
@@ -175,6 +184,28 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
           status: "Active",
           statusReason: null
         })
+        const keys = yield* sql<{ providerRecordId: string; date: string }>`
+          select provider_record_id, to_char(date, 'YYYY-MM-DD') as date from daily_activity
+          where connection_id = ${oldConnection.connectionId}
+        `
+        expect(keys.length).toBe(stored)
+        expect(keys.every((k) => k.providerRecordId === k.date)).toBe(true)
+
+        // The user connects again through Google: the same connection, Active, its days read again in place.
+        const since = new Date()
+        const again = yield* connect(old.user.id, old.token, "Fitbit", account)
+        expect(again.connectionId).toBe(oldConnection.connectionId)
+        const resynced = yield* waitForSync(old.user.id, old.token, oldConnection.connectionId, { since })
+        expect(resynced).toMatchObject({
+          status: "Active",
+          statusReason: null,
+          providerUserId: healthUserIdOf(account)
+        })
+        const perDate = yield* sql<{ count: number }>`
+          select count(*)::int as count from daily_activity
+          where connection_id = ${oldConnection.connectionId} group by date having count(*) > 1
+        `
+        expect(perDate).toEqual([])
       }))
 
     it.effect("a 410 Gone from Google during a sync marks the connection Reauthorize with a reason", () =>
