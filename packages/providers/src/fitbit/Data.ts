@@ -13,7 +13,7 @@
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { CanonicalBatch, DailyActivityRecord, ProviderData, QuarantinedRecord } from "../Canonical.js"
+import type { DailyActivityRecord, ProviderData, QuarantinedRecord } from "../Canonical.js"
 import * as ProviderHttp from "../internal/ProviderHttp.js"
 import { addDays, batchOf, checkWindow, decodeEach, decodeNotification, utcDate } from "../Shared.js"
 import { fitbitContext } from "./Adapter.js"
@@ -27,6 +27,9 @@ import {
   valuesOf
 } from "./Normalise.js"
 import { FitbitNotification } from "./Webhooks.js"
+
+/** `dailyRollUp`'s longest range for `total-calories` and `active-minutes`. */
+const maxRangeDays = 14
 
 /** The reply envelope; its points are decoded one by one. */
 const DailyRollUpResponse = Schema.Struct({ rollupDataPoints: Schema.optional(Schema.Array(Schema.Unknown)) })
@@ -43,6 +46,19 @@ export const dailyRollUpBody = (from: string, to: string) => ({
   range: { start: { date: googleDate(from) }, end: { date: googleDate(addDays(to, 1)) } },
   windowSizeDays: 1
 })
+
+/**
+ * `from`..`to` in spans Google accepts (14 days at most; none when `from` is after `to`). The
+ * engine's windows are one span; a notification may name a longer stretch.
+ */
+export const spansOf = (from: string, to: string): ReadonlyArray<{ readonly from: string; readonly to: string }> => {
+  const spans: Array<{ from: string; to: string }> = []
+  for (let start = from; start <= to; start = addDays(start, maxRangeDays)) {
+    const end = addDays(start, maxRangeDays - 1)
+    spans.push({ from: start, to: end < to ? end : to })
+  }
+  return spans
+}
 
 /** The day a raw point is for, when it can be read: the quarantine keys the day by it. */
 const dateOfRaw = (raw: unknown): string | null => {
@@ -96,7 +112,7 @@ export const assembleDays = (
 const decode = decodeNotification("Fitbit", FitbitNotification, "a GoogleHealthChange notification")
 
 export const FitbitData: ProviderData = {
-  windowDays: 14,
+  windowDays: maxRangeDays,
   maxBackfillDays: 365,
   fetchWindow: (input, window) => {
     const ctx = fitbitContext("daily activity read", input)
@@ -104,7 +120,7 @@ export const FitbitData: ProviderData = {
     const lastDate = addDays(utcDate(input.now.getTime()), 1)
     const to = window.to < lastDate ? window.to : lastDate
     const read = ProviderHttp.readJson(ctx, DailyRollUpResponse)
-    const rollUp = (dataType: FitbitDataType) =>
+    const rollUp = (span: { readonly from: string; readonly to: string }) => (dataType: FitbitDataType) =>
       ProviderHttp.send(
         ctx,
         HttpClientRequest.post(
@@ -112,22 +128,19 @@ export const FitbitData: ProviderData = {
         ).pipe(
           HttpClientRequest.bearerToken(input.tokens.accessToken),
           HttpClientRequest.acceptJson,
-          HttpClientRequest.bodyUnsafeJson(dailyRollUpBody(window.from, to))
+          HttpClientRequest.bodyUnsafeJson(dailyRollUpBody(span.from, span.to))
         ),
         read
       ).pipe(Effect.map((reply) => ({ dataType, items: reply.rollupDataPoints ?? [] })))
     return checkWindow(ctx, window).pipe(
       Effect.zipRight(
-        window.from > to ?
-          Effect.succeed<CanonicalBatch>(batchOf({})) :
-          // One at a time: a 429 or a 410 should stop the window early.
-          Effect.forEach(fitbitDataTypes, rollUp).pipe(
-            Effect.map((pages) => {
-              const { quarantined, records } = assembleDays({ from: window.from, to }, pages)
-              return batchOf({ dailyActivity: records, quarantined })
-            })
-          )
-      )
+        // One at a time: a 429 or a 410 should stop the window early.
+        Effect.forEach(spansOf(window.from, to), (span) => Effect.forEach(fitbitDataTypes, rollUp(span)))
+      ),
+      Effect.map((spans) => {
+        const { quarantined, records } = assembleDays({ from: window.from, to }, spans.flat())
+        return batchOf({ dailyActivity: records, quarantined })
+      })
     )
   },
   // A notification only says which data changed and when: read those days again.

@@ -6,7 +6,7 @@
  * the data generator makes them, days past tomorrow never asked for, Google's errors surfaced.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { assembleDays, dailyRollUpBody, FitbitData, fitbitDataTypes } from "@pulsebridge/providers"
+import { assembleDays, dailyRollUpBody, FitbitData, fitbitDataTypes, spansOf } from "@pulsebridge/providers"
 import { fitbitDailySummary } from "@pulsebridge/sandbox"
 import * as Effect from "effect/Effect"
 import { credentials, endpoints, fakeHttp, json, oauth2Tokens } from "../fixtures/FakeHttp.js"
@@ -161,6 +161,16 @@ describe("FitbitData.fetchWindow", () => {
     expect(FitbitData.windowDays).toBe(14)
   })
 
+  it("splits a longer stretch (a notification's) into ranges of 14 days at most", () => {
+    expect(spansOf("2026-11-01", "2026-11-30")).toEqual([
+      { from: "2026-11-01", to: "2026-11-14" },
+      { from: "2026-11-15", to: "2026-11-28" },
+      { from: "2026-11-29", to: "2026-11-30" }
+    ])
+    expect(spansOf("2026-11-01", "2026-11-01")).toEqual([{ from: "2026-11-01", to: "2026-11-01" }])
+    expect(spansOf("2026-11-02", "2026-11-01")).toEqual([])
+  })
+
   it.scopedLive("reads the window with one dailyRollUp per data type, exactly as the simulator generates it", () =>
     withHttp(Effect.gen(function*() {
       const { input, providerUserId, seed, sim } = yield* connect("Fitbit")
@@ -189,6 +199,18 @@ describe("FitbitData.fetchWindow", () => {
       expect(calls.map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual(
         fitbitDataTypes.map((t) => `POST /v4/users/me/dataTypes/${t}/dataPoints:dailyRollUp 200`)
       )
+    })))
+
+  it.scopedLive("reads a 30-day stretch (a notification's) in ranges the simulator accepts, as Google would", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, sim } = yield* connect("Fitbit")
+      const batch = yield* FitbitData.fetchWindow(input(), { from: "2025-05-01", to: "2025-05-30" })
+      expect(batch.dailyActivity.map((r) => r.date)).toEqual(
+        Array.from({ length: 30 }, (_, i) => `2025-05-${String(i + 1).padStart(2, "0")}`)
+      )
+      const calls = sim.control.calls()
+      expect(calls).toHaveLength(3 * fitbitDataTypes.length)
+      expect(calls.every((c) => c.status === 200)).toBe(true)
     })))
 
   it.scopedLive("never asks past tomorrow (UTC), and reads today as it stands", () =>
