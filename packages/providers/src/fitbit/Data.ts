@@ -91,7 +91,7 @@ export const assembleDays = (
       idOf: dateOfRaw
     })
     for (const q of decoded.quarantined) {
-      quarantined.push({ ...q, reason: `${dataType}: ${q.reason}` })
+      quarantined.push({ ...q, reason: `${dataType}: ${q.reason}`.slice(0, 300) })
     }
     for (const { date, raw, values } of decoded.records) {
       const day = days.get(date) ?? { raw: {} }
