@@ -36,7 +36,9 @@ const rolledUp = (connectionId: string, dataType: string, date: string) =>
   Effect.gen(function*() {
     const tokens = yield* ConnectionTokens
     const stored = yield* tokens.stored(connectionId)
-    const civil = (d: string) => ({ date: { year: Number(d.slice(0, 4)), month: Number(d.slice(5, 7)), day: Number(d.slice(8, 10)) } })
+    const civil = (d: string) => ({
+      date: { year: Number(d.slice(0, 4)), month: Number(d.slice(5, 7)), day: Number(d.slice(8, 10)) }
+    })
     const reply = yield* send("POST", `/sandbox/fitbit/v4/users/me/dataTypes/${dataType}/dataPoints:dailyRollUp`, {
       bearer: Redacted.value(stored.accessToken),
       json: { range: { start: civil(date), end: civil(addDays(date, 1)) }, windowSizeDays: 1 }
