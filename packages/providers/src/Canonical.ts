@@ -13,7 +13,7 @@ import type { ProviderError, TokenInput } from "./Adapter.js"
 
 /** A day of activity (Fitbit daily summary, Garmin dailies). */
 export interface DailyActivityRecord {
-  /** Fitbit: `<providerUserId>:<date>`; Garmin: `summaryId`. */
+  /** Fitbit: the civil date; Garmin: `summaryId`. */
   readonly providerRecordId: string
   readonly date: string
   readonly steps: number

@@ -89,7 +89,7 @@ export interface WebhookRequest {
 export interface WebhookApp {
   readonly clientId: string
   readonly clientSecret: Redacted.Redacted
-  /** Fitbit's subscriber verification code; null when none is configured. */
+  /** Fitbit: the Google Health subscriber's Authorization value; null when none is configured. */
   readonly verificationCode: string | null
   /**
    * Other ids the provider may still name the app by: the OAuth 1.0a consumer key kept beside
@@ -105,8 +105,8 @@ export interface WebhookNotification {
 }
 
 export type WebhookResult =
-  /** A verification request answered with the right code (answer 204). */
-  | { readonly _tag: "Verified" }
+  /** A verification request answered with the right code (answer `status`, 204 when absent; Google wants 201). */
+  | { readonly _tag: "Verified"; readonly status?: 201 | 204 | undefined }
   /** The delivery failed its check or could not be read; nothing may change. */
   | { readonly _tag: "Rejected"; readonly status: 400 | 401 | 404; readonly message: string }
   /** A good delivery: answer `status`, then hand each notification to `ProviderData.notify`. */

@@ -150,7 +150,8 @@ const operations: ReadonlyArray<Operation> = [
 const errorBody = (provider: string, text: string): unknown => {
   switch (provider) {
     case "Fitbit":
-      return { errors: [{ errorType: "invalid_token", message: text }], success: false }
+      // the Google Health API's body (`google.rpc.Status`)
+      return { error: { code: 401, message: text, status: "UNAUTHENTICATED" } }
     case "Garmin":
       return { errorMessage: text }
     default:

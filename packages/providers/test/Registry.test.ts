@@ -45,9 +45,9 @@ describe("ProviderRegistry", () => {
     Effect.gen(function*() {
       const registry = yield* ProviderRegistry
       expect(registry.defaultEndpoints("Fitbit")).toEqual({
-        authBaseUrl: "https://www.fitbit.com",
-        tokenBaseUrl: "https://api.fitbit.com",
-        apiBaseUrl: "https://api.fitbit.com"
+        authBaseUrl: "https://accounts.google.com",
+        tokenBaseUrl: "https://oauth2.googleapis.com",
+        apiBaseUrl: "https://health.googleapis.com"
       })
       expect(registry.defaultEndpoints("Garmin")).toEqual({
         authBaseUrl: "https://connect.garmin.com",
@@ -84,7 +84,9 @@ describe("ProviderRegistry", () => {
 
   it("lists the default scopes of each provider", () => {
     const registry = makeRegistry()
-    expect(registry.get("Fitbit").defaultScopes).toEqual(["activity", "heartrate", "profile", "sleep"])
+    expect(registry.get("Fitbit").defaultScopes).toEqual([
+      "https://www.googleapis.com/auth/googlehealth.activity_and_fitness.readonly"
+    ])
     expect(registry.get("WHOOP").defaultScopes).toContain("offline")
     expect(registry.get("Dexcom").defaultScopes).toEqual(["offline_access"])
     expect(registry.get("Garmin").defaultScopes).toEqual([])
@@ -193,7 +195,10 @@ describe("the plug-in registry", () => {
   })
 
   it("carries each provider's documented rate limit", () => {
-    expect(FitbitPlugin.catalog.limits.rateLimits).toEqual([{ requests: 150, windowSeconds: 3600, per: "user" }])
+    expect(FitbitPlugin.catalog.limits.rateLimits).toEqual([
+      { requests: 300, windowSeconds: 60, per: "user" },
+      { requests: 120_000, windowSeconds: 60, per: "app" }
+    ])
     expect(WhoopPlugin.catalog.limits.rateLimits).toEqual([
       { requests: 100, windowSeconds: 60, per: "app" },
       { requests: 10_000, windowSeconds: 86_400, per: "app" }

@@ -18,6 +18,7 @@ import {
 } from "@pulsebridge/providers"
 import type { Simulator } from "@pulsebridge/sandbox"
 import {
+  healthUserIdOf,
   makeDexcomSimulator,
   makeFitbitSimulator,
   makeGarminSimulator,
@@ -68,7 +69,8 @@ const loadKit = (module: Case["module"], slug: string) =>
     make: makers[module],
     // every maker above returns a full simulator; `SimulatorLike` only narrows what the test reads
     serve: (sim) => serveSimulator(sim as Simulator),
-    userId: providerUserIds[slug as keyof typeof providerUserIds]
+    // Fitbit's data comes through the Google Health API, whose users have Google Health ids
+    userId: slug === "fitbit" ? healthUserIdOf : providerUserIds[slug as keyof typeof providerUserIds]
   }))
 
 const client = { clientId: "pulsebridge-it", clientSecret: "it-secret-0123456789" }
@@ -106,8 +108,8 @@ const cases: ReadonlyArray<Case> = [
     module: "Fitbit",
     slug: "fitbit",
     adapter: FitbitAdapter,
-    revokePath: "/oauth2/revoke",
-    firstCallPath: "/oauth2/token"
+    revokePath: "/revoke",
+    firstCallPath: "/token"
   },
   {
     module: "Garmin",
@@ -214,7 +216,9 @@ describe.each(cases.map((c) => [c.adapter.provider, c] as const))("%s against it
         expect(tokens.expiresAt!.getTime()).toBeGreaterThan(Date.now())
         const refreshed = yield* adapter.refresh({ credentials, endpoints, tokens })
         expect(secretOf(refreshed.accessToken)).not.toBe(secretOf(tokens.accessToken))
-        expect(secretOf(refreshed.refreshToken)).not.toBe(secretOf(tokens.refreshToken))
+        // Google keeps the refresh token; the others rotate it
+        if (c.module === "Fitbit") expect(secretOf(refreshed.refreshToken)).toBe(secretOf(tokens.refreshToken))
+        else expect(secretOf(refreshed.refreshToken)).not.toBe(secretOf(tokens.refreshToken))
         expect(yield* adapter.providerUserId({ credentials, endpoints, tokens: refreshed })).toBe(userId)
         current = refreshed
       } else {
@@ -251,7 +255,9 @@ describe.each(cases.map((c) => [c.adapter.provider, c] as const))("%s against it
       const { endpoints, sim } = yield* serve(c)
       sim.control.injectFault({ path: c.firstCallPath, kind: "rateLimit", retryAfterSeconds: 17 })
       const limited = yield* Effect.flip(firstCall(c, endpoints))
-      expect(limited).toMatchObject({ provider: c.adapter.provider, status: 429, retryAfterSeconds: 17 })
+      expect(limited).toMatchObject({ provider: c.adapter.provider, status: 429 })
+      // Google's 429 carries no Retry-After
+      expect(limited.retryAfterSeconds).toBe(c.module === "Fitbit" ? undefined : 17)
 
       sim.control.injectFault({ path: c.firstCallPath, kind: "serverError" })
       const failed = yield* Effect.flip(firstCall(c, endpoints))

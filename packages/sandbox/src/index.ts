@@ -1,6 +1,6 @@
 /**
- * The provider simulators' public face: Fitbit, Garmin (OAuth 1.0a), WHOOP (v2) and Dexcom (v3)
- * as mountable `HttpApp`s with fault knobs, a call log and deterministic synthetic data. The
+ * The provider simulators' public face: Fitbit (through the Google Health API), Garmin
+ * (OAuth 1.0a), WHOOP (v2) and Dexcom (v3) as mountable `HttpApp`s with fault knobs, a call log and deterministic synthetic data. The
  * building blocks (request context, consent page, state cell) stay in `./core/`.
  *
  * Shape: `makeSimulator(provider, options)` (or `makeFitbitSimulator` etc.; `simulatorRegistry`
@@ -38,12 +38,11 @@ export { dexcomRecords } from "./dexcom/Data.js"
 export { DEXCOM_SANDBOX_USERS } from "./dexcom/Shapes.js"
 export type { DexcomSimulator } from "./dexcom/Simulator.js"
 export { makeDexcomSimulator } from "./dexcom/Simulator.js"
-export { fitbitDailySummary } from "./fitbit/Data.js"
-export type { FitbitControl, FitbitNotification, FitbitSubscription, SubscriberVerification } from "./fitbit/Shapes.js"
-export { FITBIT_COLLECTIONS, FITBIT_SCOPES } from "./fitbit/Shapes.js"
+export { fitbitDailySummary, rollupValueOf } from "./fitbit/Data.js"
+export type { FitbitControl, GoogleHealthNotificationBody, SubscriberVerification } from "./fitbit/Shapes.js"
+export { DATA_TYPES as GOOGLE_HEALTH_DATA_TYPES, GOOGLE_HEALTH_SCOPES, healthUserIdOf } from "./fitbit/Shapes.js"
 export type { FitbitSimulator } from "./fitbit/Simulator.js"
 export { makeFitbitSimulator } from "./fitbit/Simulator.js"
-export { fitbitSignature } from "./fitbit/Webhooks.js"
 export { garminDaily } from "./garmin/Data.js"
 export type { GarminControl } from "./garmin/Shapes.js"
 export { GARMIN_PERMISSIONS } from "./garmin/Shapes.js"

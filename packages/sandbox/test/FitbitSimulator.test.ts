@@ -1,19 +1,22 @@
 /**
- * The Fitbit simulator over real HTTP: consent page, OAuth 2.0 legs with Basic auth and PKCE,
- * refresh rotation and replay, revoke, daily summaries and units, rate limits, subscriptions.
+ * The Google Health API simulator (Fitbit's data since the Fitbit Web API was retired) over real
+ * HTTP: Google's consent page and OAuth 2.0 (client in the form, PKCE S256, offline access and
+ * `prompt=consent` for refresh tokens, refresh tokens kept, revoke), identity and settings, the
+ * daily roll-ups with Google's checks and error bodies, the per-user quota, notifications and
+ * subscriber verification, and the retired Web API's 410.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as crypto from "node:crypto"
-import { fitbitSignature, tokenFingerprint } from "../src/index.js"
+import { fitbitDailySummary, healthUserIdOf } from "../src/index.js"
 import {
-  basic,
-  bearer,
   CLIENT,
   fitbitAuthorizeUrl,
   fitbitConnect,
   formAction,
   get,
+  GOOGLE_ACTIVITY,
+  GOOGLE_PROFILE,
+  GOOGLE_SETTINGS,
   HttpLive,
   ManualClock,
   pkcePair,
@@ -25,400 +28,333 @@ import {
   STATE
 } from "./simulatorHarness.js"
 
-const token = (base: string, form: Record<string, string>, auth = basic(CLIENT.clientId, CLIENT.clientSecret)) =>
-  postForm(`${base}/oauth2/token`, form, auth)
+const clientForm = { client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret }
+
+const token = (base: string, form: Record<string, string>) => postForm(`${base}/token`, { ...clientForm, ...form })
 
 const approveFor = (url: string, form: Record<string, string | ReadonlyArray<string>> = {}) =>
   Effect.map(postForm(url, { decision: "approve", ...form }), (reply) => reply.location())
 
-describe("Fitbit simulator", () => {
-  it.scopedLive("the consent page is a form that posts back to the same URL with scopes and a user field", () =>
+/** Consent (as `user`, ticking `ticked` when given) and the code exchange. */
+const connectWith = (
+  base: string,
+  options: { user?: string; extra?: Record<string, string>; ticked?: ReadonlyArray<string> } = {}
+) =>
+  Effect.gen(function*() {
+    const { challenge, verifier } = pkcePair()
+    const url = fitbitAuthorizeUrl(base, { code_challenge: challenge, code_challenge_method: "S256", ...options.extra })
+    const location = yield* approveFor(url, {
+      user: options.user ?? "sandbox-user",
+      ...(options.ticked === undefined ? {} : { consent_form: "1", scope: options.ticked })
+    })
+    const reply = yield* token(base, {
+      grant_type: "authorization_code",
+      code: location.searchParams.get("code")!,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier
+    })
+    expect(reply.status, reply.text).toBe(200)
+    return reply.json()
+  })
+
+const auth = (access: string) => ({ authorization: `Bearer ${access}` })
+
+const rollUp = (base: string, access: string, dataType: string, body: unknown, user = "me") =>
+  send("POST", `${base}/v4/users/${user}/dataTypes/${dataType}/dataPoints:dailyRollUp`, {
+    headers: auth(access),
+    json: body
+  })
+
+const day = (date: string) => ({
+  date: { year: Number(date.slice(0, 4)), month: Number(date.slice(5, 7)), day: Number(date.slice(8, 10)) }
+})
+const range = (from: string, toExclusive: string) => ({ range: { start: day(from), end: day(toExclusive) } })
+
+const expectGoogleError = (reply: { status: number; json: () => any }, status: number, name: string) => {
+  expect(reply.status).toBe(status)
+  expect(reply.json().error).toEqual({ code: status, message: expect.any(String), status: name })
+}
+
+describe("Fitbit (Google Health API) simulator", () => {
+  it.scopedLive("the consent page lists Google Health scopes; approving redirects with code, state and the granted scope", () =>
     Effect.gen(function*() {
       const { base } = yield* served("Fitbit", new ManualClock())
       const url = fitbitAuthorizeUrl(base)
-      const reply = yield* get(url)
-      expect(reply.status).toBe(200)
-      expect(reply.headers["content-type"]).toContain("text/html")
-      expect(formAction(reply.text)).toBe(url)
-      expect(reply.text).toContain("Fitbit")
-      for (const scope of ["activity", "heartrate", "profile"]) {
-        expect(reply.text).toContain(`name="scope" value="${scope}" checked`)
+      const page = yield* get(url)
+      expect(page.status).toBe(200)
+      expect(formAction(page.text)).toBe(url)
+      for (const scope of [GOOGLE_ACTIVITY, GOOGLE_SETTINGS, GOOGLE_PROFILE]) {
+        expect(page.text).toContain(`name="scope" value="${scope}" checked`)
       }
-      expect(reply.text).toContain(`name="user" value="sandbox-user"`)
-    }).pipe(Effect.provide(HttpLive)))
-
-  it.scopedLive("approving redirects to redirect_uri with a code and the state; denying with access_denied", () =>
-    Effect.gen(function*() {
-      const { base } = yield* served("Fitbit", new ManualClock())
-      const approved = yield* approveFor(fitbitAuthorizeUrl(base))
+      const approved = yield* approveFor(url, { consent_form: "1", scope: [GOOGLE_ACTIVITY] })
       expect(`${approved.origin}${approved.pathname}`).toBe(REDIRECT)
       expect(approved.searchParams.get("code")).toMatch(/.{20,}/)
       expect(approved.searchParams.get("state")).toBe(STATE)
-      const denied = (yield* postForm(fitbitAuthorizeUrl(base), { decision: "deny" })).location()
-      expect(denied.searchParams.get("error")).toBe("access_denied")
-      expect(denied.searchParams.get("state")).toBe(STATE)
-      expect(denied.searchParams.has("code")).toBe(false)
+      expect(approved.searchParams.get("scope")).toBe(GOOGLE_ACTIVITY)
+      const denied = (yield* postForm(url, { decision: "deny" })).location()
+      expect(Object.fromEntries(denied.searchParams)).toEqual({ error: "access_denied", state: STATE })
     }).pipe(Effect.provide(HttpLive)))
 
-  it.scopedLive("authorize requests with an unknown client, no redirect_uri or a bad PKCE challenge get an error page", () =>
+  it.scopedLive("authorize refuses an unknown client, a retired Fitbit scope and a plain PKCE challenge", () =>
     Effect.gen(function*() {
       const { base } = yield* served("Fitbit", new ManualClock())
       const unknown = yield* get(fitbitAuthorizeUrl(base, { client_id: "nobody" }))
-      expect(unknown.status).toBe(400)
-      expect(unknown.text).toContain("unauthorized_client - Invalid client_id")
-      const noRedirect = yield* get(fitbitAuthorizeUrl(base).replace(/&redirect_uri=[^&]*/, ""))
-      expect(noRedirect.text).toContain("Missing redirect_uri")
-      const short = yield* get(fitbitAuthorizeUrl(base, { code_challenge: "abc", code_challenge_method: "S256" }))
-      expect(short.text).toContain("length must be between 43 and 128")
+      expect(unknown.status).toBe(401)
+      expect(unknown.text).toContain("invalid_client")
+      const oldScope = yield* get(fitbitAuthorizeUrl(base, { scope: "activity heartrate" }))
+      expect(oldScope.status).toBe(400)
+      expect(oldScope.text).toContain("invalid_scope")
       const plain = yield* get(
         fitbitAuthorizeUrl(base, { code_challenge: pkcePair().challenge, code_challenge_method: "plain" })
       )
-      expect(plain.text).toContain("Unsupported code_challenge_method")
+      expect(plain.text).toContain("code_challenge_method")
     }).pipe(Effect.provide(HttpLive)))
 
-  it.scopedLive("the token exchange needs the right Basic credentials and answers Fitbit's token body", () =>
-    Effect.gen(function*() {
-      const { base } = yield* served("Fitbit", new ManualClock())
-      const code = (yield* approveFor(fitbitAuthorizeUrl(base))).searchParams.get("code")!
-      const form = { grant_type: "authorization_code", code, redirect_uri: REDIRECT }
-      const wrong = yield* token(base, form, basic(CLIENT.clientId, "not-the-secret"))
-      expect(wrong.status).toBe(401)
-      expect(wrong.json()).toEqual({
-        errors: [{ errorType: "invalid_client", message: expect.any(String) }],
-        success: false
-      })
-      const missing = yield* postForm(`${base}/oauth2/token`, form)
-      expect(missing.status).toBe(401)
-      const ok = yield* token(base, form)
-      expect(ok.status).toBe(200)
-      const body = ok.json()
-      expect(body).toEqual({
-        access_token: expect.any(String),
-        expires_in: 28800,
-        refresh_token: expect.any(String),
-        scope: "activity heartrate profile",
-        token_type: "Bearer",
-        user_id: expect.stringMatching(/^[0-9A-Z]{6}$/)
-      })
-    }).pipe(Effect.provide(HttpLive)))
-
-  it.scopedLive("a code works once and for ten minutes", () =>
-    Effect.gen(function*() {
-      const clock = new ManualClock()
-      const { base } = yield* served("Fitbit", clock)
-      const code = (yield* approveFor(fitbitAuthorizeUrl(base))).searchParams.get("code")!
-      const form = { grant_type: "authorization_code", code, redirect_uri: REDIRECT }
-      expect((yield* token(base, form)).status).toBe(200)
-      const again = yield* token(base, form)
-      expect(again.status).toBe(400)
-      expect(again.json().errors[0].errorType).toBe("invalid_grant")
-      const late = (yield* approveFor(fitbitAuthorizeUrl(base))).searchParams.get("code")!
-      clock.advance(10 * 60_000 + 1)
-      const expired = yield* token(base, { ...form, code: late })
-      expect(expired.json().errors[0].errorType).toBe("invalid_grant")
-    }).pipe(Effect.provide(HttpLive)))
-
-  it.scopedLive("a code issued with a PKCE challenge needs the matching verifier", () =>
+  it.scopedLive("the token endpoint checks the client, the redirect URI and the PKCE verifier, and names no user", () =>
     Effect.gen(function*() {
       const { base } = yield* served("Fitbit", new ManualClock())
       const { challenge, verifier } = pkcePair()
-      const authorize = fitbitAuthorizeUrl(base, { code_challenge: challenge, code_challenge_method: "S256" })
-      const exchange = (code_verifier?: string) =>
-        Effect.flatMap(approveFor(authorize), (location) =>
-          token(base, {
-            grant_type: "authorization_code",
-            code: location.searchParams.get("code")!,
-            redirect_uri: REDIRECT,
-            ...(code_verifier === undefined ? {} : { code_verifier })
-          }))
-      const without = yield* exchange()
-      expect(without.status).toBe(400)
-      expect(without.json().errors[0].errorType).toBe("invalid_grant")
-      const mismatched = yield* exchange(pkcePair().verifier)
-      expect(mismatched.status).toBe(400)
-      expect(mismatched.json().errors[0].errorType).toBe("invalid_grant")
-      expect((yield* exchange(verifier)).status).toBe(200)
-    }).pipe(Effect.provide(HttpLive)))
-
-  it.scopedLive("unticked scopes are not granted and their endpoints answer 403 insufficient_scope", () =>
-    Effect.gen(function*() {
-      const { base } = yield* served("Fitbit", new ManualClock())
-      const location = yield* approveFor(fitbitAuthorizeUrl(base), { consent_form: "1", scope: ["activity"] })
-      const body = (yield* token(base, {
+      const codeOf = () =>
+        Effect.map(
+          approveFor(fitbitAuthorizeUrl(base, { code_challenge: challenge, code_challenge_method: "S256" })),
+          (l) => l.searchParams.get("code")!
+        )
+      const wrongSecret = yield* postForm(`${base}/token`, {
+        client_id: CLIENT.clientId,
+        client_secret: "nope",
         grant_type: "authorization_code",
-        code: location.searchParams.get("code")!,
+        code: yield* codeOf(),
+        redirect_uri: REDIRECT,
+        code_verifier: verifier
+      })
+      expect(wrongSecret.status).toBe(401)
+      expect(wrongSecret.json().error).toBe("invalid_client")
+      const noVerifier = yield* token(base, {
+        grant_type: "authorization_code",
+        code: yield* codeOf(),
         redirect_uri: REDIRECT
-      })).json()
-      expect(body.scope).toBe("activity")
-      const profile = yield* get(`${base}/1/user/-/profile.json`, bearer(body.access_token))
-      expect(profile.status).toBe(403)
-      expect(profile.json().errors[0].errorType).toBe("insufficient_scope")
-      const daily = yield* get(`${base}/1/user/-/activities/date/2025-06-01.json`, bearer(body.access_token))
-      expect(daily.status).toBe(200)
-    }).pipe(Effect.provide(HttpLive)))
-
-  it.scopedLive("refresh rotates: the spent refresh token is refused once the new tokens are used", () =>
-    Effect.gen(function*() {
-      const { base, sim } = yield* served("Fitbit", new ManualClock())
-      const first = yield* fitbitConnect(base)
-      const refresh = (refresh_token: string) => token(base, { grant_type: "refresh_token", refresh_token })
-      const second = yield* refresh(first.refresh!)
-      expect(second.status).toBe(200)
-      const rotated = second.json()
-      expect(rotated.refresh_token).not.toBe(first.refresh)
-      expect(rotated.access_token).not.toBe(first.access)
-      // Fitbit repeats the answer to an identical refresh until the new tokens are used
-      expect((yield* refresh(first.refresh!)).json()).toEqual(rotated)
-      expect((yield* get(`${base}/1/user/-/profile.json`, bearer(rotated.access_token))).status).toBe(200)
-      const spent = yield* refresh(first.refresh!)
-      expect(spent.status).toBe(400)
-      expect(spent.json()).toEqual({
-        errors: [{ errorType: "invalid_grant", message: expect.any(String) }],
-        success: false
       })
-      expect((yield* refresh(rotated.refresh_token)).status).toBe(200)
-      expect(sim.control.calls({ path: "/oauth2/token", presented: first.refresh! })).toHaveLength(3)
-      expect(sim.control.calls({ path: "/oauth2/token", presented: rotated.refresh_token })).toHaveLength(1)
+      expect(noVerifier.json()).toEqual({ error: "invalid_grant", error_description: "Missing code verifier." })
+      const badVerifier = yield* token(base, {
+        grant_type: "authorization_code",
+        code: yield* codeOf(),
+        redirect_uri: REDIRECT,
+        code_verifier: pkcePair().verifier
+      })
+      expect(badVerifier.json()).toEqual({ error: "invalid_grant", error_description: "Invalid code verifier." })
+      const ok = yield* token(base, {
+        grant_type: "authorization_code",
+        code: yield* codeOf(),
+        redirect_uri: REDIRECT,
+        code_verifier: verifier
+      })
+      expect(ok.json()).toEqual({
+        access_token: expect.any(String),
+        expires_in: 3599,
+        refresh_token: expect.any(String),
+        scope: `${GOOGLE_ACTIVITY} ${GOOGLE_SETTINGS} ${GOOGLE_PROFILE}`,
+        token_type: "Bearer"
+      })
     }).pipe(Effect.provide(HttpLive)))
 
-  it.scopedLive("the identical-refresh replay window closes after two minutes", () =>
+  it.scopedLive("a refresh token comes only with offline access, and again only with prompt=consent", () =>
     Effect.gen(function*() {
-      const clock = new ManualClock()
-      const { base } = yield* served("Fitbit", clock)
-      const first = yield* fitbitConnect(base)
-      const refresh = () => token(base, { grant_type: "refresh_token", refresh_token: first.refresh! })
-      expect((yield* refresh()).status).toBe(200)
-      clock.advance(121_000)
-      expect((yield* refresh()).json().errors[0].errorType).toBe("invalid_grant")
+      const { base } = yield* served("Fitbit", new ManualClock())
+      const online = yield* connectWith(base, { user: "olga", extra: { access_type: "online" } })
+      expect(online.refresh_token).toBeUndefined()
+      const first = yield* connectWith(base, { user: "olga", extra: { prompt: "" } })
+      expect(first.refresh_token).toEqual(expect.any(String))
+      const again = yield* connectWith(base, { user: "olga", extra: { prompt: "" } })
+      expect(again.refresh_token).toBeUndefined()
+      const consented = yield* connectWith(base, { user: "olga" })
+      expect(consented.refresh_token).toEqual(expect.any(String))
     }).pipe(Effect.provide(HttpLive)))
 
-  it.scopedLive("an expired access token answers 401 expired_token and an unknown one invalid_token", () =>
+  it.scopedLive("refresh keeps the refresh token (usable again); revoke ends the grant; an unknown token is invalid_token", () =>
     Effect.gen(function*() {
-      const clock = new ManualClock()
-      const { base, sim } = yield* served("Fitbit", clock)
+      const { base } = yield* served("Fitbit", new ManualClock())
       const tokens = yield* fitbitConnect(base)
-      const profile = (access: string) => get(`${base}/1/user/-/profile.json`, bearer(access))
-      expect((yield* profile(tokens.access)).status).toBe(200)
-      clock.advance(28_800_000)
-      const expired = yield* profile(tokens.access)
-      expect(expired.status).toBe(401)
-      expect(expired.json().errors[0].errorType).toBe("expired_token")
-      const fresh = yield* fitbitConnect(base)
-      sim.control.expireAccessTokens()
-      expect((yield* profile(fresh.access)).json().errors[0].errorType).toBe("expired_token")
-      const unknown = yield* profile("not-a-token")
-      expect(unknown.status).toBe(401)
-      expect(unknown.json().errors[0].errorType).toBe("invalid_token")
-    }).pipe(Effect.provide(HttpLive)))
-
-  it.scopedLive("revoking one token revokes all the user's tokens for the app, and a user has one refresh token", () =>
-    Effect.gen(function*() {
-      const { base, sim } = yield* served("Fitbit", new ManualClock())
-      const a = yield* fitbitConnect(base, "alice")
-      const b = yield* fitbitConnect(base, "alice")
-      const other = yield* fitbitConnect(base, "bob")
-      // a user holds one refresh token per app: the second authorization replaced the first
-      expect((yield* token(base, { grant_type: "refresh_token", refresh_token: a.refresh! })).status).toBe(400)
-      const revoked = yield* postForm(
-        `${base}/oauth2/revoke`,
-        { token: a.access },
-        basic(CLIENT.clientId, CLIENT.clientSecret)
-      )
-      expect(revoked.status).toBe(200)
-      for (const access of [a.access, b.access]) {
-        const reply = yield* get(`${base}/1/user/-/activities/date/2025-06-01.json`, bearer(access))
-        expect(reply.status).toBe(401)
-        expect(reply.json().errors[0].errorType).toBe("invalid_token")
+      for (let i = 0; i < 2; i++) {
+        const refreshed = yield* token(base, { grant_type: "refresh_token", refresh_token: tokens.refresh! })
+        expect(refreshed.status).toBe(200)
+        expect(refreshed.json().refresh_token).toBeUndefined()
+        expect((yield* get(`${base}/v4/users/me/identity`, auth(refreshed.json().access_token))).status).toBe(200)
       }
-      expect((yield* token(base, { grant_type: "refresh_token", refresh_token: b.refresh! })).status).toBe(400)
-      expect((yield* get(`${base}/1/user/-/profile.json`, bearer(other.access))).status).toBe(200)
-      expect(sim.control.calls({ path: "/oauth2/revoke" })).toHaveLength(1)
-      expect(sim.control.calls({ path: "/oauth2/revoke", presented: a.access })).toHaveLength(1)
+      expect((yield* postForm(`${base}/revoke`, { token: tokens.refresh! })).status).toBe(200)
+      expectGoogleError(yield* get(`${base}/v4/users/me/identity`, auth(tokens.access)), 401, "UNAUTHENTICATED")
+      const spent = yield* token(base, { grant_type: "refresh_token", refresh_token: tokens.refresh! })
+      expect(spent.json()).toEqual({ error: "invalid_grant", error_description: "Token has been expired or revoked." })
+      expect((yield* postForm(`${base}/revoke`, { token: tokens.refresh! })).json().error).toBe("invalid_token")
     }).pipe(Effect.provide(HttpLive)))
 
-  it.scopedLive("the daily summary is deterministic per user and date and differs between users", () =>
+  it.scopedLive("identity needs any Health scope, settings its own; another user's path is refused", () =>
     Effect.gen(function*() {
       const { base } = yield* served("Fitbit", new ManualClock())
-      const alice = yield* fitbitConnect(base, "alice")
-      const bob = yield* fitbitConnect(base, "bob")
-      const day = (access: string, date: string) =>
-        get(`${base}/1/user/-/activities/date/${date}.json`, { ...bearer(access), "accept-language": "en_GB" })
-      const one = yield* day(alice.access, "2025-06-10")
-      const two = yield* day(alice.access, "2025-06-10")
-      expect(one.text).toBe(two.text)
-      const summary = one.json().summary
-      expect(summary.steps).toBeGreaterThanOrEqual(2000)
-      expect(summary.steps).toBeLessThanOrEqual(15000)
-      expect(summary.caloriesOut).toBeGreaterThan(summary.caloriesBMR)
-      expect(summary.distances.map((d: any) => d.activity)).toEqual([
-        "total",
-        "tracker",
-        "loggedActivities",
-        "veryActive",
-        "moderatelyActive",
-        "lightlyActive",
-        "sedentaryActive"
+      const tokens = yield* connectWith(base, { user: "ida", ticked: [GOOGLE_ACTIVITY] })
+      const identity = yield* get(`${base}/v4/users/me/identity`, auth(tokens.access_token))
+      const id = healthUserIdOf("ida")
+      expect(identity.json()).toEqual({
+        name: `users/${id}/identity`,
+        healthUserId: id,
+        legacyUserId: expect.any(String)
+      })
+      expect((yield* get(`${base}/v4/users/${id}/identity`, auth(tokens.access_token))).status).toBe(200)
+      expectGoogleError(yield* get(`${base}/v4/users/me/settings`, auth(tokens.access_token)), 403, "PERMISSION_DENIED")
+      expectGoogleError(
+        yield* get(`${base}/v4/users/123/identity`, auth(tokens.access_token)),
+        403,
+        "PERMISSION_DENIED"
+      )
+      expectGoogleError(yield* get(`${base}/v4/users/me/identity`), 401, "UNAUTHENTICATED")
+      const full = yield* fitbitConnect(base, "ida")
+      const settings = (yield* get(`${base}/v4/users/me/settings`, auth(full.access))).json()
+      expect(settings.timeZone).toMatch(/^[A-Za-z_]+\/[A-Za-z_]+$|^UTC$/)
+      expect(settings.utcOffset).toMatch(/^-?\d+s$/)
+    }).pipe(Effect.provide(HttpLive)))
+
+  it.scopedLive("dailyRollUp answers one point per civil day, values as Google writes them, from the data generator", () =>
+    Effect.gen(function*() {
+      const { base } = yield* served("Fitbit", new ManualClock())
+      const tokens = yield* fitbitConnect(base, "dora")
+      const id = healthUserIdOf("dora")
+      const steps = yield* rollUp(base, tokens.access, "steps", {
+        ...range("2025-06-01", "2025-06-04"),
+        windowSizeDays: 1
+      })
+      expect(steps.status, steps.text).toBe(200)
+      const points = steps.json().rollupDataPoints
+      expect(points.map((p: any) => p.civilStartTime)).toEqual([
+        day("2025-06-01"),
+        day("2025-06-02"),
+        day("2025-06-03")
       ])
-      expect(summary.veryActiveMinutes + summary.fairlyActiveMinutes + summary.lightlyActiveMinutes).toBeLessThan(1440)
-      expect(summary.activeScore).toBe(-1)
-      expect(summary.heartRateZones).toHaveLength(4)
-      expect((yield* day(bob.access, "2025-06-10")).text).not.toBe(one.text)
-      expect((yield* day(alice.access, "2025-06-09")).text).not.toBe(one.text)
+      expect(points[0].civilEndTime).toEqual(day("2025-06-02"))
+      const summary = fitbitDailySummary("pulsebridge", id, "2025-06-01", 1, "METRIC").summary
+      expect(points[0].steps).toEqual({ countSum: String(summary.steps) })
+      const distance = (yield* rollUp(base, tokens.access, "distance", range("2025-06-01", "2025-06-02"))).json()
+      expect(distance.rollupDataPoints[0].distance.millimetersSum).toBe(
+        String(Math.round(summary.distances[0]!.distance * 1_000_000))
+      )
+      const minutes = (yield* rollUp(base, tokens.access, "active-minutes", range("2025-06-01", "2025-06-02"))).json()
+      const levels = minutes.rollupDataPoints[0].activeMinutes.activeMinutesRollupByActivityLevel
+      expect(levels).toContainEqual({ activityLevel: "LIGHT", activeMinutesSum: String(summary.lightlyActiveMinutes) })
+      const week =
+        (yield* rollUp(base, tokens.access, "steps", { ...range("2025-06-01", "2025-06-15"), windowSizeDays: 7 }))
+          .json().rollupDataPoints
+      expect(week).toHaveLength(2)
+      const firstWeek = ["01", "02", "03", "04", "05", "06", "07"].reduce(
+        (sum, d) => sum + fitbitDailySummary("pulsebridge", id, `2025-06-${d}`, 1, "METRIC").summary.steps,
+        0
+      )
+      expect(week[0].steps.countSum).toBe(String(firstWeek))
+      expect(week[0].civilEndTime).toEqual(day("2025-06-08"))
     }).pipe(Effect.provide(HttpLive)))
 
-  it.scopedLive("distances are in miles for Accept-Language en_US and kilometres otherwise", () =>
+  it.scopedLive("dailyRollUp refuses what Google refuses, in Google's error body", () =>
     Effect.gen(function*() {
       const { base } = yield* served("Fitbit", new ManualClock())
       const tokens = yield* fitbitConnect(base)
-      const total = (language?: string) =>
-        Effect.map(
-          get(`${base}/1/user/-/activities/date/2025-06-10.json`, {
-            ...bearer(tokens.access),
-            ...(language === undefined ? {} : { "accept-language": language })
-          }),
-          (reply) => reply.json().summary
+      const bad = (dataType: string, body: unknown) => rollUp(base, tokens.access, dataType, body)
+      expectGoogleError(yield* bad("stepz", range("2025-06-01", "2025-06-02")), 400, "INVALID_ARGUMENT")
+      expectGoogleError(yield* bad("activity-level", range("2025-06-01", "2025-06-02")), 400, "INVALID_ARGUMENT")
+      expectGoogleError(yield* bad("total-calories", range("2025-06-01", "2025-06-16")), 400, "INVALID_ARGUMENT")
+      expect((yield* bad("total-calories", range("2025-06-01", "2025-06-15"))).status).toBe(200)
+      expect((yield* bad("steps", range("2025-03-01", "2025-05-30"))).status).toBe(200)
+      expectGoogleError(yield* bad("steps", range("2025-03-01", "2025-05-31")), 400, "INVALID_ARGUMENT")
+      expectGoogleError(yield* bad("steps", range("2025-06-02", "2025-06-02")), 400, "INVALID_ARGUMENT")
+      for (const windowSizeDays of [0, -1, 1.5, "1", 3]) {
+        expectGoogleError(
+          yield* bad("steps", { ...range("2025-06-01", "2025-06-03"), windowSizeDays }),
+          400,
+          "INVALID_ARGUMENT"
         )
-      const us = yield* total("en_US")
-      const metric = yield* total()
-      const km = metric.distances[0].distance
-      expect(us.distances[0].distance).toBeCloseTo(km / 1.609344, 1)
-      expect(us.elevation).toBeCloseTo(metric.elevation / 0.3048, 0)
-      expect((yield* total("en_GB")).distances[0].distance).toBe(km)
-      expect(us.steps).toBe(metric.steps)
+      }
+      for (const pageSize of [-1, 2.5, "10"]) {
+        expectGoogleError(
+          yield* bad("steps", { ...range("2025-06-01", "2025-06-03"), pageSize }),
+          400,
+          "INVALID_ARGUMENT"
+        )
+      }
+      expect((yield* bad("steps", { ...range("2025-06-01", "2025-06-03"), pageSize: 50_000 })).status).toBe(200)
+      const one = yield* bad("steps", { ...range("2025-06-01", "2025-06-04"), pageSize: 1 })
+      expect(one.json().rollupDataPoints).toHaveLength(1)
+      expectGoogleError(
+        yield* bad("steps", { ...range("2025-06-01", "2025-06-03"), pageToken: "x" }),
+        400,
+        "INVALID_ARGUMENT"
+      )
+      expectGoogleError(
+        yield* bad("steps", { range: { start: { date: { year: 2025, month: 2, day: 30 } }, end: day("2025-03-02") } }),
+        400,
+        "INVALID_ARGUMENT"
+      )
+      expectGoogleError(yield* bad("steps", {}), 400, "INVALID_ARGUMENT")
+      const notJson = yield* send("POST", `${base}/v4/users/me/dataTypes/steps/dataPoints:dailyRollUp`, {
+        headers: { ...auth(tokens.access), "content-type": "application/json" },
+        form: { a: "b" }
+      })
+      expectGoogleError(notJson, 400, "INVALID_ARGUMENT")
+      expectGoogleError(yield* bad("weight", range("2025-06-01", "2025-06-02")), 403, "PERMISSION_DENIED")
+      expectGoogleError(
+        yield* rollUp(base, tokens.access, "steps", range("2025-06-01", "2025-06-02"), "999"),
+        403,
+        "PERMISSION_DENIED"
+      )
     }).pipe(Effect.provide(HttpLive)))
 
-  it.scopedLive("today is partial, future days are empty, and the profile carries time zone and units", () =>
+  it.scopedLive("300 calls a minute per user, then 429 RESOURCE_EXHAUSTED until the minute turns", () =>
     Effect.gen(function*() {
-      const { base } = yield* served("Fitbit", new ManualClock())
-      const tokens = yield* fitbitConnect(base)
-      const profile = (yield* get(`${base}/1/user/-/profile.json`, bearer(tokens.access))).json().user
-      expect(profile.encodedId).toBe(tokens.body.user_id)
-      expect(profile.displayName).toBe("sandbox-user")
-      expect(typeof profile.timezone).toBe("string")
-      expect(Number.isInteger(profile.offsetFromUTCMillis)).toBe(true)
-      expect(["en_US", "METRIC"]).toContain(profile.distanceUnit)
-      const summary = (date: string) =>
-        Effect.map(
-          get(`${base}/1/user/-/activities/date/${date}.json`, bearer(tokens.access)),
-          (reply) => reply.json().summary
-        )
-      const future = yield* summary("2025-07-01")
-      expect(future.steps).toBe(0)
-      expect(future.restingHeartRate).toBeUndefined()
-      const today = yield* summary("today")
-      expect(today.steps).toBeGreaterThan(0)
-      expect(today.sedentaryMinutes + today.lightlyActiveMinutes).toBeLessThan(1440)
-      const bad = yield* get(`${base}/1/user/-/activities/date/2025-02-30.json`, bearer(tokens.access))
-      expect(bad.status).toBe(400)
-    }).pipe(Effect.provide(HttpLive)))
-
-  it.scopedLive("150 calls per user per hour, then 429 with Retry-After until the top of the hour", () =>
-    Effect.gen(function*() {
-      const clock = new ManualClock("2025-06-15T12:20:00.000Z")
+      const clock = new ManualClock()
       const { base } = yield* served("Fitbit", clock)
       const tokens = yield* fitbitConnect(base)
-      const call = () => get(`${base}/1/user/-/activities/date/2025-06-10.json`, bearer(tokens.access))
-      const first = yield* call()
-      expect(first.headers["fitbit-rate-limit-limit"]).toBe("150")
-      expect(first.headers["fitbit-rate-limit-remaining"]).toBe("149")
-      expect(first.headers["fitbit-rate-limit-reset"]).toBe("2400")
-      for (let i = 1; i < 150; i++) expect((yield* call()).status).toBe(200)
-      const limited = yield* call()
-      expect(limited.status).toBe(429)
-      expect(limited.headers["retry-after"]).toBe("2400")
-      expect(limited.json().errors[0]).toEqual({ errorType: "system", fieldName: "n/a", message: "Too Many Requests" })
-      const other = yield* fitbitConnect(base, "someone-else")
-      expect((yield* get(`${base}/1/user/-/profile.json`, bearer(other.access))).status).toBe(200)
-      clock.set("2025-06-15T13:00:00.000Z")
-      expect((yield* call()).status).toBe(200)
+      let last = yield* get(`${base}/v4/users/me/identity`, auth(tokens.access))
+      for (let i = 1; i < 300; i++) last = yield* get(`${base}/v4/users/me/identity`, auth(tokens.access))
+      expect(last.status).toBe(200)
+      expectGoogleError(yield* get(`${base}/v4/users/me/identity`, auth(tokens.access)), 429, "RESOURCE_EXHAUSTED")
+      clock.advance(60_000)
+      expect((yield* get(`${base}/v4/users/me/identity`, auth(tokens.access))).status).toBe(200)
     }).pipe(Effect.provide(HttpLive)))
 
-  it.scopedLive("subscriptions are created once per collection, listed and deleted", () =>
+  it.scopedLive("the retired Fitbit Web API's paths answer 410 Gone", () =>
+    Effect.gen(function*() {
+      const { base } = yield* served("Fitbit", new ManualClock())
+      expect((yield* get(`${base}/1/user/-/activities/date/2025-06-10.json`)).status).toBe(410)
+      expect((yield* postForm(`${base}/oauth2/token`, { grant_type: "refresh_token" })).status).toBe(410)
+    }).pipe(Effect.provide(HttpLive)))
+
+  it.scopedLive("notifications carry the subscriber's Authorization and say which days of which data type changed", () =>
     Effect.gen(function*() {
       const { base, sim } = yield* served("Fitbit", new ManualClock())
-      const tokens = yield* fitbitConnect(base)
-      const auth = bearer(tokens.access)
-      const created = yield* send("POST", `${base}/1/user/-/activities/apiSubscriptions/sub-1.json`, { headers: auth })
-      expect(created.status).toBe(201)
-      expect(created.json()).toEqual({
-        collectionType: "activities",
-        ownerId: tokens.body.user_id,
-        ownerType: "user",
-        subscriberId: "1",
-        subscriptionId: "sub-1"
+      const secret = "Bearer subscriber-secret"
+      const hook = yield* receiver((r) => r.headers["authorization"] === secret ? 201 : 401)
+      const verification = yield* sim.control.verifySubscriber(hook.url, secret)
+      expect(verification).toEqual({ withAuthorizationStatus: 201, withoutAuthorizationStatus: 401, verified: true })
+      expect(hook.received.map((r) => JSON.parse(r.body))).toEqual([{ type: "verification" }, { type: "verification" }])
+      const wrong = yield* receiver(() => 201)
+      expect((yield* sim.control.verifySubscriber(wrong.url, secret)).verified).toBe(false)
+      void base
+      yield* sim.control.notifyChange(hook.url, {
+        healthUserId: "1234567890",
+        dataType: "steps",
+        from: "2025-06-10",
+        to: "2025-06-11",
+        authorization: secret
       })
-      const same = yield* send("POST", `${base}/1/user/-/activities/apiSubscriptions/sub-1.json`, { headers: auth })
-      expect(same.status).toBe(200)
-      const conflict = yield* send("POST", `${base}/1/user/-/activities/apiSubscriptions/sub-2.json`, { headers: auth })
-      expect(conflict.status).toBe(409)
-      const list = yield* get(`${base}/1/user/-/apiSubscriptions.json`, auth)
-      expect(list.json().apiSubscriptions).toHaveLength(1)
-      expect((yield* get(`${base}/1/user/-/activities/apiSubscriptions.json`, auth)).json().apiSubscriptions)
-        .toHaveLength(1)
-      expect((yield* get(`${base}/1/user/-/sleep/apiSubscriptions.json`, auth)).json().apiSubscriptions).toHaveLength(0)
-      expect(sim.control.subscriptions()).toHaveLength(1)
-      const deleted = yield* send("DELETE", `${base}/1/user/-/activities/apiSubscriptions/sub-1.json`, {
-        headers: auth
+      const delivered = hook.received[2]!
+      expect(delivered.headers["authorization"]).toBe(secret)
+      expect(delivered.headers["x-healthapi-signature"]).toMatch(/^[A-Za-z0-9+/=]+$/)
+      expect(JSON.parse(delivered.body)).toEqual({
+        data: {
+          version: "1",
+          healthUserId: "1234567890",
+          operation: "UPSERT",
+          dataType: "steps",
+          intervals: [{
+            physicalTimeInterval: { startTime: "2025-06-10T00:00:00Z", endTime: "2025-06-12T00:00:00Z" },
+            civilIso8601TimeInterval: { startTime: "2025-06-10T00:00:00", endTime: "2025-06-12T00:00:00" }
+          }]
+        }
       })
-      expect(deleted.status).toBe(204)
-      expect((yield* get(`${base}/1/user/-/apiSubscriptions.json`, auth)).json().apiSubscriptions).toHaveLength(0)
-    }).pipe(Effect.provide(HttpLive)))
-
-  it.scopedLive("notifications are a JSON array signed with HMAC-SHA1 keyed by the client secret and &", () =>
-    Effect.gen(function*() {
-      const { base, sim } = yield* served("Fitbit", new ManualClock())
-      const hook = yield* receiver()
-      const tokens = yield* fitbitConnect(base)
-      yield* send("POST", `${base}/1/user/-/activities/apiSubscriptions/sub-1.json`, { headers: bearer(tokens.access) })
-      const delivery = yield* sim.control.notifySubscribers(hook.url, {
-        ownerId: tokens.body.user_id,
-        collectionType: "activities",
-        date: "2025-06-14"
-      })
-      expect(delivery?.status).toBe(204)
-      const received = hook.received[0]!
-      expect(JSON.parse(received.body)).toEqual([{
-        collectionType: "activities",
-        date: "2025-06-14",
-        ownerId: tokens.body.user_id,
-        ownerType: "user",
-        subscriptionId: "sub-1"
-      }])
-      expect(received.headers["x-fitbit-signature"]).toBe(fitbitSignature(received.body, CLIENT.clientSecret))
-      expect(fitbitSignature(received.body, CLIENT.clientSecret)).toBe(
-        crypto.createHmac("sha1", `${CLIENT.clientSecret}&`).update(received.body).digest("base64")
-      )
-      const none = yield* sim.control.notifySubscribers(hook.url, {
-        ownerId: tokens.body.user_id,
-        collectionType: "sleep",
-        date: "2025-06-14"
-      })
-      expect(none).toBeUndefined()
-    }).pipe(Effect.provide(HttpLive)))
-
-  it.scopedLive("subscriber verification sends the right code then a wrong one", () =>
-    Effect.gen(function*() {
-      const { sim } = yield* served("Fitbit", new ManualClock())
-      const good = yield* receiver((r) => r.url.endsWith("verify=the-code") ? 204 : 404)
-      const verification = yield* sim.control.verifySubscriber(good.url, "the-code")
-      expect(verification).toEqual({ correctCodeStatus: 204, wrongCodeStatus: 404, verified: true })
-      expect(good.received.map((r) => r.method)).toEqual(["GET", "GET"])
-      const lax = yield* receiver(() => 204)
-      expect((yield* sim.control.verifySubscriber(lax.url, "the-code")).verified).toBe(false)
-    }).pipe(Effect.provide(HttpLive)))
-
-  it.scopedLive("the call log names tokens only by fingerprint", () =>
-    Effect.gen(function*() {
-      const { base, sim } = yield* served("Fitbit", new ManualClock())
-      const tokens = yield* fitbitConnect(base)
-      yield* get(`${base}/1/user/-/profile.json`, bearer(tokens.access))
-      const log = JSON.stringify(sim.control.calls())
-      expect(log).not.toContain(tokens.access)
-      expect(log).not.toContain(tokens.refresh)
-      expect(log).not.toContain(CLIENT.clientSecret)
-      const [profileCall] = sim.control.calls({ path: "/1/user/-/profile.json" })
-      expect(profileCall?.params["auth"]).toBe(`bearer:${tokenFingerprint(tokens.access)}`)
-      expect(profileCall?.userId).toBe(tokens.body.user_id)
-      expect(sim.control.calls({ path: "/oauth2/token" })[0]?.params["auth"]).toBe(`basic:${CLIENT.clientId}`)
     }).pipe(Effect.provide(HttpLive)))
 })

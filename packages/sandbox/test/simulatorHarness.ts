@@ -192,13 +192,21 @@ export interface OAuth2Tokens {
   readonly body: any
 }
 
+/** The Google Health API scopes the Fitbit (Google Health) tests ask for. */
+export const GOOGLE_ACTIVITY = "https://www.googleapis.com/auth/googlehealth.activity_and_fitness.readonly"
+export const GOOGLE_SETTINGS = "https://www.googleapis.com/auth/googlehealth.settings.readonly"
+export const GOOGLE_PROFILE = "https://www.googleapis.com/auth/googlehealth.profile.readonly"
+
+/** Google's consent URL on the Google Health API simulator, offline access with consent. */
 export const fitbitAuthorizeUrl = (base: string, extra: Readonly<Record<string, string>> = {}) =>
-  `${base}/oauth2/authorize?${new URLSearchParams({
+  `${base}/o/oauth2/v2/auth?${new URLSearchParams({
     client_id: CLIENT.clientId,
     response_type: "code",
-    scope: "activity heartrate profile",
+    scope: `${GOOGLE_ACTIVITY} ${GOOGLE_SETTINGS} ${GOOGLE_PROFILE}`,
     redirect_uri: REDIRECT,
     state: STATE,
+    access_type: "offline",
+    prompt: "consent",
     ...extra
   })}`
 
@@ -209,16 +217,14 @@ export const fitbitConnect = (base: string, user = "sandbox-user") =>
       fitbitAuthorizeUrl(base, { code_challenge: challenge, code_challenge_method: "S256" }),
       { user }
     )
-    const reply = yield* postForm(
-      `${base}/oauth2/token`,
-      {
-        grant_type: "authorization_code",
-        code: location.searchParams.get("code")!,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier
-      },
-      basic(CLIENT.clientId, CLIENT.clientSecret)
-    )
+    const reply = yield* postForm(`${base}/token`, {
+      grant_type: "authorization_code",
+      code: location.searchParams.get("code")!,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      client_id: CLIENT.clientId,
+      client_secret: CLIENT.clientSecret
+    })
     if (reply.status !== 200) throw new Error(`token answered ${reply.status}: ${reply.text}`)
     const body = reply.json()
     return { access: body.access_token, refresh: body.refresh_token, body } as OAuth2Tokens
@@ -317,7 +323,7 @@ export const providerCases: ReadonlyArray<{
 }> = [
   {
     provider: "Fitbit",
-    dataPath: "/1/user/-/activities/date/2025-06-10.json",
+    dataPath: "/v4/users/me/identity",
     connect: (base, user) =>
       Effect.map(fitbitConnect(base, user), (t) => (path: string) => get(`${base}${path}`, bearer(t.access)))
   },

@@ -53,7 +53,9 @@ const providerCredentialsSet = Command.make(
     ),
     verificationCode: Options.text("verification-code").pipe(
       Options.optional,
-      Options.withDescription("Fitbit: the subscriber verification code from the app's settings at Fitbit")
+      Options.withDescription(
+        "Fitbit: the Authorization value of the Google Health API subscriber (its endpointAuthorization.secret)"
+      )
     ),
     json
   },

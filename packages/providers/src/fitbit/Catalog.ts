@@ -1,6 +1,7 @@
 /**
- * Fitbit's catalogue entry: the listing, its rank among score sources (third for sleep-worn
- * sensors and load, second for daily activity), and its limits.
+ * Fitbit's catalogue entry (its data comes through the Google Health API): the listing, its rank
+ * among score sources (third for sleep-worn sensors and load, second for daily activity), and
+ * its limits.
  */
 import type { CatalogEntry } from "../Plugin.js"
 import { FitbitData } from "./Data.js"
@@ -26,7 +27,11 @@ export const fitbitCatalog: CatalogEntry<"Fitbit"> = {
   limits: {
     maxBackfillDays: FitbitData.maxBackfillDays,
     windowDays: FitbitData.windowDays,
-    // per user and app, reset at the top of the hour
-    rateLimits: [{ requests: 150, windowSeconds: 3600, per: "user" }]
+    // Google Health API defaults: 300 requests a minute per user, 120,000 a minute per project
+    rateLimits: [{ requests: 300, windowSeconds: 60, per: "user" }, {
+      requests: 120_000,
+      windowSeconds: 60,
+      per: "app"
+    }]
   }
 }

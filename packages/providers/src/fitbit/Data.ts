@@ -1,98 +1,149 @@
 /**
- * Fitbit data: the daily activity summary (`GET /1/user/-/activities/date/{date}.json`), one
- * request per local date, read in the metric unit system and normalised (`Normalise.ts`). Dates
- * Fitbit has no data for come back as zeros and are left out. After a backfill the user is
- * subscribed to activity notifications; a notification names a day to read again.
+ * Fitbit data through the Google Health API: daily activity from
+ * `POST /v4/users/me/dataTypes/{dataType}/dataPoints:dailyRollUp`, one request per data type
+ * and window, rolled up per civil day of the user's own clock (`windowSizeDays: 1`), so no time
+ * zone is needed. The range is closed-open in civil time; Google allows 14 days for
+ * `total-calories` and `active-minutes` (90 for the others), so a window is 14 days. 14 points
+ * are far below the default page of 1,440, and the reply has no page token.
  *
- * Fitbit allows 150 requests per user per hour, so a full backfill (365 days) runs into the limit
- * more than once; the 429 carries `retryAfterSeconds` (the reset at the top of the hour) for the
- * engine to wait on.
+ * Every point is decoded on its own: a point that does not read is quarantined with its raw JSON,
+ * and its day is left out (the other points of the window are stored). Notifications only say
+ * which data changed and when: they become a re-read of those days.
  */
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import type { TokenInput } from "../Adapter.js"
-import type { ProviderData } from "../Canonical.js"
-import type { CallContext } from "../internal/ProviderHttp.js"
+import type { DailyActivityRecord, ProviderData, QuarantinedRecord } from "../Canonical.js"
 import * as ProviderHttp from "../internal/ProviderHttp.js"
-import { addDays, batchOf, checkWindow, datesOf, decodeNotification, utcDate } from "../Shared.js"
-import { FitbitDailySummary, fitbitDayHasData, normaliseFitbitDay } from "./Normalise.js"
+import { addDays, batchOf, checkWindow, decodeEach, decodeNotification, utcDate } from "../Shared.js"
+import { fitbitContext } from "./Adapter.js"
+import type { FitbitDataType, FitbitDayValues } from "./Normalise.js"
+import {
+  civilDate,
+  fitbitDataTypes,
+  fitbitDayHasData,
+  normaliseFitbitDay,
+  RollupPoints,
+  valuesOf
+} from "./Normalise.js"
 import { FitbitNotification } from "./Webhooks.js"
 
-const FitbitErrorBody = Schema.Struct({
-  errors: Schema.NonEmptyArray(Schema.Struct({ errorType: Schema.String, message: Schema.optional(Schema.String) }))
+/** `dailyRollUp`'s longest range for `total-calories` and `active-minutes`. */
+const maxRangeDays = 14
+
+/** The reply envelope; its points are decoded one by one. */
+const DailyRollUpResponse = Schema.Struct({ rollupDataPoints: Schema.optional(Schema.Array(Schema.Unknown)) })
+
+/** A `google.type.Date` of a `YYYY-MM-DD` date. */
+export const googleDate = (date: string) => ({
+  year: Number(date.slice(0, 4)),
+  month: Number(date.slice(5, 7)),
+  day: Number(date.slice(8, 10))
 })
 
-/** Fitbit's `{"errors":[{"errorType","message"}]}`; `expired_token` / `invalid_token` on a 401. */
-const readError = ProviderHttp.errorReader(FitbitErrorBody, (body) => ({
-  code: body.errors[0].errorType,
-  description: body.errors[0].message
-}))
-
-/** What we send as `Accept-Language`: any value but `en_US`/`en_GB` selects metric units. */
-export const fitbitAcceptLanguage = "METRIC"
-
-const context = (operation: string, input: ProviderHttp.SecretsSource): CallContext => ({
-  provider: "Fitbit",
-  operation,
-  readError,
-  secrets: ProviderHttp.secretsOf(input)
+/** The body of a daily roll-up of the civil days `from`..`to` (both inclusive). */
+export const dailyRollUpBody = (from: string, to: string) => ({
+  range: { start: { date: googleDate(from) }, end: { date: googleDate(addDays(to, 1)) } },
+  windowSizeDays: 1
 })
 
 /**
- * Subscribes our subscriber to the user's activity notifications. Idempotent: the same
- * subscription id again is fine, and a 409 (the user already has a subscription of ours under
- * another id) leaves that one in place.
+ * `from`..`to` in spans Google accepts (14 days at most; none when `from` is after `to`). The
+ * engine's windows are one span; a notification may name a longer stretch.
  */
-export const fitbitSubscribe = (input: TokenInput, subscriptionId: string) =>
-  ProviderHttp.send(
-    context("subscription", input),
-    HttpClientRequest.post(
-      `${input.endpoints.apiBaseUrl}/1/user/-/activities/apiSubscriptions/${
-        ProviderHttp.encodeComponent(subscriptionId)
-      }.json`
-    ).pipe(
-      HttpClientRequest.bearerToken(Redacted.value(input.tokens.accessToken)),
-      HttpClientRequest.setHeader("content-length", "0")
-    ),
-    ProviderHttp.readNothing
-  ).pipe(
-    Effect.catchIf((error) => error.status === 409, () => Effect.void)
-  )
+export const spansOf = (from: string, to: string): ReadonlyArray<{ readonly from: string; readonly to: string }> => {
+  const spans: Array<{ from: string; to: string }> = []
+  for (let start = from; start <= to; start = addDays(start, maxRangeDays)) {
+    const end = addDays(start, maxRangeDays - 1)
+    spans.push({ from: start, to: end < to ? end : to })
+  }
+  return spans
+}
 
-const decode = decodeNotification("Fitbit", FitbitNotification, "a FitbitDay notification")
+/** The day a raw point is for, when it can be read: the quarantine keys the day by it. */
+const dateOfRaw = (raw: unknown): string | null => {
+  try {
+    const date = (raw as { civilStartTime?: { date?: { year: number; month: number; day: number } } })
+      .civilStartTime?.date
+    return date === undefined ? null : civilDate(date)
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Puts the decoded points of each data type together by day. A day any of whose points was
+ * quarantined is left out: stored without that point it would read as a zero the user never had.
+ */
+export const assembleDays = (
+  window: { readonly from: string; readonly to: string },
+  pages: ReadonlyArray<{ readonly dataType: FitbitDataType; readonly items: ReadonlyArray<unknown> }>
+): { readonly records: ReadonlyArray<DailyActivityRecord>; readonly quarantined: ReadonlyArray<QuarantinedRecord> } => {
+  const days = new Map<string, FitbitDayValues>()
+  const quarantined: Array<QuarantinedRecord> = []
+  for (const { dataType, items } of pages) {
+    const decoded = decodeEach({
+      kind: "DailyActivity",
+      schema: RollupPoints[dataType] as Schema.Schema<any, any>,
+      items,
+      normalise: (point, raw) => ({ ...valuesOf(dataType, point), raw }),
+      // a day's key is its date (see Normalise.ts)
+      idOf: dateOfRaw
+    })
+    for (const q of decoded.quarantined) {
+      quarantined.push({ ...q, reason: `${dataType}: ${q.reason}`.slice(0, 300) })
+    }
+    for (const { date, raw, values } of decoded.records) {
+      const day = days.get(date) ?? { raw: {} }
+      Object.assign(day, values)
+      day.raw[dataType] = raw
+      days.set(date, day)
+    }
+  }
+  const spoilt = new Set(quarantined.map((q) => q.providerRecordId))
+  const records = [...days.entries()]
+    .filter(([date]) => date >= window.from && date <= window.to && !spoilt.has(date))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([date, day]) => normaliseFitbitDay(date, day))
+    .filter(fitbitDayHasData)
+  return { records, quarantined }
+}
+
+const decode = decodeNotification("Fitbit", FitbitNotification, "a GoogleHealthChange notification")
 
 export const FitbitData: ProviderData = {
-  windowDays: 7,
+  windowDays: maxRangeDays,
   maxBackfillDays: 365,
   fetchWindow: (input, window) => {
-    const ctx = context("daily activity read", input)
-    // Dates are the user's local days; a user east of UTC may already be a day ahead of us.
+    const ctx = fitbitContext("daily activity read", input)
+    // Days are the user's civil days; a user east of UTC may already be a day ahead of us.
     const lastDate = addDays(utcDate(input.now.getTime()), 1)
-    const read = ProviderHttp.readJson(ctx, FitbitDailySummary)
-    const fetchDay = (date: string) =>
+    const to = window.to < lastDate ? window.to : lastDate
+    const read = ProviderHttp.readJson(ctx, DailyRollUpResponse)
+    const rollUp = (span: { readonly from: string; readonly to: string }) => (dataType: FitbitDataType) =>
       ProviderHttp.send(
         ctx,
-        HttpClientRequest.get(`${input.endpoints.apiBaseUrl}/1/user/-/activities/date/${date}.json`).pipe(
+        HttpClientRequest.post(
+          `${input.endpoints.apiBaseUrl}/v4/users/me/dataTypes/${dataType}/dataPoints:dailyRollUp`
+        ).pipe(
           HttpClientRequest.bearerToken(input.tokens.accessToken),
           HttpClientRequest.acceptJson,
-          HttpClientRequest.setHeader("Accept-Language", fitbitAcceptLanguage)
+          HttpClientRequest.bodyUnsafeJson(dailyRollUpBody(span.from, span.to))
         ),
         read
-      ).pipe(Effect.map((day) => normaliseFitbitDay(input.providerUserId, date, day)))
+      ).pipe(Effect.map((reply) => ({ dataType, items: reply.rollupDataPoints ?? [] })))
     return checkWindow(ctx, window).pipe(
       Effect.zipRight(
-        // One at a time: the hourly budget is per user, and a 429 should stop the window early.
-        Effect.forEach(datesOf(window).filter((date) => date <= lastDate), fetchDay)
+        // One at a time: a 429 or a 410 should stop the window early.
+        Effect.forEach(spansOf(window.from, to), (span) => Effect.forEach(fitbitDataTypes, rollUp(span)))
       ),
-      Effect.map((days) => batchOf({ dailyActivity: days.filter(fitbitDayHasData) }))
+      Effect.map((spans) => {
+        const { quarantined, records } = assembleDays({ from: window.from, to }, spans.flat())
+        return batchOf({ dailyActivity: records, quarantined })
+      })
     )
   },
-  // Fitbit notifies only users we subscribed; the connection id is the subscription id, so
-  // subscribing again is harmless.
-  afterBackfill: (input) => fitbitSubscribe(input, input.connectionId),
-  // A notification only says the day changed: read it again.
+  // A notification only says which data changed and when: read those days again.
   notify: (_input, notification) =>
-    Effect.map(decode(notification), (day) => ({ _tag: "Resync", window: { from: day.date, to: day.date } }))
+    Effect.map(decode(notification), (change) => ({ _tag: "Resync", window: { from: change.from, to: change.to } }))
 }

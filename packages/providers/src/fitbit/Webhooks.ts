@@ -1,48 +1,114 @@
 /**
- * Fitbit subscriptions in. The subscriber is verified with two GETs (`?verify=<code>`): the
- * app's code is answered 204, any other 404. A notification POST is signed with
- * `X-Fitbit-Signature`: base64 HMAC-SHA1 of the body keyed with the client secret + "&"; Fitbit's
- * guidance is to answer a bad signature with 404. The body lists `{collectionType, date, ownerId}`
- * items, each a day of one user to read again.
+ * Google Health API notifications in. A subscriber (the project's, registered by the operator
+ * with `projects.subscribers.create`) is verified by two POSTs of `{"type":"verification"}`: with
+ * the `Authorization` value the operator set as `endpointAuthorization.secret` (answer 201), and
+ * without it (answer 401). Every notification carries the same `Authorization` value, which is
+ * what is checked here (the app's webhook verification code holds it). The body is
+ * `{"data": {healthUserId, dataType, operation, intervals}}` (or a list of such): it says which
+ * data of which user changed and when, never the data, so each becomes a re-read of those days.
+ *
+ * The `X-HEALTHAPI-SIGNATURE` ECDSA signature over the body is not checked: it needs Google's
+ * published key set; docs/providers/fitbit.md says so.
  */
 import * as Either from "effect/Either"
-import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import * as crypto from "node:crypto"
 import { accepted, rejected, sameSecret } from "../internal/Webhooks.js"
-import type { WebhookReceiver } from "../Plugin.js"
+import type { WebhookNotification, WebhookReceiver } from "../Plugin.js"
+import { addDays, DateString, parseInstant, utcDate } from "../Shared.js"
+import { fitbitDataTypes } from "./Normalise.js"
 
-const DatePattern = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}$/))
-
-/** What a Fitbit notification asks for: read this day of the user again. */
-export const FitbitNotification = Schema.TaggedStruct("FitbitDay", { date: DatePattern })
+/** What a notification asks for: read these civil days of the user again. */
+export const FitbitNotification = Schema.TaggedStruct("GoogleHealthChange", {
+  dataType: Schema.String,
+  from: DateString,
+  to: DateString
+})
 export type FitbitNotification = typeof FitbitNotification.Type
 
-export const fitbitSignatureOf = (body: string, clientSecret: string): string =>
-  crypto.createHmac("sha1", `${clientSecret}&`).update(body).digest("base64")
+const Interval = Schema.Struct({ startTime: Schema.String, endTime: Schema.String })
 
-const decodeBody = Schema.decodeUnknownEither(Schema.parseJson(Schema.Array(Schema.Struct({
-  collectionType: Schema.String,
-  date: DatePattern,
-  ownerId: Schema.String
-}))))
+/** One notification as Google sends it. */
+export const GoogleHealthNotification = Schema.Struct({
+  data: Schema.Struct({
+    version: Schema.optional(Schema.String),
+    clientProvidedSubscriptionName: Schema.optional(Schema.String),
+    healthUserId: Schema.NonEmptyString,
+    dataType: Schema.NonEmptyString,
+    operation: Schema.optional(Schema.String),
+    intervals: Schema.optional(Schema.Array(Schema.Struct({
+      physicalTimeInterval: Schema.optional(Interval),
+      civilIso8601TimeInterval: Schema.optional(Interval)
+    })))
+  })
+})
+export type GoogleHealthNotification = typeof GoogleHealthNotification.Type
 
-export const fitbitWebhooks: WebhookReceiver = (request, app) => {
-  if (request.method === "GET") {
-    const code = request.query.get("verify") ?? undefined
-    return app.verificationCode !== null && sameSecret(app.verificationCode, code)
-      ? { _tag: "Verified" }
-      : rejected(404, "Wrong verification code")
+const Verification = Schema.Struct({ type: Schema.Literal("verification") })
+
+const decodeBody = Schema.decodeUnknownEither(Schema.parseJson(Schema.Union(
+  Verification,
+  GoogleHealthNotification,
+  Schema.Array(GoogleHealthNotification)
+)))
+
+const civilDatePattern = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?$/
+
+/** The civil days an interval touches; its end is exclusive, so an end at midnight is the day before. */
+const civilDays = (interval: typeof Interval.Type): { from: string; to: string } | undefined => {
+  const start = civilDatePattern.exec(interval.startTime)
+  const end = civilDatePattern.exec(interval.endTime)
+  if (start === null || end === null) return undefined
+  const midnight = end[2] === undefined || /^00:00(:00(\.0+)?)?$/.test(end[2])
+  const to = midnight && end[1]! > start[1]! ? addDays(end[1]!, -1) : end[1]!
+  return { from: start[1]!, to: to < start[1]! ? start[1]! : to }
+}
+
+/** A physical interval's UTC days, a day either side: the user's civil day may differ from UTC's. */
+const physicalDays = (interval: typeof Interval.Type): { from: string; to: string } | undefined => {
+  const start = parseInstant(interval.startTime)
+  const end = parseInstant(interval.endTime)
+  if (Number.isNaN(start) || Number.isNaN(end)) return undefined
+  return { from: addDays(utcDate(Math.min(start, end)), -1), to: addDays(utcDate(Math.max(start, end)), 1) }
+}
+
+/**
+ * The days to read again for one notification; `undefined` for a data type daily activity is
+ * not made of. Without a readable interval: yesterday to tomorrow (UTC), around `nowMs`.
+ */
+export const daysToRead = (
+  notification: GoogleHealthNotification,
+  nowMs: number
+): FitbitNotification | undefined => {
+  const data = notification.data
+  if (!(fitbitDataTypes as ReadonlyArray<string>).includes(data.dataType)) return undefined
+  const spans = (data.intervals ?? []).flatMap((i) => {
+    const span = i.civilIso8601TimeInterval === undefined ?
+      (i.physicalTimeInterval === undefined ? undefined : physicalDays(i.physicalTimeInterval)) :
+      civilDays(i.civilIso8601TimeInterval)
+    return span === undefined ? [] : [span]
+  })
+  const today = utcDate(nowMs)
+  const from = spans.length === 0 ? addDays(today, -1) : spans.map((s) => s.from).sort()[0]!
+  const to = spans.length === 0 ? addDays(today, 1) : spans.map((s) => s.to).sort().at(-1)!
+  return FitbitNotification.make({ dataType: data.dataType, from, to })
+}
+
+export const fitbitWebhooks: WebhookReceiver = (request, app, nowMs) => {
+  // Google only POSTs; nothing is served to a GET.
+  if (request.method !== "POST") return rejected(404, "Google Health notifications are POSTed")
+  // Google's second verification request has no Authorization and expects 401 or 403.
+  if (app.verificationCode === null || !sameSecret(app.verificationCode, request.headers["authorization"])) {
+    return rejected(401, "Missing or wrong Authorization")
   }
-  const signature = fitbitSignatureOf(request.body, Redacted.value(app.clientSecret))
-  if (!sameSecret(signature, request.headers["x-fitbit-signature"])) return rejected(404, "Bad signature")
   const parsed = decodeBody(request.body)
   if (Either.isLeft(parsed)) return rejected(400, "Malformed notification body")
-  return accepted(
-    204,
-    parsed.right.map((item) => ({
-      providerUserId: item.ownerId,
-      notification: FitbitNotification.make({ date: item.date })
-    }))
-  )
+  const body = parsed.right
+  if ("type" in body) return { _tag: "Verified", status: 201 }
+  const items: ReadonlyArray<GoogleHealthNotification> = Array.isArray(body) ? body : [body as GoogleHealthNotification]
+  const notifications: Array<WebhookNotification> = []
+  for (const item of items) {
+    const days = daysToRead(item, nowMs)
+    if (days !== undefined) notifications.push({ providerUserId: item.data.healthUserId, notification: days })
+  }
+  return accepted(204, notifications)
 }

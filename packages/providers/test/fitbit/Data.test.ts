@@ -1,190 +1,252 @@
 /**
- * Fitbit data: the daily summary normaliser on provider-shaped JSON (metric and imperial), and
- * `fetchWindow` against the served Fitbit simulator: one request per date in metric units, dates
- * past tomorrow skipped, and each failure the engine reacts to.
+ * Fitbit data through the Google Health API: daily roll-up points shaped as Google writes them
+ * (int64 as strings, durations as `"<n>s"`, zero values left out) put together by civil day, one
+ * bad point quarantined with its day left out and the rest stored; and `fetchWindow` against the
+ * Google Health API simulator: one `dailyRollUp` per data type for the window, values exactly as
+ * the data generator makes them, days past tomorrow never asked for, Google's errors surfaced.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { FitbitDailySummary, FitbitData, fitbitDistanceMeters, normaliseFitbitDay } from "@pulsebridge/providers"
+import { assembleDays, dailyRollUpBody, FitbitData, fitbitDataTypes, spansOf } from "@pulsebridge/providers"
 import { fitbitDailySummary } from "@pulsebridge/sandbox"
 import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
-import * as Schema from "effect/Schema"
+import { credentials, endpoints, fakeHttp, json, oauth2Tokens } from "../fixtures/FakeHttp.js"
 import { connect, withHttp } from "../fixtures/Simulated.js"
 
-const decode = Schema.decodeUnknownSync(FitbitDailySummary)
+const user = "2514986753"
+const date = (d: string) => ({ year: Number(d.slice(0, 4)), month: Number(d.slice(5, 7)), day: Number(d.slice(8, 10)) })
+/** One `DailyRollupDataPoint` of a civil day, with the data type's roll-up value. */
+const point = (d: string, value: Record<string, unknown>) => ({
+  civilStartTime: { date: date(d) },
+  civilEndTime: { date: date(new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)) },
+  ...value
+})
 
-/** The documented example day (metric). */
-const exampleDay = {
-  activities: [],
-  goals: { activeMinutes: 30, caloriesOut: 2892, distance: 8.05, floors: 10, steps: 10000 },
-  summary: {
-    activeScore: -1,
-    activityCalories: 1735,
-    caloriesBMR: 1746,
-    caloriesOut: 2614,
-    distances: [
-      { activity: "total", distance: 3.88 },
-      { activity: "tracker", distance: 3.88 },
-      { activity: "loggedActivities", distance: 0 },
-      { activity: "veryActive", distance: 2.03 },
-      { activity: "moderatelyActive", distance: 0.09 },
-      { activity: "lightlyActive", distance: 1.76 },
-      { activity: "sedentaryActive", distance: 0 }
-    ],
-    elevation: 33.53,
-    fairlyActiveMinutes: 4,
-    floors: 10,
-    lightlyActiveMinutes: 86,
-    marginalCalories: 442,
-    restingHeartRate: 77,
-    sedentaryMinutes: 823,
-    steps: 5364,
-    veryActiveMinutes: 30
+/** Two days of every data type, as `dailyRollUp` answers them. */
+const pages = [
+  {
+    dataType: "steps" as const,
+    items: [point("2026-11-17", { steps: { countSum: "9421" } }), point("2026-11-18", { steps: { countSum: "4107" } })]
+  },
+  {
+    dataType: "distance" as const,
+    items: [
+      point("2026-11-17", { distance: { millimetersSum: "7234567" } }),
+      point("2026-11-18", { distance: { millimetersSum: "3012000" } })
+    ]
+  },
+  // no altimeter: proto3 JSON leaves the zero sum out
+  {
+    dataType: "floors" as const,
+    items: [point("2026-11-17", { floors: {} }), point("2026-11-18", { floors: { countSum: "3" } })]
+  },
+  {
+    dataType: "total-calories" as const,
+    items: [
+      point("2026-11-17", { totalCalories: { kcalSum: 2612.4 } }),
+      point("2026-11-18", { totalCalories: { kcalSum: 2201.75 } })
+    ]
+  },
+  {
+    dataType: "active-energy-burned" as const,
+    items: [point("2026-11-17", { activeEnergyBurned: { kcalSum: 812.6 } })]
+  },
+  {
+    dataType: "active-minutes" as const,
+    items: [
+      point("2026-11-17", {
+        activeMinutes: {
+          activeMinutesRollupByActivityLevel: [
+            { activityLevel: "LIGHT", activeMinutesSum: "214" },
+            { activityLevel: "MODERATE", activeMinutesSum: "23" },
+            { activityLevel: "VIGOROUS", activeMinutesSum: "31" }
+          ]
+        }
+      }),
+      point("2026-11-18", {
+        activeMinutes: { activeMinutesRollupByActivityLevel: [{ activityLevel: "LIGHT", activeMinutesSum: "160" }] }
+      })
+    ]
+  },
+  {
+    dataType: "sedentary-period" as const,
+    items: [
+      point("2026-11-17", { sedentaryPeriod: { durationSum: "41400s" } }),
+      point("2026-11-18", { sedentaryPeriod: { durationSum: "45930s" } })
+    ]
   }
-}
+]
 
-describe("normaliseFitbitDay", () => {
-  it("maps the daily summary, kilometres to metres, keyed by user and path date", () => {
-    const record = normaliseFitbitDay("GGNJL9", "2019-01-01", decode(exampleDay))
-    expect(record).toEqual({
-      providerRecordId: "GGNJL9:2019-01-01",
-      date: "2019-01-01",
-      steps: 5364,
-      caloriesOut: 2614,
-      activeCalories: 1735,
-      distanceMeters: 3880,
-      lightActiveMinutes: 86,
-      moderateActiveMinutes: 4,
-      vigorousActiveMinutes: 30,
-      sedentaryMinutes: 823,
-      floorsClimbed: 10,
-      restingHeartRate: 77,
-      rawJson: expect.any(String)
-    })
-    expect(JSON.parse(record.rawJson)).toEqual(exampleDay)
+const window = { from: "2026-11-17", to: "2026-11-18" }
+
+describe("assembleDays", () => {
+  it("puts each civil day together from its points, in canonical units, keyed by the date", () => {
+    const { quarantined, records } = assembleDays(window, pages)
+    expect(quarantined).toEqual([])
+    expect(records.map(({ rawJson: _, ...r }) => r)).toEqual([
+      {
+        providerRecordId: "2026-11-17",
+        date: "2026-11-17",
+        steps: 9421,
+        caloriesOut: 2612.4,
+        activeCalories: 812.6,
+        distanceMeters: 7234.567,
+        lightActiveMinutes: 214,
+        moderateActiveMinutes: 23,
+        vigorousActiveMinutes: 31,
+        sedentaryMinutes: 690,
+        floorsClimbed: 0,
+        restingHeartRate: null
+      },
+      {
+        providerRecordId: "2026-11-18",
+        date: "2026-11-18",
+        steps: 4107,
+        caloriesOut: 2201.75,
+        // no active-energy-burned point for the day: not reported, not zero
+        activeCalories: null,
+        distanceMeters: 3012,
+        lightActiveMinutes: 160,
+        moderateActiveMinutes: 0,
+        vigorousActiveMinutes: 0,
+        sedentaryMinutes: 766,
+        floorsClimbed: 3,
+        restingHeartRate: null
+      }
+    ])
+    // rawJson is Google's points of the day, by data type
+    const raw = JSON.parse(records[0]!.rawJson)
+    expect(Object.keys(raw).sort()).toEqual([...fitbitDataTypes].sort())
+    expect(raw.steps).toEqual(pages[0]!.items[0])
   })
 
-  it("converts miles when the reply was in en_US units", () => {
-    expect(fitbitDistanceMeters(2.41, "en_US")).toBe(3878.519)
-    expect(fitbitDistanceMeters(2.41, "en_GB")).toBe(2410)
-    expect(fitbitDistanceMeters(0.07)).toBe(70)
+  it("quarantines a point that does not read and leaves its day out; the other day is stored", () => {
+    const spoilt = pages.map((p) =>
+      p.dataType === "steps" ? { ...p, items: [point("2026-11-17", { steps: { countSum: "lots" } }), p.items[1]!] } : p
+    )
+    const { quarantined, records } = assembleDays(window, spoilt)
+    expect(records.map((r) => r.date)).toEqual(["2026-11-18"])
+    expect(quarantined).toEqual([{
+      kind: "DailyActivity",
+      providerRecordId: "2026-11-17",
+      reason: expect.stringMatching(/^steps: /),
+      rawJson: JSON.stringify(point("2026-11-17", { steps: { countSum: "lots" } }))
+    }])
+    expect(quarantined[0]!.reason).not.toContain("lots")
   })
 
-  it("reads a day without heart rate, altimeter or distances as null resting rate, 0 floors, 0 m", () => {
-    const { distances: _d, floors: _f, restingHeartRate: _r, ...rest } = exampleDay.summary
-    const record = normaliseFitbitDay("GGNJL9", "2019-01-02", decode({ summary: rest }))
-    expect(record).toMatchObject({ restingHeartRate: null, floorsClimbed: 0, distanceMeters: 0 })
+  it("quarantines a point of an impossible date without an id, and leaves out days without activity", () => {
+    const { quarantined, records } = assembleDays({ from: "2026-02-01", to: "2026-03-31" }, [
+      {
+        dataType: "steps",
+        items: [
+          { civilStartTime: { date: { year: 2026, month: 2, day: 30 } }, steps: { countSum: "100" } },
+          point("2026-03-01", { steps: {} }),
+          point("2026-03-02", { steps: { countSum: "12" } }),
+          point("2026-04-01", { steps: { countSum: "12" } })
+        ]
+      }
+    ])
+    expect(quarantined).toMatchObject([{ kind: "DailyActivity", providerRecordId: null }])
+    // the all-zero day is a day not worn; April is outside the window
+    expect(records.map((r) => [r.date, r.steps])).toEqual([["2026-03-02", 12]])
   })
 })
 
-const dayPath = "/1/user/-/activities/date/*"
+describe("FitbitData.fetchWindow", () => {
+  it("asks for whole civil days, the end exclusive, one day per window", () => {
+    expect(dailyRollUpBody("2026-11-30", "2026-12-31")).toEqual({
+      range: { start: { date: { year: 2026, month: 11, day: 30 } }, end: { date: { year: 2027, month: 1, day: 1 } } },
+      windowSizeDays: 1
+    })
+    expect(FitbitData.windowDays).toBe(14)
+  })
 
-describe("FitbitData.fetchWindow against the simulator", () => {
-  it.scopedLive("reads each date of the window in metric units, exactly as the simulator generates it", () =>
+  it("splits a longer stretch (a notification's) into ranges of 14 days at most", () => {
+    expect(spansOf("2026-11-01", "2026-11-30")).toEqual([
+      { from: "2026-11-01", to: "2026-11-14" },
+      { from: "2026-11-15", to: "2026-11-28" },
+      { from: "2026-11-29", to: "2026-11-30" }
+    ])
+    expect(spansOf("2026-11-01", "2026-11-01")).toEqual([{ from: "2026-11-01", to: "2026-11-01" }])
+    expect(spansOf("2026-11-02", "2026-11-01")).toEqual([])
+  })
+
+  it.scopedLive("reads the window with one dailyRollUp per data type, exactly as the simulator generates it", () =>
     withHttp(Effect.gen(function*() {
       const { input, providerUserId, seed, sim } = yield* connect("Fitbit")
-      const window = { from: "2025-06-08", to: "2025-06-14" }
-      const batch = yield* FitbitData.fetchWindow(input(), window)
-      const dates = ["2025-06-08", "2025-06-09", "2025-06-10", "2025-06-11", "2025-06-12", "2025-06-13", "2025-06-14"]
-      expect(batch.dailyActivity.map((r) => r.date)).toEqual(dates)
+      const batch = yield* FitbitData.fetchWindow(input(), { from: "2025-06-01", to: "2025-06-14" })
+      expect(batch.dailyActivity).toHaveLength(14)
+      expect(batch.quarantined).toEqual([])
       for (const record of batch.dailyActivity) {
-        // a past day: complete; metric: kilometres
-        const day = fitbitDailySummary(seed, providerUserId, record.date, 1, "METRIC")
-        const s = day.summary
+        const s = fitbitDailySummary(seed, providerUserId, record.date, 1, "METRIC").summary
         expect(record).toEqual({
-          providerRecordId: `${providerUserId}:${record.date}`,
+          providerRecordId: record.date,
           date: record.date,
           steps: s.steps,
           caloriesOut: s.caloriesOut,
           activeCalories: s.activityCalories,
-          distanceMeters: expect.closeTo(s.distances[0]!.distance * 1000, 6),
+          distanceMeters: expect.closeTo(s.distances[0]!.distance * 1000, 3),
           lightActiveMinutes: s.lightlyActiveMinutes,
           moderateActiveMinutes: s.fairlyActiveMinutes,
           vigorousActiveMinutes: s.veryActiveMinutes,
           sedentaryMinutes: s.sedentaryMinutes,
           floorsClimbed: s.floors,
-          restingHeartRate: s.restingHeartRate,
+          restingHeartRate: null,
           rawJson: expect.any(String)
         })
-        expect(s.distances[0]!.activity).toBe("total")
-        expect(JSON.parse(record.rawJson)).toEqual(JSON.parse(JSON.stringify(day)))
       }
-      const calls = sim.control.calls({ path: dayPath })
-      expect(calls.map((c) => c.path)).toEqual(dates.map((d) => `/1/user/-/activities/date/${d}.json`))
-      expect(batch.dailyLoad).toEqual([])
+      const calls = sim.control.calls()
+      expect(calls.map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual(
+        fitbitDataTypes.map((t) => `POST /v4/users/me/dataTypes/${t}/dataPoints:dailyRollUp 200`)
+      )
     })))
 
-  it.scopedLive("skips dates after tomorrow (UTC) and reads today as it stands", () =>
+  it.scopedLive("reads a 30-day stretch (a notification's) in ranges the simulator accepts, as Google would", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, sim } = yield* connect("Fitbit")
+      const batch = yield* FitbitData.fetchWindow(input(), { from: "2025-05-01", to: "2025-05-30" })
+      expect(batch.dailyActivity.map((r) => r.date)).toEqual(
+        Array.from({ length: 30 }, (_, i) => `2025-05-${String(i + 1).padStart(2, "0")}`)
+      )
+      const calls = sim.control.calls()
+      expect(calls).toHaveLength(3 * fitbitDataTypes.length)
+      expect(calls.every((c) => c.status === 200)).toBe(true)
+    })))
+
+  it.scopedLive("never asks past tomorrow (UTC), and reads today as it stands", () =>
     withHttp(Effect.gen(function*() {
       const { input, providerUserId, seed, sim } = yield* connect("Fitbit")
       const batch = yield* FitbitData.fetchWindow(input(), { from: "2025-06-14", to: "2025-06-20" })
-      // tomorrow is asked for (the user may be east of UTC) but has no data yet for this user
-      expect(batch.dailyActivity.map((r) => r.date)).toEqual(["2025-06-14", "2025-06-15"])
-      expect(sim.control.calls({ path: dayPath }).map((c) => c.path)).toEqual(
-        ["14", "15", "16"].map((d) => `/1/user/-/activities/date/2025-06-${d}.json`)
-      )
-      // today so far: part of the whole day's steps
-      const today = batch.dailyActivity[1]!
-      expect(today.steps).toBeGreaterThan(0)
-      expect(today.steps).toBeLessThan(
-        fitbitDailySummary(seed, providerUserId, "2025-06-15", 1, "METRIC").summary.steps
-      )
+      const dates = batch.dailyActivity.map((r) => r.date)
+      expect(dates[0]).toBe("2025-06-14")
+      expect(dates.every((d) => d <= "2025-06-16")).toBe(true)
+      const today = batch.dailyActivity.find((r) => r.date === "2025-06-15")
+      if (today !== undefined) {
+        expect(today.steps).toBeLessThanOrEqual(
+          fitbitDailySummary(seed, providerUserId, "2025-06-15", 1, "METRIC").summary.steps
+        )
+      }
       const nothing = yield* FitbitData.fetchWindow(input(), { from: "2025-06-17", to: "2025-06-20" })
       expect(nothing.dailyActivity).toEqual([])
-      expect(sim.control.calls({ path: dayPath })).toHaveLength(3)
+      expect(sim.control.calls()).toHaveLength(fitbitDataTypes.length)
     })))
 
-  it.scopedLive("leaves out the all-zero days Fitbit answers for dates without data", () =>
-    withHttp(Effect.gen(function*() {
-      const { input, sim } = yield* connect("Fitbit")
-      // before the simulated user's first day (some time in 2023)
-      const batch = yield* FitbitData.fetchWindow(input(), { from: "2022-12-01", to: "2022-12-03" })
-      expect(batch.dailyActivity).toEqual([])
-      expect(sim.control.calls({ path: dayPath, status: 200 })).toHaveLength(3)
-    })))
-
-  it.scopedLive("a 429 stops the window with status 429 and the reset in retryAfterSeconds", () =>
-    withHttp(Effect.gen(function*() {
-      const { input, sim } = yield* connect("Fitbit")
-      sim.control.injectFault({
-        path: "/1/user/-/activities/date/2025-06-10.json",
-        kind: "rateLimit",
-        retryAfterSeconds: 1234
-      })
-      const error = yield* Effect.flip(FitbitData.fetchWindow(input(), { from: "2025-06-08", to: "2025-06-14" }))
-      expect(error).toMatchObject({ _tag: "ProviderError", provider: "Fitbit", status: 429, retryAfterSeconds: 1234 })
-      // the dates after the limited one were not tried
-      expect(sim.control.calls({ path: dayPath })).toHaveLength(3)
-    })))
-
-  it.scopedLive("a server error is status 500; a cut reply is a malformed-response error", () =>
-    withHttp(Effect.gen(function*() {
-      const { input, sim } = yield* connect("Fitbit")
-      const window = { from: "2025-06-08", to: "2025-06-09" }
-      sim.control.injectFault({ path: dayPath, kind: "serverError" })
-      expect(yield* Effect.flip(FitbitData.fetchWindow(input(), window))).toMatchObject({ status: 500 })
-      sim.control.injectFault({ path: dayPath, kind: "malformedJson" })
-      const malformed = yield* Effect.flip(FitbitData.fetchWindow(input(), window))
-      expect(malformed._tag).toBe("ProviderError")
-      expect(malformed.message).toContain("malformed response")
-      expect(malformed.status).toBeUndefined()
-    })))
-
-  it.scopedLive("an expired access token is a 401 with Fitbit's expired_token, without the token in the message", () =>
-    withHttp(Effect.gen(function*() {
-      const { input, sim, tokens } = yield* connect("Fitbit")
-      sim.control.expireAccessTokens()
-      const error = yield* Effect.flip(FitbitData.fetchWindow(input(), { from: "2025-06-08", to: "2025-06-08" }))
-      expect(error).toMatchObject({ status: 401, code: "expired_token" })
-      expect(error.message).not.toContain(Redacted.value(tokens.accessToken))
-    })))
-
-  it.scopedLive("refuses a window that ends before it starts, without calling Fitbit", () =>
-    withHttp(Effect.gen(function*() {
-      const { input, sim } = yield* connect("Fitbit")
-      const error = yield* Effect.flip(FitbitData.fetchWindow(input(), { from: "2025-06-09", to: "2025-06-08" }))
-      expect(error).toMatchObject({ _tag: "ProviderError", provider: "Fitbit" })
-      expect(error.message).toContain("ends before it starts")
-      expect(sim.control.calls()).toHaveLength(0)
-    })))
+  it.effect("a 410 from Google is a ProviderError with status 410, and a 401 UNAUTHENTICATED is invalid_token", () =>
+    Effect.gen(function*() {
+      const input = {
+        credentials,
+        endpoints,
+        tokens: oauth2Tokens(),
+        providerUserId: user,
+        now: new Date(Date.UTC(2026, 10, 20))
+      }
+      for (const [status, name, code] of [[410, "GONE", "GONE"], [401, "UNAUTHENTICATED", "invalid_token"]] as const) {
+        const http = fakeHttp(() => json(status, { error: { code: status, message: "no", status: name } }))
+        const error = yield* Effect.flip(FitbitData.fetchWindow(input, window).pipe(Effect.provide(http.layer)))
+        expect(error).toMatchObject({ _tag: "ProviderError", provider: "Fitbit", status, code })
+        // the first failure stops the window
+        expect(http.sent).toHaveLength(1)
+        expect(JSON.parse(http.sent[0]!.body)).toEqual(dailyRollUpBody("2026-11-17", "2026-11-18"))
+      }
+    }))
 })

@@ -1,20 +1,21 @@
 /**
- * Fitbit's `notify`: a `FitbitDay` notification (as the receiver makes it, or read back as JSON)
- * asks for that day to be read again; anything else is a `ProviderError`, not a defect. After a
- * backfill the user is subscribed under the connection id.
+ * Fitbit's `notify`: a `GoogleHealthChange` notification (as the receiver makes it, or read back
+ * as JSON) asks for its days to be read again; anything else is a `ProviderError`, not a defect.
+ * There is no per-user subscription after a backfill: the operator's subscriber (AUTOMATIC
+ * policy) covers every consenting user.
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { FetchInput } from "@pulsebridge/providers"
 import { FitbitPlugin } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
-import { credentials, endpoints, fakeHttp, json, noContent, oauth2Tokens } from "../fixtures/FakeHttp.js"
+import { credentials, endpoints, fakeHttp, oauth2Tokens } from "../fixtures/FakeHttp.js"
 
 const input: FetchInput = {
   credentials,
   endpoints,
   tokens: oauth2Tokens(),
-  providerUserId: "GGNJL9",
-  now: new Date(Date.UTC(2024, 0, 31, 12))
+  providerUserId: "2514986753",
+  now: new Date(Date.UTC(2026, 10, 20, 12))
 }
 
 const noHttp = fakeHttp(() => {
@@ -22,32 +23,32 @@ const noHttp = fakeHttp(() => {
 })
 
 describe("FitbitPlugin.data.notify", () => {
-  it.effect("asks for the notified day to be read again", () =>
+  it.effect("asks for the notified days to be read again", () =>
     Effect.gen(function*() {
-      const outcome = yield* FitbitPlugin.data.notify(input, JSON.parse(`{"_tag":"FitbitDay","date":"2024-01-30"}`))
-      expect(outcome).toEqual({ _tag: "Resync", window: { from: "2024-01-30", to: "2024-01-30" } })
+      const outcome = yield* FitbitPlugin.data.notify(
+        input,
+        JSON.parse(`{"_tag":"GoogleHealthChange","dataType":"steps","from":"2026-11-18","to":"2026-11-19"}`)
+      )
+      expect(outcome).toEqual({ _tag: "Resync", window: { from: "2026-11-18", to: "2026-11-19" } })
     }).pipe(Effect.provide(noHttp.layer)))
 
-  it.effect("refuses what is not a Fitbit notification with a ProviderError", () =>
+  it.effect("refuses what is not such a notification with a ProviderError", () =>
     Effect.gen(function*() {
-      for (const notification of [null, "x", { _tag: "FitbitDay" }, { _tag: "WhoopEvent", type: "a", id: "b" }]) {
+      for (
+        const notification of [
+          null,
+          "x",
+          { _tag: "FitbitDay", date: "2024-01-30" },
+          { _tag: "GoogleHealthChange", dataType: "steps", from: "2026-02-30", to: "2026-03-01" }
+        ]
+      ) {
         const error = yield* Effect.flip(FitbitPlugin.data.notify(input, notification))
         expect(error._tag).toBe("ProviderError")
-        expect(error).toMatchObject({ provider: "Fitbit", operation: "notification" })
+        expect(error).toMatchObject({ provider: "Fitbit", operation: "notification", code: "invalid_notification" })
       }
     }).pipe(Effect.provide(noHttp.layer)))
-})
 
-describe("FitbitPlugin.data.afterBackfill", () => {
-  it.effect("subscribes the user under the connection id, and takes a 409 as already subscribed", () =>
-    Effect.gen(function*() {
-      const http = fakeHttp((sent) => sent.url.pathname.includes("conn-1") ? noContent() : json(409, { errors: [] }))
-      const afterBackfill = FitbitPlugin.data.afterBackfill!
-      yield* afterBackfill({ ...input, connectionId: "conn-1" }).pipe(Effect.provide(http.layer))
-      yield* afterBackfill({ ...input, connectionId: "conn-2" }).pipe(Effect.provide(http.layer))
-      expect(http.sent.map((s) => `${s.method} ${s.url.pathname}`)).toEqual([
-        "POST /1/user/-/activities/apiSubscriptions/conn-1.json",
-        "POST /1/user/-/activities/apiSubscriptions/conn-2.json"
-      ])
-    }))
+  it("subscribes nobody after a backfill", () => {
+    expect(FitbitPlugin.data.afterBackfill).toBeUndefined()
+  })
 })

@@ -17,7 +17,7 @@ import type { SimulatorCore } from "./SimulatorCore.js"
 
 const FaultSpecSchema = Schema.Struct({
   path: Schema.String,
-  kind: Schema.Literal("rateLimit", "serverError", "slow", "expiredToken", "malformedJson"),
+  kind: Schema.Literal("rateLimit", "serverError", "slow", "expiredToken", "malformedJson", "gone"),
   method: Schema.optional(Schema.String),
   count: Schema.optional(Schema.Int.pipe(Schema.between(1, 1_000_000))),
   retryAfterSeconds: Schema.optional(Schema.Int.pipe(Schema.between(0, 86_400))),
@@ -199,6 +199,9 @@ export const makeApp = <S>(
         break
       case "expiredToken":
         response = style.expiredToken(req)
+        break
+      case "gone":
+        response = style.error(410, "gone", "Gone")
         break
       default: {
         if (fault?.kind === "slow") yield* realDelay(fault.delayMs ?? 1000)

@@ -30,13 +30,14 @@ export interface SimulatorOptions {
 
 export type SimulatorSlug = "fitbit" | "garmin" | "whoop" | "dexcom"
 
-export type FaultKind = "rateLimit" | "serverError" | "slow" | "expiredToken" | "malformedJson"
+export type FaultKind = "rateLimit" | "serverError" | "slow" | "expiredToken" | "malformedJson" | "gone"
 
 /**
  * Makes the next `count` (default 1) requests whose path (relative to B, no query) matches
  * `path` misbehave. `*` in `path` matches any run of characters; `"*"` alone matches all.
  * `slow` delays by `delayMs` then answers normally; `malformedJson` runs the request (side
- * effects included) and cuts the body in half with status 200.
+ * effects included) and cuts the body in half with status 200; `gone` answers 410 Gone in the
+ * provider's error body, as an API shut down under its clients does.
  */
 export interface FaultSpec {
   readonly path: string

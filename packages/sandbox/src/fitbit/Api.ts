@@ -1,200 +1,211 @@
 /**
- * The Fitbit simulator's Web API: bearer auth with scopes, the `-`-or-own-id path user and the
- * hourly per-user rate limit; profile, the daily activity summary, and subscriptions (create,
- * delete, list) per collection or for all of them.
+ * The simulator's Google Health API (`/v4`): bearer auth (401 `UNAUTHENTICATED`), the per-user
+ * minute quota (429 `RESOURCE_EXHAUSTED`), scopes per method and data type (403
+ * `PERMISSION_DENIED`), the `me`-or-own-id path user; `users.getIdentity`, `getSettings`,
+ * `getProfile`, and `dataPoints:dailyRollUp` with Google's checks: a known data type that rolls up
+ * by day, a range of whole civil days that ends after it starts and spans at most 14 days
+ * (`total-calories`, `active-minutes`, `heart-rate`, `calories-in-heart-rate-zone`) or 90
+ * (the others), a whole `windowSizeDays` of at least 1 that fits the range, a page size from
+ * 0 to 10,000 (larger is cut to 10,000), and no page token it did not issue.
  */
-import { HttpServerResponse as Response } from "@effect/platform"
 import type { HttpServerResponse } from "@effect/platform"
 import { parseBearer } from "../core/Credentials.js"
 import type { AccessRecord } from "../core/OAuth2.js"
 import { authenticate } from "../core/OAuth2.js"
-import { DAY_MS, formatDay, localDayOf, localMidnight, parseDay, round, userTraits } from "../core/Random.js"
+import { DAY_MS, formatDay, localDayOf, localMidnight, parseDay, providerUserIds, userTraits } from "../core/Random.js"
 import type { SimRequestShape } from "../core/Request.js"
 import { json } from "../core/Responses.js"
-import { fitbitDailySummary, traitsOf, unitsOf } from "./Data.js"
-import type { FitbitCore, FitbitSubscription, StoredSubscription } from "./Shapes.js"
+import { fitbitDailySummary, googleDateOf, rollupValueOf, sumRollupValues, traitsOf } from "./Data.js"
+import type { FitbitCore } from "./Shapes.js"
 import {
-  allCollectionScopes,
-  collectionScopes,
-  FITBIT_COLLECTIONS,
-  fitbitError,
-  HOUR_MS,
+  DATA_TYPES,
+  DEFAULT_PAGE_SIZE,
+  googleError,
+  invalidCredentials,
+  LONG_RANGE_DAYS,
+  MAX_PAGE_SIZE,
+  MINUTE_MS,
   RATE_LIMIT,
-  rateHeaders,
-  tooMany
+  scopes,
+  SHORT_RANGE_DAYS,
+  SHORT_RANGE_TYPES,
+  style
 } from "./Shapes.js"
 
-export const subscriptionBody = (sub: StoredSubscription): FitbitSubscription => ({
-  collectionType: sub.collectionType,
-  ownerId: sub.ownerId,
-  ownerType: "user",
-  subscriberId: sub.subscriberId,
-  subscriptionId: sub.subscriptionId
-})
+const insufficientScopes = () => googleError(403, "Request had insufficient authentication scopes.")
+
+const isHealthScope = (scope: string) => scope.startsWith("https://www.googleapis.com/auth/googlehealth.")
+
+/** A `google.type.Date` in a request, as `YYYY-MM-DD` (undefined when it is not a calendar date). */
+const dateOf = (value: unknown): string | undefined => {
+  if (typeof value !== "object" || value === null) return undefined
+  const { day, month, year } = value as Record<string, unknown>
+  if (![year, month, day].every((n) => typeof n === "number" && Number.isInteger(n))) return undefined
+  const text = `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`
+  const parsed = parseDay(text)
+  return parsed === undefined || formatDay(parsed) !== text ? undefined : text
+}
+
+/** A `CivilDateTime` of a whole day: its date, or an error message. */
+const civilDayOf = (value: unknown, name: string): string | { readonly error: string } => {
+  if (typeof value !== "object" || value === null) return { error: `range.${name} is required` }
+  const v = value as Record<string, unknown>
+  const date = dateOf(v["date"])
+  if (date === undefined) return { error: `range.${name}.date is not a valid date` }
+  const time = v["time"] as Record<string, unknown> | undefined
+  if (time !== undefined && Object.values(time).some((n) => n !== 0)) {
+    return { error: `range.${name} must be aligned with the aggregation window (midnight)` }
+  }
+  return date
+}
 
 export const makeFitbitApi = (core: FitbitCore) => {
-  /** Bearer auth, scopes, the `-`-or-own-id path user, and the hourly per-user rate limit. */
+  /** Bearer auth, the per-user minute quota, the path user, and the scopes (any one of `anyOf`). */
   const api = (
     req: SimRequestShape,
-    pathUser: string | undefined,
-    scopes: ReadonlyArray<string>,
+    pathUser: string,
+    anyOf: (scope: string) => boolean,
     f: (record: AccessRecord) => HttpServerResponse.HttpServerResponse
   ): HttpServerResponse.HttpServerResponse => {
     const bearer = parseBearer(req.headers["authorization"])
-    const s = core.state
     const now = core.nowMs()
-    const auth = authenticate(s, bearer, now)
+    const auth = authenticate(core.state, bearer, now)
     switch (auth._tag) {
       case "Missing":
-        return fitbitError(401, "invalid_token", "Authorization header required (Bearer access token)")
+        return googleError(
+          401,
+          "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential."
+        )
       case "Invalid":
-        return fitbitError(401, "invalid_token", `Access token invalid: ${bearer}`)
       case "Expired":
-        return fitbitError(401, "expired_token", `Access token expired: ${bearer}`)
+        return googleError(401, invalidCredentials)
     }
     const record = auth.record
     req.identify({ clientId: record.clientId, userId: record.userId })
-    if (record.usedAt === null) {
-      record.usedAt = now
-      core.commit()
+    const hit = core.rates.hit(`${record.clientId}:${record.userId}`, MINUTE_MS, RATE_LIMIT, now)
+    if (hit.limited) return style.rateLimited(hit.resetSeconds)
+    if (!record.scope.split(" ").some(anyOf)) return insufficientScopes()
+    if (pathUser !== "me" && pathUser !== record.userId) {
+      return googleError(403, "The caller does not have permission")
     }
-    const hit = core.rates.hit(`${record.clientId}:${record.userId}`, HOUR_MS, RATE_LIMIT, now)
-    if (hit.limited) return tooMany(hit.resetSeconds)
-    const headers = rateHeaders(hit.remaining, hit.resetSeconds)
-    const granted = record.scope.split(" ")
-    const missing = scopes.filter((sc) => !granted.includes(sc))
-    if (pathUser !== "-" && pathUser !== record.userId) {
-      return fitbitError(
-        403,
-        "insufficient_permissions",
-        "Access to another user's resources is not permitted",
-        headers
-      )
-    }
-    if (missing.length > 0) {
-      return fitbitError(
-        403,
-        "insufficient_scope",
-        `This application does not have permission to access ${missing.join(" ")} data.`,
-        headers
-      )
-    }
-    return Response.setHeaders(f(record), headers)
+    return f(record)
   }
 
-  const localToday = (userId: string) => {
-    const { zone } = userTraits("fitbit", userId)
-    return localDayOf(core.nowMs(), zone.offsetMinutes)
-  }
+  const userPath = /^\/v4\/users\/([^/]+)\/(identity|settings|profile)$/
 
-  const profile = (req: SimRequestShape, params: Readonly<Record<string, string | undefined>>) =>
-    api(req, params["userId"], ["profile"], (record) => {
-      const t = traitsOf(core.seed, record.userId)
+  /** `users.getIdentity`, `users.getSettings`, `users.getProfile`. */
+  const userResource = (req: SimRequestShape) => {
+    const m = userPath.exec(req.path)
+    if (m === null) return googleError(404, `Method not found: GET ${req.path}`)
+    const [, pathUser, resource] = m
+    const needs = resource === "identity" ?
+      isHealthScope :
+      (scope: string) => scope === (resource === "settings" ? scopes.settings : scopes.profile)
+    return api(req, pathUser!, needs, (record) => {
       const name = core.state.users[record.userId]?.name ?? record.userId
-      const imperial = unitsOf(req) === "en_US"
-      const preferred = t.locale === "en_US" ? "en_US" : "METRIC"
-      return json({
-        user: {
-          age: t.age,
-          averageDailySteps: t.stepBase,
-          displayName: name,
-          distanceUnit: preferred,
-          encodedId: record.userId,
-          fullName: name,
-          gender: t.gender,
-          glucoseUnit: preferred,
-          height: imperial ? round(t.heightCm / 2.54, 1) : t.heightCm,
-          heightUnit: preferred,
-          locale: t.locale,
-          memberSince: formatDay(t.memberSinceDay),
-          offsetFromUTCMillis: t.zone.offsetMinutes * 60_000,
-          startDayOfWeek: "SUNDAY",
-          strideLengthWalking: imperial ? round((t.strideMeters * 100) / 2.54, 1) : round(t.strideMeters * 100, 1),
-          timezone: t.zone.name,
-          waterUnit: preferred,
-          weight: imperial ? round(t.weightKg * 2.20462, 1) : t.weightKg,
-          weightUnit: t.locale === "en_US" ? "en_US" : t.locale === "en_GB" ? "en_GB" : "METRIC"
+      const t = traitsOf(core.seed, record.userId)
+      switch (resource) {
+        case "identity":
+          return json({
+            name: `users/${record.userId}/identity`,
+            healthUserId: record.userId,
+            // what the retired Fitbit Web API called the same account
+            legacyUserId: providerUserIds.fitbit(name)
+          })
+        case "settings":
+          return json({
+            name: `users/${record.userId}/settings`,
+            timeZone: t.zone.name,
+            utcOffset: `${t.zone.offsetMinutes * 60}s`,
+            languageLocale: t.locale.replace("_", "-"),
+            distanceUnit: t.locale === "en_US" ? "MILES" : "KILOMETERS",
+            weightUnit: t.locale === "en_US" ? "POUNDS" : "KILOGRAMS",
+            autoStrideEnabled: true
+          })
+        default:
+          return json({
+            name: `users/${record.userId}/profile`,
+            age: t.age,
+            membershipStartDate: googleDateOf(formatDay(t.memberSinceDay))
+          })
+      }
+    })
+  }
+
+  const rollUpPath = /^\/v4\/users\/([^/]+)\/dataTypes\/([^/]+)\/dataPoints:dailyRollUp$/
+
+  const dailyRollUp = (req: SimRequestShape) => {
+    const m = rollUpPath.exec(req.path)
+    if (m === null) return googleError(404, `Method not found: POST ${req.path}`)
+    const [, pathUser, dataType] = m
+    const known = DATA_TYPES[dataType!]
+    if (known === undefined) return googleError(400, `Invalid data type: ${dataType}`)
+    return api(
+      req,
+      pathUser!,
+      (scope) => scope === known.scope || scope === known.scope.replace(".readonly", ""),
+      (record) => {
+        if (!known.dailyRollUp) return googleError(400, `Data type ${dataType} does not support daily roll-up`)
+        let body: Record<string, unknown>
+        try {
+          const parsed: unknown = JSON.parse(req.body === "" ? "{}" : req.body)
+          if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not an object")
+          body = parsed as Record<string, unknown>
+        } catch {
+          return googleError(400, "Invalid JSON payload received.")
         }
-      })
-    })
-
-  const daily = (req: SimRequestShape, params: Readonly<Record<string, string | undefined>>) => {
-    const m = /^(\d{4}-\d{2}-\d{2}|today)\.json$/.exec(params["file"] ?? "")
-    return api(req, params["userId"], ["activity"], (record) => {
-      if (m === null) return fitbitError(400, "validation", "Invalid date: expected yyyy-MM-dd.json")
-      const today = localToday(record.userId)
-      const day = m[1] === "today" ? today : parseDay(m[1]!)
-      if (day === undefined) return fitbitError(400, "validation", `Invalid date: ${m[1]}`)
-      const { zone, memberSinceDay } = userTraits("fitbit", record.userId)
-      const progress = day < memberSinceDay || day > today
-        ? 0
-        : day < today
-        ? 1
-        : (core.nowMs() - localMidnight(day, zone.offsetMinutes)) / DAY_MS
-      return json(fitbitDailySummary(core.seed, record.userId, formatDay(day), progress, unitsOf(req)))
-    })
-  }
-
-  const subscription = (req: SimRequestShape, params: Readonly<Record<string, string | undefined>>) => {
-    const collection = params["collection"] ?? null
-    if (collection !== null && !FITBIT_COLLECTIONS.includes(collection)) {
-      return fitbitError(404, "not_found", `Unknown collection: ${collection}`)
-    }
-    const scopes = collection === null ? allCollectionScopes : collectionScopes[collection]!
-    return api(req, params["userId"], scopes, (record) => {
-      const m = /^(.+)\.json$/.exec(params["file"] ?? "")
-      if (m === null) return fitbitError(400, "validation", "Subscription id must end in .json")
-      const subscriptionId = m[1]!
-      if (subscriptionId.length > 50) {
-        return fitbitError(400, "validation", "Subscription id must be at most 50 characters")
-      }
-      const s = core.state
-      const mine = (sub: StoredSubscription) =>
-        sub.clientId === record.clientId && sub.ownerId === record.userId && sub.collection === collection
-      const existing = s.subscriptions.find(mine)
-      if (req.method === "DELETE") {
-        if (existing === undefined || existing.subscriptionId !== subscriptionId) {
-          return fitbitError(404, "not_found", `Subscription not found: ${subscriptionId}`)
+        const range = body["range"] as Record<string, unknown> | undefined
+        if (range === undefined || typeof range !== "object" || range === null) {
+          return googleError(400, "range is required")
         }
-        s.subscriptions = s.subscriptions.filter((sub) => sub !== existing)
-        core.commit()
-        return Response.empty({ status: 204 })
+        const start = civilDayOf(range["start"], "start")
+        if (typeof start !== "string") return googleError(400, start.error)
+        const end = civilDayOf(range["end"], "end")
+        if (typeof end !== "string") return googleError(400, end.error)
+        const days = parseDay(end)! - parseDay(start)!
+        if (days <= 0) return googleError(400, "range.end must be after range.start")
+        const maxDays = SHORT_RANGE_TYPES.includes(dataType!) ? SHORT_RANGE_DAYS : LONG_RANGE_DAYS
+        if (days > maxDays) return googleError(400, `The maximum range for ${dataType} is ${maxDays} days`)
+        const windowSizeDays = body["windowSizeDays"] ?? 1
+        if (typeof windowSizeDays !== "number" || !Number.isInteger(windowSizeDays) || windowSizeDays < 1) {
+          return googleError(400, "windowSizeDays must be a positive whole number of days")
+        }
+        if (windowSizeDays > days) return googleError(400, "windowSizeDays must not exceed the range")
+        const pageSize = body["pageSize"] ?? DEFAULT_PAGE_SIZE
+        if (typeof pageSize !== "number" || !Number.isInteger(pageSize) || pageSize < 0) {
+          return googleError(400, "pageSize must be a whole number from 0 to 10000")
+        }
+        // this simulator never issues a page token (its pages hold every window)
+        if (body["pageToken"] !== undefined && body["pageToken"] !== "") return googleError(400, "Invalid page token")
+        const limit = Math.min(pageSize === 0 ? DEFAULT_PAGE_SIZE : pageSize, MAX_PAGE_SIZE)
+        const { memberSinceDay, zone } = userTraits("fitbit", record.userId)
+        const today = localDayOf(core.nowMs(), zone.offsetMinutes)
+        const points: Array<unknown> = []
+        for (let first = parseDay(start)!; first < parseDay(end)! && points.length < limit; first += windowSizeDays) {
+          const last = Math.min(first + windowSizeDays, parseDay(end)!)
+          const values: Array<Record<string, unknown>> = []
+          let field: string | undefined
+          for (let day = first; day < last; day++) {
+            // nothing before the user had a device or after the user's own today
+            if (day < memberSinceDay || day > today) continue
+            const progress = day < today ? 1 : (core.nowMs() - localMidnight(day, zone.offsetMinutes)) / DAY_MS
+            const summary = fitbitDailySummary(core.seed, record.userId, formatDay(day), progress, "METRIC").summary
+            const value = rollupValueOf(dataType!, summary)
+            if (value === undefined) continue
+            field = value[0]
+            values.push(value[1])
+          }
+          if (field === undefined) continue
+          points.push({
+            civilStartTime: { date: googleDateOf(formatDay(first)) },
+            civilEndTime: { date: googleDateOf(formatDay(last)) },
+            [field]: sumRollupValues(values)
+          })
+        }
+        return json({ rollupDataPoints: points })
       }
-      if (existing !== undefined) {
-        return existing.subscriptionId === subscriptionId
-          ? json(subscriptionBody(existing), 200)
-          : fitbitError(409, "conflict", `Subscription ${existing.subscriptionId} already exists for this collection`)
-      }
-      const created: StoredSubscription = {
-        clientId: record.clientId,
-        collection,
-        collectionType: collection ?? "user",
-        ownerId: record.userId,
-        ownerType: "user",
-        subscriberId: req.headers["x-fitbit-subscriber-id"] ?? "1",
-        subscriptionId
-      }
-      s.subscriptions.push(created)
-      core.commit()
-      return json(subscriptionBody(created), 201)
-    })
+    )
   }
 
-  const listSubscriptions = (req: SimRequestShape, params: Readonly<Record<string, string | undefined>>) => {
-    const collection = params["collection"] ?? null
-    if (collection !== null && !FITBIT_COLLECTIONS.includes(collection)) {
-      return fitbitError(404, "not_found", `Unknown collection: ${collection}`)
-    }
-    return api(req, params["userId"], [], (record) =>
-      json({
-        apiSubscriptions: core.state.subscriptions
-          .filter((sub) =>
-            sub.clientId === record.clientId && sub.ownerId === record.userId &&
-            (collection === null || sub.collection === collection)
-          )
-          .map(subscriptionBody)
-      }))
-  }
-
-  return { profile, daily, subscription, listSubscriptions }
+  return { userResource, dailyRollUp }
 }

@@ -1,9 +1,11 @@
 /**
- * The Fitbit simulator's synthetic data: per-user traits (locale, stride, heart rates) and the
- * daily activity summary of a local day, in the unit system Fitbit picks from `Accept-Language`.
+ * The Google Health API simulator's synthetic data: per-user traits (locale, stride, heart
+ * rates), the day's activity the data generator makes for a Fitbit wearer (the summary of a local
+ * day, kept in the legacy summary's shape so values stay the same for a seed), and that day as
+ * the daily roll-up point of each data type, written as Google writes it: int64 values as
+ * strings, durations as `"<seconds>s"`, a zero value left out as proto3 JSON does.
  */
 import { clamp, Rng, round, userTraits } from "../core/Random.js"
-import type { SimRequestShape } from "../core/Request.js"
 
 // ---- synthetic data ----
 
@@ -29,10 +31,6 @@ export const traitsOf = (seed: string, userId: string) => {
 }
 
 type Units = "en_US" | "METRIC"
-
-/** Fitbit chooses units by `Accept-Language`: exactly `en_US` is imperial, anything else metric here. */
-export const unitsOf = (req: SimRequestShape): Units =>
-  (req.headers["accept-language"] ?? "").trim().toLowerCase() === "en_us" ? "en_US" : "METRIC"
 
 const KM_PER_MILE = 1.609344
 const M_PER_FOOT = 0.3048
@@ -122,3 +120,99 @@ export const fitbitDailySummary = (seed: string, userId: string, date: string, p
     }
   }
 }
+
+/** A `google.type.Date`. */
+export interface GoogleDate {
+  readonly year: number
+  readonly month: number
+  readonly day: number
+}
+
+export const googleDateOf = (date: string): GoogleDate => ({
+  year: Number(date.slice(0, 4)),
+  month: Number(date.slice(5, 7)),
+  day: Number(date.slice(8, 10))
+})
+
+/** int64 as proto3 JSON writes it: a string, left out when zero. */
+const int64 = (n: number) => (n === 0 ? undefined : String(Math.round(n)))
+const withValues = (values: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined && v !== 0))
+
+/**
+ * The roll-up value one data type contributes for a day's summary (the field name and its
+ * value), or undefined for a data type this simulator has no values for.
+ */
+export const rollupValueOf = (
+  dataType: string,
+  summary: ReturnType<typeof fitbitDailySummary>["summary"]
+): readonly [string, Record<string, unknown>] | undefined => {
+  switch (dataType) {
+    case "steps":
+      return ["steps", withValues({ countSum: int64(summary.steps) })]
+    case "distance":
+      // kilometres, to the millimetre
+      return ["distance", withValues({ millimetersSum: int64(summary.distances[0]!.distance * 1_000_000) })]
+    case "floors":
+      return ["floors", withValues({ countSum: int64(summary.floors) })]
+    case "altitude":
+      return ["altitude", withValues({ gainMillimetersSum: int64(summary.elevation * 1000) })]
+    case "total-calories":
+      return ["totalCalories", withValues({ kcalSum: summary.caloriesOut })]
+    case "active-energy-burned":
+      return ["activeEnergyBurned", withValues({ kcalSum: summary.activityCalories })]
+    case "active-minutes": {
+      const levels = [
+        ["LIGHT", summary.lightlyActiveMinutes],
+        ["MODERATE", summary.fairlyActiveMinutes],
+        ["VIGOROUS", summary.veryActiveMinutes]
+      ] as const
+      return ["activeMinutes", {
+        activeMinutesRollupByActivityLevel: levels
+          .filter(([, minutes]) => minutes > 0)
+          .map(([activityLevel, minutes]) => ({ activityLevel, activeMinutesSum: String(minutes) }))
+      }]
+    }
+    case "sedentary-period":
+      return [
+        "sedentaryPeriod",
+        withValues({ durationSum: summary.sedentaryMinutes === 0 ? undefined : `${summary.sedentaryMinutes * 60}s` })
+      ]
+    default:
+      return undefined
+  }
+}
+
+/** The sum of several days' roll-up values of one data type (a window of more than one day). */
+export const sumRollupValues = (
+  values: ReadonlyArray<Record<string, unknown>>
+): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  const levels = new Map<string, number>()
+  for (const value of values) {
+    for (const [key, v] of Object.entries(value)) {
+      if (key === "activeMinutesRollupByActivityLevel") {
+        for (const l of v as ReadonlyArray<{ activityLevel: string; activeMinutesSum: string }>) {
+          levels.set(l.activityLevel, (levels.get(l.activityLevel) ?? 0) + Number(l.activeMinutesSum))
+        }
+      } else if (typeof v === "number") {
+        out[key] = round(((out[key] as number | undefined) ?? 0) + v, 2)
+      } else if (typeof v === "string" && v.endsWith("s")) {
+        out[key] = `${Number(((out[key] as string | undefined) ?? "0s").slice(0, -1)) + Number(v.slice(0, -1))}s`
+      } else if (typeof v === "string") {
+        out[key] = String(Number((out[key] as string | undefined) ?? "0") + Number(v))
+      }
+    }
+  }
+  if (levels.size > 0 || values.some((v) => "activeMinutesRollupByActivityLevel" in v)) {
+    out["activeMinutesRollupByActivityLevel"] = [...levels.entries()].map(([activityLevel, minutes]) => ({
+      activityLevel,
+      activeMinutesSum: String(minutes)
+    }))
+  }
+  return out
+}
+
+/** `YYYY-MM-DD` plus whole days. */
+export const addDaysTo = (date: string, days: number): string =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)

@@ -1,11 +1,14 @@
 /**
- * The Fitbit simulator's OAuth 2.0: the consent page, the token endpoint with Basic client auth
- * and PKCE S256, one active refresh token per user and app, single-use refresh tokens with
- * Fitbit's identical-replay window, and revoke.
+ * The simulator's Google OAuth 2.0: the consent page at `/o/oauth2/v2/auth` (granular: the user
+ * may untick any scope), the token endpoint at `/token` (client in the form or a Basic header,
+ * PKCE S256 checked, a refresh token only with `access_type=offline` and, for a user who gave the
+ * app offline access before, only again with `prompt=consent`; refresh tokens are neither rotated
+ * nor spent), and `/revoke`, which ends the whole grant.
  */
 import type { HttpServerResponse } from "@effect/platform"
 import { parseBasic } from "../core/Credentials.js"
 import {
+  bodyClient,
   challengePattern,
   issueCode,
   issueTokens,
@@ -16,84 +19,93 @@ import {
   rememberUser,
   revokeWhere
 } from "../core/OAuth2.js"
-import { providerUserIds, tokenKey } from "../core/Random.js"
+import { tokenKey } from "../core/Random.js"
 import type { SimRequestShape } from "../core/Request.js"
 import { consentPage, errorPage, isAbsoluteUrl, json, readConsent, redirectWith, selfUrl } from "../core/Responses.js"
-import type { FitbitCore, FitbitState, RefreshReplays } from "./Shapes.js"
-import { ACCESS_TTL_SECONDS, CODE_TTL_MS, FITBIT_SCOPES, fitbitError, REFRESH_REPLAY_MS } from "./Shapes.js"
+import type { FitbitCore, FitbitState } from "./Shapes.js"
+import { ACCESS_TTL_SECONDS, CODE_TTL_MS, GOOGLE_HEALTH_SCOPES, healthUserIdOf, oauthError } from "./Shapes.js"
 
-export const makeFitbitOAuth = (core: FitbitCore, replays: RefreshReplays) => {
-  const tokenResponse = (
-    userId: string,
-    issued: { accessToken: string; refreshToken: string | null; scope: string }
-  ) => ({
-    access_token: issued.accessToken,
-    expires_in: ACCESS_TTL_SECONDS,
-    refresh_token: issued.refreshToken,
-    scope: issued.scope,
-    token_type: "Bearer",
-    user_id: userId
-  })
+/** Google's consent errors are pages titled "Error 400: <error>". */
+const googleErrorPage = (status: 400 | 401, error: string, detail: string) =>
+  errorPage("Google", `Error ${status}: ${error} - ${detail}`, status)
 
+const offlineKey = (clientId: string, userId: string) => `${clientId} ${userId}`
+
+export const makeFitbitOAuth = (core: FitbitCore) => {
   const authorizePage = (req: SimRequestShape) => {
     const q = req.query
     const clientId = q.get("client_id")
     if (clientId === null || clientId === "") {
-      return errorPage("Fitbit", "invalid_request - Missing parameters: client_id")
+      return googleErrorPage(400, "invalid_request", "Missing required parameter: client_id")
     }
-    if (!core.isClient(clientId)) return errorPage("Fitbit", "unauthorized_client - Invalid client_id")
-    const responseType = q.get("response_type")
-    if (responseType === null) return errorPage("Fitbit", "invalid_request - Missing response_type parameter value")
-    if (responseType !== "code") {
-      return errorPage("Fitbit", "unsupported_response_type - Invalid response_type parameter value")
-    }
+    if (!core.isClient(clientId)) return googleErrorPage(401, "invalid_client", "The OAuth client was not found.")
     const redirectUri = q.get("redirect_uri")
     if (redirectUri === null || redirectUri === "") {
-      return errorPage("Fitbit", "invalid_request - Missing redirect_uri parameter value")
+      return googleErrorPage(400, "invalid_request", "Missing required parameter: redirect_uri")
     }
-    if (!isAbsoluteUrl(redirectUri)) {
-      return errorPage("Fitbit", "invalid_request - Invalid redirect_uri parameter value")
+    if (!isAbsoluteUrl(redirectUri)) return googleErrorPage(400, "redirect_uri_mismatch", "Invalid redirect_uri")
+    const responseType = q.get("response_type")
+    if (responseType === null) {
+      return googleErrorPage(400, "invalid_request", "Missing required parameter: response_type")
+    }
+    if (responseType !== "code") {
+      return googleErrorPage(400, "unsupported_response_type", `Invalid response_type: ${responseType}`)
     }
     const scopeParam = q.get("scope")
     if (scopeParam === null || scopeParam.trim() === "") {
-      return errorPage("Fitbit", "invalid_request - Missing parameters: scope")
+      return googleErrorPage(400, "invalid_request", "Missing required parameter: scope")
     }
     const scopes = [...new Set(scopeParam.split(/[\s+]+/).filter((s) => s !== ""))]
-    const unknown = scopes.filter((s) => !FITBIT_SCOPES.includes(s))
-    if (unknown.length > 0) return errorPage("Fitbit", `invalid_scope - Invalid scope: ${unknown.join(" ")}`)
+    const unknown = scopes.filter((s) => !GOOGLE_HEALTH_SCOPES.includes(s))
+    if (unknown.length > 0) {
+      return googleErrorPage(
+        400,
+        "invalid_scope",
+        `Some requested scopes were invalid. {invalid=[${unknown.join(", ")}]}`
+      )
+    }
+    const accessType = q.get("access_type") ?? "online"
+    if (accessType !== "online" && accessType !== "offline") {
+      return googleErrorPage(400, "invalid_request", `Invalid access_type: ${accessType}`)
+    }
+    const prompts = (q.get("prompt") ?? "").split(" ").filter((p) => p !== "")
+    if (prompts.some((p) => !["none", "consent", "select_account"].includes(p))) {
+      return googleErrorPage(400, "invalid_request", "Invalid prompt")
+    }
     const challenge = q.get("code_challenge")
     if (challenge !== null) {
-      if (challenge.length < 43 || challenge.length > 128) {
-        return errorPage("Fitbit", "invalid_request - The code_challenge parameter length must be between 43 and 128")
-      }
-      if (!challengePattern.test(challenge)) {
-        return errorPage("Fitbit", "invalid_request - The code_challenge parameter is invalid")
+      if (challenge.length < 43 || challenge.length > 128 || !challengePattern.test(challenge)) {
+        return googleErrorPage(400, "invalid_request", "Invalid code_challenge")
       }
       if (q.get("code_challenge_method") !== "S256") {
-        return errorPage("Fitbit", "invalid_request - Unsupported code_challenge_method")
+        return googleErrorPage(400, "invalid_request", "Invalid code_challenge_method: only S256 is accepted here")
       }
     }
     const state = q.get("state")
     if (req.method === "GET") {
       return consentPage({
-        providerName: "Fitbit",
+        providerName: "Google",
         clientId,
         action: selfUrl(core, req),
+        detail: "Choose what the app may see of your Google Health (Fitbit) data.",
         choices: scopes.map((value) => ({ value, checked: true }))
       })
     }
     const consent = readConsent(req.form, scopes)
-    if (consent.decision === undefined) return errorPage("Fitbit", "invalid_request - decision must be approve or deny")
-    if (consent.decision === "deny" || consent.granted.length === 0) {
-      return redirectWith(redirectUri, {
-        error: "access_denied",
-        error_description: "The user denied the request",
-        state
-      })
+    if (consent.decision === undefined) {
+      return googleErrorPage(400, "invalid_request", "decision must be approve or deny")
     }
-    const userId = providerUserIds.fitbit(consent.user)
+    if (consent.decision === "deny" || consent.granted.length === 0) {
+      return redirectWith(redirectUri, { error: "access_denied", state })
+    }
+    const userId = healthUserIdOf(consent.user)
     const s = core.state
     rememberUser(s, userId, consent.user)
+    const offline = accessType === "offline"
+    const key = offlineKey(clientId, userId)
+    // Google sends a refresh token the first time offline access is given, and later only with prompt=consent.
+    const withRefresh = offline && (prompts.includes("consent") || s.offline[key] === undefined)
+    if (offline) s.offline[key] = true
     const code = issueCode(s, {
       clientId,
       userId,
@@ -102,23 +114,35 @@ export const makeFitbitOAuth = (core: FitbitCore, replays: RefreshReplays) => {
       challenge,
       expiresAt: core.nowMs() + CODE_TTL_MS
     })
+    if (withRefresh) s.offlineCodes[tokenKey(code)] = true
     prune(s, core.nowMs())
     core.commit()
     req.identify({ clientId, userId })
-    return redirectWith(redirectUri, { code, state })
+    return redirectWith(redirectUri, { state, code, scope: consent.granted.join(" ") })
   }
 
+  /** `client_secret_post` or a Basic header: Google takes either. */
   const clientAuth = (req: SimRequestShape) => {
     const basic = parseBasic(req.headers["authorization"])
-    if (basic === undefined) {
-      return fitbitError(401, "invalid_client", "Invalid authorization header format. Use Basic client credentials.")
+    const body = bodyClient(req.form)
+    const id = basic?.id ?? body.id
+    const secret = basic?.secret ?? body.secret
+    if (id === null || id === undefined || id === "") {
+      return oauthError(400, "invalid_request", "Missing required parameter: client_id")
     }
-    if (core.clientSecret(basic.id) !== basic.secret) {
-      return fitbitError(401, "invalid_client", `Invalid authorization header. Client id invalid: ${basic.id}`)
-    }
-    req.identify({ clientId: basic.id })
-    return basic.id
+    if (!core.isClient(id)) return oauthError(401, "invalid_client", "The OAuth client was not found.")
+    if (core.clientSecret(id) !== secret) return oauthError(401, "invalid_client", "Unauthorized")
+    req.identify({ clientId: id })
+    return id
   }
+
+  const tokenResponse = (issued: { accessToken: string; refreshToken: string | null; scope: string }) => ({
+    access_token: issued.accessToken,
+    expires_in: ACCESS_TTL_SECONDS,
+    ...(issued.refreshToken === null ? {} : { refresh_token: issued.refreshToken }),
+    scope: issued.scope,
+    token_type: "Bearer"
+  })
 
   const token = (req: SimRequestShape): HttpServerResponse.HttpServerResponse => {
     const clientId = clientAuth(req)
@@ -129,93 +153,79 @@ export const makeFitbitOAuth = (core: FitbitCore, replays: RefreshReplays) => {
     const grantType = form.get("grant_type")
     if (grantType === "authorization_code") {
       const code = form.get("code")
-      if (code === null || code === "") return fitbitError(400, "invalid_request", "Missing parameters: code")
+      if (code === null || code === "") return oauthError(400, "invalid_request", "Missing required parameter: code")
       const record = redeemCode(s, code, now)
+      const withRefresh = s.offlineCodes[tokenKey(code)] === true
+      delete s.offlineCodes[tokenKey(code)]
       core.commit()
       if (typeof record === "string" || record.clientId !== clientId) {
-        return fitbitError(400, "invalid_grant", `Authorization code invalid: ${code}`)
+        return oauthError(400, "invalid_grant", "Malformed auth code.")
       }
       if (record.redirectUri !== null && form.get("redirect_uri") !== record.redirectUri) {
-        return fitbitError(400, "invalid_grant", "Invalid redirect_uri parameter value")
+        return oauthError(400, "redirect_uri_mismatch", "Bad Request")
       }
-      if (record.challenge !== null && !pkceMatches(record.challenge, form.get("code_verifier"))) {
-        return fitbitError(400, "invalid_grant", "Code verifier is invalid")
-      }
-      // a user holds one active refresh token per app
-      for (const [key, r] of Object.entries(s.refresh)) {
-        if (r.clientId === clientId && r.userId === record.userId) delete s.refresh[key]
+      if (record.challenge !== null) {
+        const verifier = form.get("code_verifier")
+        if (verifier === null || verifier === "") return oauthError(400, "invalid_grant", "Missing code verifier.")
+        if (!pkceMatches(record.challenge, verifier)) return oauthError(400, "invalid_grant", "Invalid code verifier.")
       }
       const issued = issueTokens(
         s,
         { clientId, userId: record.userId, scope: record.scope, grantId: newGrantId() },
         now,
         ACCESS_TTL_SECONDS,
-        true
+        withRefresh
       )
       core.commit()
       req.identify({ userId: record.userId })
-      return json(tokenResponse(record.userId, issued))
+      return json(tokenResponse(issued))
     }
     if (grantType === "refresh_token") {
       const refreshToken = form.get("refresh_token")
       if (refreshToken === null || refreshToken === "") {
-        return fitbitError(400, "invalid_request", "Missing parameters: refresh_token")
+        return oauthError(400, "invalid_request", "Missing required parameter: refresh_token")
       }
-      const key = tokenKey(refreshToken)
-      const record = s.refresh[key]
+      const record = s.refresh[tokenKey(refreshToken)]
       if (record === undefined || record.clientId !== clientId) {
-        return fitbitError(400, "invalid_grant", `Refresh token invalid: ${refreshToken}`)
+        return oauthError(400, "invalid_grant", "Token has been expired or revoked.")
       }
       req.identify({ userId: record.userId })
-      if (record.usedAt !== null) {
-        const replay = replays.get(key)
-        const fresh = replay !== undefined && now < replay.until &&
-          s.access[replay.accessKey]?.usedAt === null && s.refresh[replay.refreshKey]?.usedAt === null
-        if (fresh) return json(replay.body)
-        return fitbitError(400, "invalid_grant", `Refresh token invalid: ${refreshToken}`)
-      }
-      record.usedAt = now
+      // not rotated, not spent: the same refresh token keeps working until revoked
+      if (record.usedAt === null) record.usedAt = now
       const issued = issueTokens(
         s,
         { clientId, userId: record.userId, scope: record.scope, grantId: record.grantId },
         now,
         ACCESS_TTL_SECONDS,
-        true
+        false
       )
-      const body = tokenResponse(record.userId, issued)
-      replays.set(key, {
-        until: now + REFRESH_REPLAY_MS,
-        accessKey: tokenKey(issued.accessToken),
-        refreshKey: tokenKey(issued.refreshToken!),
-        body
-      })
       prune(s, now)
       core.commit()
-      return json(body)
+      return json(tokenResponse(issued))
     }
-    if (grantType === null) return fitbitError(400, "invalid_request", "Missing parameters: grant_type")
-    return fitbitError(400, "unsupported_grant_type", `Unsupported grant_type: ${grantType}`)
+    if (grantType === null) return oauthError(400, "invalid_request", "Missing required parameter: grant_type")
+    return oauthError(400, "unsupported_grant_type", `Invalid grant_type: ${grantType}`)
   }
 
   const revokeUserFor = (s: FitbitState, match: (r: { clientId: string; userId: string }) => boolean) => {
     revokeWhere(s, match)
-    s.subscriptions = s.subscriptions.filter((sub) => !match({ clientId: sub.clientId, userId: sub.ownerId }))
+    for (const key of Object.keys(s.offline)) {
+      const [clientId, userId] = key.split(" ")
+      if (match({ clientId: clientId!, userId: userId! })) delete s.offline[key]
+    }
   }
 
+  /** Takes the token from the form or the query; no client authentication. */
   const revoke = (req: SimRequestShape) => {
-    const clientId = clientAuth(req)
-    if (typeof clientId !== "string") return clientId
-    const value = req.form.get("token")
-    if (value === null || value === "") return fitbitError(400, "invalid_request", "Missing parameters: token")
+    const value = req.form.get("token") ?? req.query.get("token")
+    if (value === null || value === "") return oauthError(400, "invalid_request", "Missing required parameter: token")
     const s = core.state
     const key = tokenKey(value)
     const owner = s.access[key] ?? s.refresh[key]
-    if (owner !== undefined && owner.clientId === clientId) {
-      req.identify({ userId: owner.userId })
-      revokeUserFor(s, (r) => r.clientId === clientId && r.userId === owner.userId)
-      core.commit()
-    }
-    // RFC 7009: an unknown token is not an error
+    if (owner === undefined) return oauthError(400, "invalid_token", "Token expired or revoked")
+    req.identify({ clientId: owner.clientId, userId: owner.userId })
+    revokeUserFor(s, (r) => r.clientId === owner.clientId && r.userId === owner.userId)
+    core.commit()
     return json({})
   }
 

@@ -1,149 +1,190 @@
 /**
- * What the Fitbit simulator is and how it words things: scopes and collections, lifetimes and
- * limits, the control (notification senders, subscriptions, signatures) and persisted state
- * shapes, Fitbit's `{errors, success}` bodies and its rate-limit headers.
+ * What the Google Health API simulator is and how it words things: Google's scopes and the data
+ * types (with the scope each needs and whether it rolls up by day), lifetimes and limits, the
+ * control (notification senders, subscriber verification) and persisted state, Google's two error
+ * bodies (`{error, error_description}` at the token endpoint, `{error:{code,message,status}}` at
+ * the API) and the ids of a simulated Google account.
  */
 import type { HttpClient } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import type * as Effect from "effect/Effect"
-import { parseBearer } from "../core/Credentials.js"
 import type { Delivery } from "../core/Deliver.js"
 import type { OAuth2State } from "../core/OAuth2.js"
 import type { SimulatorControl } from "../core/Options.js"
+import { sha256 } from "../core/Random.js"
 import type { ProviderStyle } from "../core/Request.js"
 import { json } from "../core/Responses.js"
 import type { SimulatorCore } from "../core/SimulatorCore.js"
 
-export const FITBIT_SCOPES: ReadonlyArray<string> = [
-  "activity",
-  "cardio_fitness",
-  "electrocardiogram",
-  "heartrate",
-  "irregular_rhythm_notifications",
-  "location",
-  "nutrition",
-  "oxygen_saturation",
-  "profile",
-  "respiratory_rate",
-  "settings",
-  "sleep",
-  "social",
-  "temperature",
-  "weight"
+const prefix = "https://www.googleapis.com/auth/googlehealth."
+
+export const scopes = {
+  activity: `${prefix}activity_and_fitness.readonly`,
+  healthMetrics: `${prefix}health_metrics_and_measurements.readonly`,
+  nutrition: `${prefix}nutrition.readonly`,
+  profile: `${prefix}profile.readonly`,
+  settings: `${prefix}settings.readonly`,
+  sleep: `${prefix}sleep.readonly`
+} as const
+
+/** Every scope the consent page knows: Google's read and write Health scopes, and sign-in's. */
+export const GOOGLE_HEALTH_SCOPES: ReadonlyArray<string> = [
+  ...["activity_and_fitness", "health_metrics_and_measurements", "nutrition", "profile", "settings", "sleep"]
+    .flatMap((s) => [`${prefix}${s}.readonly`, `${prefix}${s}.writeonly`]),
+  `${prefix}ecg.readonly`,
+  `${prefix}irn.readonly`,
+  `${prefix}location.readonly`,
+  "openid",
+  "email",
+  "profile"
 ]
 
-export const FITBIT_COLLECTIONS: ReadonlyArray<string> = ["activities", "body", "foods", "sleep", "userRevokedAccess"]
-
-export const ACCESS_TTL_SECONDS = 28_800
-export const CODE_TTL_MS = 10 * 60_000
-/** Fitbit answers an identical refresh again until the new tokens are used; the span is not published. */
-export const REFRESH_REPLAY_MS = 120_000
-export const RATE_LIMIT = 150
-export const HOUR_MS = 3_600_000
-
-export interface FitbitSubscription {
-  /** `"user"` for a subscription to all collections (no collection in the path). */
-  readonly collectionType: string
-  readonly ownerId: string
-  readonly ownerType: "user"
-  readonly subscriberId: string
-  readonly subscriptionId: string
+/** The data types (kebab case), the read scope each needs, and whether `dailyRollUp` takes it. */
+export const DATA_TYPES: Readonly<Record<string, { readonly scope: string; readonly dailyRollUp: boolean }>> = {
+  "active-energy-burned": { scope: scopes.activity, dailyRollUp: true },
+  "active-minutes": { scope: scopes.activity, dailyRollUp: true },
+  "active-zone-minutes": { scope: scopes.activity, dailyRollUp: true },
+  "activity-level": { scope: scopes.activity, dailyRollUp: false },
+  altitude: { scope: scopes.activity, dailyRollUp: true },
+  "basal-energy-burned": { scope: scopes.activity, dailyRollUp: false },
+  "blood-glucose": { scope: scopes.healthMetrics, dailyRollUp: true },
+  "body-fat": { scope: scopes.healthMetrics, dailyRollUp: true },
+  "calories-in-heart-rate-zone": { scope: scopes.activity, dailyRollUp: true },
+  "daily-heart-rate-variability": { scope: scopes.healthMetrics, dailyRollUp: true },
+  "daily-resting-heart-rate": { scope: scopes.healthMetrics, dailyRollUp: true },
+  distance: { scope: scopes.activity, dailyRollUp: true },
+  exercise: { scope: scopes.activity, dailyRollUp: false },
+  floors: { scope: scopes.activity, dailyRollUp: true },
+  "heart-rate": { scope: scopes.healthMetrics, dailyRollUp: true },
+  "hydration-log": { scope: scopes.nutrition, dailyRollUp: true },
+  "nutrition-log": { scope: scopes.nutrition, dailyRollUp: true },
+  "sedentary-period": { scope: scopes.activity, dailyRollUp: true },
+  sleep: { scope: scopes.sleep, dailyRollUp: false },
+  steps: { scope: scopes.activity, dailyRollUp: true },
+  "time-in-heart-rate-zone": { scope: scopes.activity, dailyRollUp: true },
+  "total-calories": { scope: scopes.activity, dailyRollUp: true },
+  weight: { scope: scopes.healthMetrics, dailyRollUp: true }
 }
 
-export interface FitbitNotification {
-  readonly collectionType: string
-  readonly date: string
-  readonly ownerId: string
-  readonly ownerType: "user"
-  readonly subscriptionId: string
+/** `dailyRollUp`'s longest range: 14 days for these, 90 for the others. */
+export const SHORT_RANGE_TYPES: ReadonlyArray<string> = [
+  "calories-in-heart-rate-zone",
+  "heart-rate",
+  "active-minutes",
+  "total-calories"
+]
+export const SHORT_RANGE_DAYS = 14
+export const LONG_RANGE_DAYS = 90
+export const DEFAULT_PAGE_SIZE = 1440
+export const MAX_PAGE_SIZE = 10_000
+
+export const ACCESS_TTL_SECONDS = 3599
+export const CODE_TTL_MS = 10 * 60_000
+/** Per user, per minute (the project-wide quotas are far above what a sandbox sees). */
+export const RATE_LIMIT = 300
+export const MINUTE_MS = 60_000
+
+/** A simulated Google account's Health user id (digits) and its legacy Fitbit id. */
+export const healthUserIdOf = (name: string): string =>
+  sha256("google-health-user", name).readBigUInt64BE(0).toString().padStart(20, "0")
+
+/** One notification as Google POSTs it. */
+export interface GoogleHealthNotificationBody {
+  readonly data: {
+    readonly version: string
+    readonly clientProvidedSubscriptionName?: string
+    readonly healthUserId: string
+    readonly operation: "UPSERT" | "DELETE"
+    readonly dataType: string
+    readonly intervals: ReadonlyArray<{
+      readonly physicalTimeInterval: { readonly startTime: string; readonly endTime: string }
+      readonly civilIso8601TimeInterval: { readonly startTime: string; readonly endTime: string }
+    }>
+  }
 }
 
 export interface SubscriberVerification {
-  /** Status answered to the right code: a correct subscriber says 204. */
-  readonly correctCodeStatus: number
-  /** Status answered to a wrong code: a correct subscriber says 404. */
-  readonly wrongCodeStatus: number
+  /** What the endpoint answered with the `Authorization` value (a good endpoint: 201). */
+  readonly withAuthorizationStatus: number
+  /** What it answered without it (a good endpoint: 401 or 403). */
+  readonly withoutAuthorizationStatus: number
   readonly verified: boolean
 }
 
 export interface FitbitControl extends SimulatorControl {
-  /** POSTs the notifications as one JSON array, signed with the client's secret. */
+  /** POSTs one notification body (or several as a list) with the subscriber's `Authorization` value. */
   readonly sendNotification: (
     url: string,
-    notifications: ReadonlyArray<FitbitNotification>,
-    options?: { readonly clientId?: string | undefined }
+    body: GoogleHealthNotificationBody | ReadonlyArray<GoogleHealthNotificationBody>,
+    authorization: string | null
   ) => Effect.Effect<Delivery, HttpClientError, HttpClient.HttpClient>
-  /**
-   * Notifies `url` of new data for the owner on `date`, one entry per matching subscription of
-   * the client (a subscription to all collections matches every collection). `undefined` when
-   * the owner has no matching subscription.
-   */
-  readonly notifySubscribers: (
+  /** Notifies `url` that the user's `dataType` changed on the civil days `from`..`to`. */
+  readonly notifyChange: (
     url: string,
-    event: {
-      readonly ownerId: string
-      readonly collectionType: string
-      readonly date: string
-      readonly clientId?: string | undefined
+    change: {
+      readonly healthUserId: string
+      readonly dataType: string
+      readonly from: string
+      readonly to: string
+      readonly authorization: string
     }
-  ) => Effect.Effect<Delivery | undefined, HttpClientError, HttpClient.HttpClient>
-  /** Fitbit's two verification GETs (`?verify=`): the right code, then a wrong one. */
+  ) => Effect.Effect<Delivery, HttpClientError, HttpClient.HttpClient>
+  /** Google's two verification POSTs of `{"type":"verification"}`: with the `Authorization` value, then without. */
   readonly verifySubscriber: (
     url: string,
-    verificationCode: string
+    authorization: string
   ) => Effect.Effect<SubscriberVerification, HttpClientError, HttpClient.HttpClient>
-  readonly subscriptions: (clientId?: string) => ReadonlyArray<FitbitSubscription>
-  /** `X-Fitbit-Signature` of a body for the client (default: the first one). */
-  readonly signature: (body: string, clientId?: string) => string
-}
-
-export interface StoredSubscription extends FitbitSubscription {
-  readonly clientId: string
-  /** Absent for all collections. */
-  readonly collection: string | null
 }
 
 export interface FitbitState extends OAuth2State {
-  subscriptions: Array<StoredSubscription>
+  /** Users who gave an app offline access before: Google sends a refresh token again only with `prompt=consent`. */
+  offline: Record<string, true>
+  /** Codes (by token key) whose exchange brings a refresh token. */
+  offlineCodes: Record<string, true>
 }
 
-export const fitbitError = (status: number, errorType: string, message: string, headers?: Record<string, string>) =>
-  json({ errors: [{ errorType, message }], success: false }, status, headers)
+/** The `google.rpc.Code` name of an HTTP status, as Google writes it in `error.status`. */
+export const statusName = (status: number): string => {
+  switch (status) {
+    case 400:
+      return "INVALID_ARGUMENT"
+    case 401:
+      return "UNAUTHENTICATED"
+    case 403:
+      return "PERMISSION_DENIED"
+    case 404:
+      return "NOT_FOUND"
+    case 409:
+      return "ALREADY_EXISTS"
+    case 410:
+      return "GONE"
+    case 429:
+      return "RESOURCE_EXHAUSTED"
+    case 503:
+      return "UNAVAILABLE"
+    default:
+      return status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION"
+  }
+}
 
-export const rateHeaders = (remaining: number, resetSeconds: number): Record<string, string> => ({
-  "fitbit-rate-limit-limit": String(RATE_LIMIT),
-  "fitbit-rate-limit-remaining": String(remaining),
-  "fitbit-rate-limit-reset": String(resetSeconds)
-})
+/** The API's error body. */
+export const googleError = (status: number, message: string, headers?: Record<string, string>) =>
+  json({ error: { code: status, message, status: statusName(status) } }, status, headers)
 
-export const tooMany = (retryAfterSeconds: number) =>
-  json(
-    { errors: [{ errorType: "system", fieldName: "n/a", message: "Too Many Requests" }], success: false },
-    429,
-    { "retry-after": String(retryAfterSeconds), ...rateHeaders(0, retryAfterSeconds) }
-  )
+/** The token and revoke endpoints' RFC 6749 body. */
+export const oauthError = (status: number, error: string, description: string) =>
+  json({ error, error_description: description }, status)
+
+export const invalidCredentials =
+  "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
 
 export const style: ProviderStyle = {
-  error: (status, code, message) =>
-    status === 500
-      ? json({ errors: [{ errorType: "system", fieldName: "n/a", message }], success: false }, 500)
-      : fitbitError(status, code, message),
-  expiredToken: (req) =>
-    fitbitError(401, "expired_token", `Access token expired: ${parseBearer(req.headers["authorization"]) ?? ""}`),
-  rateLimited: tooMany
+  error: (status, _code, message) => googleError(status, message),
+  expiredToken: () => googleError(401, invalidCredentials),
+  // Google sends no Retry-After: clients back off on their own
+  rateLimited: () =>
+    googleError(429, "Quota exceeded for quota metric 'Requests' and limit 'Requests per minute per user'.")
 }
 
-export const collectionScopes: Record<string, ReadonlyArray<string>> = {
-  activities: ["activity"],
-  body: ["weight"],
-  foods: ["nutrition"],
-  sleep: ["sleep"],
-  userRevokedAccess: []
-}
-export const allCollectionScopes = ["activity", "nutrition", "profile", "settings", "sleep", "weight"]
-
-/** The simulator's core with Fitbit's state. */
+/** The simulator's core with its state. */
 export type FitbitCore = SimulatorCore<FitbitState>
-
-/** Answers to a refresh, kept so an identical refresh within the replay window gets them again. */
-export type RefreshReplays = Map<string, { until: number; accessKey: string; refreshKey: string; body: unknown }>

@@ -1,25 +1,27 @@
 /**
- * The Fitbit Web API simulator (legacy API, as in the provider reference §2): consent page and
- * OAuth 2.0 with Basic client auth and PKCE S256, rotating single-use refresh tokens with
- * Fitbit's short identical-replay window, revoke, profile, the daily activity summary in the
- * unit system of `Accept-Language`, per-user hourly rate limits, subscriptions, and helpers
- * that deliver signed notifications and subscriber verification requests.
+ * The Google Health API simulator, which Fitbit's data comes through since the Fitbit Web API
+ * was retired (2 Nov 2026). Mounted under the `fitbit` slug, one base B serves the three Google
+ * hosts: the consent page (accounts.google.com), the token and revoke endpoints
+ * (oauth2.googleapis.com) and the API (health.googleapis.com).
  *
- * Paths under B: `GET|POST /oauth2/authorize`, `POST /oauth2/token`, `POST /oauth2/revoke`,
- * `GET /1/user/{-|id}/profile.json`, `GET /1/user/{-|id}/activities/date/{yyyy-MM-dd|today}.json`,
- * `POST|DELETE /1/user/{-|id}[/{collection}]/apiSubscriptions/{id}.json`,
- * `GET /1/user/{-|id}[/{collection}]/apiSubscriptions.json`.
+ * Paths under B: `GET|POST /o/oauth2/v2/auth`, `POST /token`, `POST /revoke`,
+ * `GET /v4/users/{me|id}/identity|settings|profile`,
+ * `POST /v4/users/{me|id}/dataTypes/{dataType}/dataPoints:dailyRollUp`; the retired Web API's
+ * paths (`/1/...`, `/1.2/...`, `/oauth2/...`) answer 410 Gone as the real hosts do.
  *
  * This module assembles the simulator (routes and control); its pieces live beside it:
- * Shapes.ts (types, limits, errors), Data.ts (synthetic records), OAuth.ts, Api.ts and Webhooks.ts.
+ * Shapes.ts (scopes, data types, limits, errors), Data.ts (synthetic records), OAuth.ts, Api.ts
+ * and Webhooks.ts (notifications out). docs/providers/fitbit.md lists the real behaviours it
+ * reproduces.
  */
 import { HttpRouter } from "@effect/platform"
 import { assemble } from "../core/App.js"
 import { expireAll, freshOAuth2State, listUsers } from "../core/OAuth2.js"
 import type { Simulator, SimulatorOptions } from "../core/Options.js"
 import { handle } from "../core/Request.js"
+import { json } from "../core/Responses.js"
 import { baseControl, SimulatorCore } from "../core/SimulatorCore.js"
-import { makeFitbitApi, subscriptionBody } from "./Api.js"
+import { makeFitbitApi } from "./Api.js"
 import { makeFitbitOAuth } from "./OAuth.js"
 import type { FitbitControl, FitbitState } from "./Shapes.js"
 import { style } from "./Shapes.js"
@@ -27,36 +29,38 @@ import { makeFitbitWebhooks } from "./Webhooks.js"
 
 export type FitbitSimulator = Simulator<FitbitControl>
 
+/** What the retired Fitbit Web API answers since 2 Nov 2026. */
+const gone = handle(() =>
+  json({
+    errors: [{ errorType: "gone", message: "The Fitbit Web API has been retired. Use the Google Health API." }],
+    success: false
+  }, 410)
+)
+
 export const makeFitbitSimulator = (options: SimulatorOptions): FitbitSimulator => {
   const core = new SimulatorCore<FitbitState>("Fitbit", "fitbit", options, () => ({
     ...freshOAuth2State(),
-    subscriptions: []
+    offline: {},
+    offlineCodes: {}
   }))
-  const replays = new Map<string, { until: number; accessKey: string; refreshKey: string; body: unknown }>()
-  const { authorizePage, revoke, revokeUserFor, token } = makeFitbitOAuth(core, replays)
-  const { daily, listSubscriptions, profile, subscription } = makeFitbitApi(core)
+  const { authorizePage, revoke, revokeUserFor, token } = makeFitbitOAuth(core)
+  const { dailyRollUp, userResource } = makeFitbitApi(core)
 
   const routes = HttpRouter.empty.pipe(
-    HttpRouter.get("/oauth2/authorize", handle(authorizePage)),
-    HttpRouter.post("/oauth2/authorize", handle(authorizePage)),
-    HttpRouter.post("/oauth2/token", handle(token)),
-    HttpRouter.post("/oauth2/revoke", handle(revoke)),
-    HttpRouter.get("/1/user/:userId/profile.json", handle(profile)),
-    HttpRouter.get("/1/user/:userId/activities/date/:file", handle(daily)),
-    HttpRouter.get("/1/user/:userId/apiSubscriptions.json", handle(listSubscriptions)),
-    HttpRouter.get("/1/user/:userId/:collection/apiSubscriptions.json", handle(listSubscriptions)),
-    HttpRouter.post("/1/user/:userId/apiSubscriptions/:file", handle(subscription)),
-    HttpRouter.del("/1/user/:userId/apiSubscriptions/:file", handle(subscription)),
-    HttpRouter.post("/1/user/:userId/:collection/apiSubscriptions/:file", handle(subscription)),
-    HttpRouter.del("/1/user/:userId/:collection/apiSubscriptions/:file", handle(subscription))
+    HttpRouter.get("/o/oauth2/v2/auth", handle(authorizePage)),
+    HttpRouter.post("/o/oauth2/v2/auth", handle(authorizePage)),
+    HttpRouter.post("/token", handle(token)),
+    HttpRouter.post("/revoke", handle(revoke)),
+    HttpRouter.get("/v4/users/*", handle(userResource)),
+    HttpRouter.post("/v4/users/*", handle(dailyRollUp)),
+    HttpRouter.all("/1/*", gone),
+    HttpRouter.all("/1.2/*", gone),
+    HttpRouter.all("/oauth2/*", gone)
   )
 
   const control: FitbitControl = {
     ...baseControl(core, {
-      resetGrants: () => {
-        replays.clear()
-        core.cell.reset()
-      },
+      resetGrants: () => core.cell.reset(),
       expireAccessTokens: () => {
         expireAll(core.state, core.nowMs())
         core.commit()
@@ -67,11 +71,7 @@ export const makeFitbitSimulator = (options: SimulatorOptions): FitbitSimulator 
       },
       users: () => listUsers(core.state)
     }),
-    ...makeFitbitWebhooks(core),
-    subscriptions: (clientId) =>
-      core.state.subscriptions.filter((sub) => clientId === undefined || sub.clientId === clientId).map(
-        subscriptionBody
-      )
+    ...makeFitbitWebhooks()
   }
 
   return assemble(core, style, routes, control)

@@ -1,61 +1,61 @@
 /**
- * The Fitbit simulator's outbound side: `X-Fitbit-Signature` signing, notification delivery to
- * a subscriber (for every matching subscription), and the two verification GETs Fitbit makes
- * before it trusts a subscriber endpoint.
+ * The simulator's outbound side: notifications POSTed as Google sends them (`{"data": {...}}`,
+ * with the subscriber's `Authorization` value and an `X-HEALTHAPI-SIGNATURE` header), and the two
+ * verification POSTs of `{"type":"verification"}` Google makes before it accepts a subscriber
+ * endpoint (with the `Authorization` value: 201 expected; without: 401 or 403 expected).
+ *
+ * The simulator signs with a key of its own (ECDSA P-256 over the body, base64): it cannot sign
+ * as Google, so a receiver cannot check it against Google's key set; the header is there for
+ * shape.
  */
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
 import { deliver } from "../core/Deliver.js"
-import type { FitbitControl, FitbitCore } from "./Shapes.js"
+import { addDaysTo } from "./Data.js"
+import type { FitbitControl, GoogleHealthNotificationBody } from "./Shapes.js"
 
-/** Base64 HMAC-SHA1 of the raw body keyed by `clientSecret + "&"`. */
-export const fitbitSignature = (body: string, clientSecret: string): string =>
-  crypto.createHmac("sha1", `${clientSecret}&`).update(body).digest("base64")
+const signingKey = crypto.generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey
 
-export const makeFitbitWebhooks = (core: FitbitCore) => {
-  const signature = (body: string, clientId?: string) => fitbitSignature(body, core.client(clientId).clientSecret)
+const signatureOf = (body: string) => crypto.sign("sha256", Buffer.from(body), signingKey).toString("base64")
 
-  const sendNotification: FitbitControl["sendNotification"] = (url, notifications, opts) => {
-    const body = JSON.stringify(notifications)
-    return deliver(url, body, { "x-fitbit-signature": signature(body, opts?.clientId) })
+export const makeFitbitWebhooks = (): Pick<FitbitControl, "notifyChange" | "sendNotification" | "verifySubscriber"> => {
+  const sendNotification: FitbitControl["sendNotification"] = (url, body, authorization) => {
+    const text = JSON.stringify(body)
+    return deliver(url, text, {
+      ...(authorization === null ? {} : { authorization }),
+      "x-healthapi-signature": signatureOf(text)
+    })
   }
 
-  const notifySubscribers: FitbitControl["notifySubscribers"] = (url, event) => {
-    const clientId = core.client(event.clientId).clientId
-    const matching = core.state.subscriptions.filter((sub) =>
-      sub.clientId === clientId && sub.ownerId === event.ownerId &&
-      (sub.collection === null || sub.collection === event.collectionType)
-    )
-    if (matching.length === 0) return Effect.succeed(undefined)
-    return sendNotification(
-      url,
-      matching.map((sub) => ({
-        collectionType: event.collectionType,
-        date: event.date,
-        ownerId: event.ownerId,
-        ownerType: "user" as const,
-        subscriptionId: sub.subscriptionId
-      })),
-      { clientId }
-    )
-  }
-
-  const verifySubscriber: FitbitControl["verifySubscriber"] = (url, verificationCode) =>
-    Effect.gen(function*() {
-      const withCode = (code: string) => {
-        const target = new URL(url)
-        target.searchParams.set("verify", code)
-        return target.toString()
+  const notifyChange: FitbitControl["notifyChange"] = (url, change) => {
+    const end = addDaysTo(change.to, 1)
+    const body: GoogleHealthNotificationBody = {
+      data: {
+        version: "1",
+        healthUserId: change.healthUserId,
+        operation: "UPSERT",
+        dataType: change.dataType,
+        intervals: [{
+          physicalTimeInterval: { startTime: `${change.from}T00:00:00Z`, endTime: `${end}T00:00:00Z` },
+          civilIso8601TimeInterval: { startTime: `${change.from}T00:00:00`, endTime: `${end}T00:00:00` }
+        }]
       }
-      const wrong = `${verificationCode}-wrong-${crypto.randomBytes(4).toString("hex")}`
-      const correct = yield* deliver(withCode(verificationCode), "", {}, "GET")
-      const incorrect = yield* deliver(withCode(wrong), "", {}, "GET")
+    }
+    return sendNotification(url, body, change.authorization)
+  }
+
+  const verifySubscriber: FitbitControl["verifySubscriber"] = (url, authorization) =>
+    Effect.gen(function*() {
+      const body = JSON.stringify({ type: "verification" })
+      const withAuthorization = yield* deliver(url, body, { authorization })
+      const withoutAuthorization = yield* deliver(url, body, {})
       return {
-        correctCodeStatus: correct.status,
-        wrongCodeStatus: incorrect.status,
-        verified: correct.status === 204 && incorrect.status === 404
+        withAuthorizationStatus: withAuthorization.status,
+        withoutAuthorizationStatus: withoutAuthorization.status,
+        verified: withAuthorization.status === 201 &&
+          (withoutAuthorization.status === 401 || withoutAuthorization.status === 403)
       }
     })
 
-  return { signature, sendNotification, notifySubscribers, verifySubscriber }
+  return { sendNotification, notifyChange, verifySubscriber }
 }

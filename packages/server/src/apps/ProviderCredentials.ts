@@ -33,7 +33,7 @@ export interface ProviderCredentialsInput {
   readonly tokenBaseUrl?: string | undefined
   readonly apiBaseUrl?: string | undefined
   readonly redirectUrlPrefixes?: ReadonlyArray<string> | undefined
-  /** Fitbit: the subscriber verification code shown in the app's settings at Fitbit. */
+  /** Fitbit: the Authorization value the Google Health API subscriber sends (its `endpointAuthorization.secret`). */
   readonly webhookVerificationCode?: string | undefined
 }
 

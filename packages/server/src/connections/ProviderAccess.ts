@@ -25,7 +25,7 @@ export interface ResolvedProvider {
   readonly endpoints: ProviderEndpoints
   readonly scopes: ReadonlyArray<string>
   readonly redirectUrlPrefixes: ReadonlyArray<string>
-  /** Fitbit's subscriber verification code (sandbox: derived from the secret key). */
+  /** Fitbit: the Google Health subscriber's Authorization value (sandbox: derived from the secret key). */
   readonly webhookVerificationCode: string | null
 }
 

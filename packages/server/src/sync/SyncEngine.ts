@@ -245,8 +245,8 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
     const dataOf = (info: ConnectionInfo) => registry.plugin(info.provider).data
 
     /**
-     * What the provider wants once history is in (Fitbit: a subscription, so it notifies us of
-     * new data). A failure is logged: polling still runs.
+     * What the provider wants once history is in (a per-user subscription, for a provider that
+     * needs one, so it notifies us of new data). A failure is logged: polling still runs.
      */
     const afterBackfill = (info: ConnectionInfo) => {
       const after = dataOf(info).afterBackfill

@@ -15,7 +15,7 @@ const errorTags = { 400: "BadRequest", 401: "Unauthorized", 404: "NotFound" } as
 const answer = (outcome: WebhookOutcome) => {
   switch (outcome._tag) {
     case "Verified":
-      return HttpServerResponse.empty({ status: 204 })
+      return HttpServerResponse.empty({ status: outcome.status ?? 204 })
     case "Accepted":
       return HttpServerResponse.empty({ status: outcome.status })
     case "Rejected":

@@ -21,7 +21,7 @@ import { isUuid } from "../platform/Ids.js"
 import { SyncQueue } from "../sync/SyncQueue.js"
 
 export type WebhookOutcome =
-  | { readonly _tag: "Verified" }
+  | { readonly _tag: "Verified"; readonly status?: 201 | 204 | undefined }
   | { readonly _tag: "Accepted"; readonly status: 200 | 204; readonly notified: number }
   | { readonly _tag: "Rejected"; readonly status: 400 | 401 | 404; readonly message: string }
 

@@ -28,12 +28,12 @@ import { expectError, isoUtc, json, preview, send } from "../fixtures/Http.js"
 
 /** Where each provider's revoke goes, relative to its simulator. */
 const revokeCalls: Partial<Record<Provider, { readonly method: string; readonly path: string }>> = {
-  Fitbit: { method: "POST", path: "/oauth2/revoke" },
+  Fitbit: { method: "POST", path: "/revoke" },
   WHOOP: { method: "DELETE", path: "/developer/v2/user/access" },
   Garmin: { method: "DELETE", path: "/wellness-api/rest/user/registration" }
 }
 
-const tokenPaths = { Fitbit: "/oauth2/token", WHOOP: "/oauth/oauth2/token" } as const
+const tokenPaths = { Fitbit: "/token", WHOOP: "/oauth/oauth2/token" } as const
 
 /** The refresh-token grants the simulator saw for the provider user of the user's one connection. */
 const refreshGrants = (provider: "Fitbit" | "WHOOP", userId: string, token: string) =>

@@ -890,8 +890,8 @@ const webhookCases = (world: World): fc.Arbitrary<FuzzCase> => {
     ["malformed JSON", "{nope", "application/json"],
     ["an array of garbage", "[1,{},null,\"x\"]", "application/json"],
     [
-      "a Fitbit-like notification",
-      "[{\"collectionType\":\"activities\",\"date\":\"2026-02-30\",\"ownerId\":\"\\u0000\",\"subscriptionId\":\"x\"}]",
+      "a Google Health-like notification",
+      "{\"data\":{\"healthUserId\":\"\\u0000\",\"dataType\":\"steps\",\"intervals\":[{\"civilIso8601TimeInterval\":{\"startTime\":\"2026-02-30T00:00:00\",\"endTime\":\"x\"}}]}}",
       "application/json"
     ],
     [
@@ -913,7 +913,7 @@ const webhookCases = (world: World): fc.Arbitrary<FuzzCase> => {
   ]
   const headers: ReadonlyArray<ReadonlyArray<Header>> = [
     [],
-    [["X-Fitbit-Signature", "not-base64!"]],
+    [["X-HEALTHAPI-SIGNATURE", "not-base64!"]],
     [["X-WHOOP-Signature", "x".repeat(5_000)], ["X-WHOOP-Signature-Timestamp", "-1"]],
     [["X-WHOOP-Signature-Timestamp", "99999999999999999999"]],
     [["Authorization", "Bearer x"]]
@@ -951,7 +951,7 @@ const webhookCases = (world: World): fc.Arbitrary<FuzzCase> => {
 
 const consentCases: fc.Arbitrary<FuzzCase> = fc.record({
   page: fc.constantFrom(
-    "/sandbox/fitbit/oauth2/authorize",
+    "/sandbox/fitbit/o/oauth2/v2/auth",
     "/sandbox/whoop/oauth/oauth2/auth",
     "/sandbox/dexcom/v2/oauth2/login",
     "/sandbox/garmin/oauthConfirm"

@@ -31,6 +31,22 @@ const fromSimulator = (connectionId: string, path: string, headers: Record<strin
     return json(reply) as any
   })
 
+/** One civil day of one data type, as the Google Health API simulator rolls it up for the connection. */
+const rolledUp = (connectionId: string, dataType: string, date: string) =>
+  Effect.gen(function*() {
+    const tokens = yield* ConnectionTokens
+    const stored = yield* tokens.stored(connectionId)
+    const civil = (d: string) => ({
+      date: { year: Number(d.slice(0, 4)), month: Number(d.slice(5, 7)), day: Number(d.slice(8, 10)) }
+    })
+    const reply = yield* send("POST", `/sandbox/fitbit/v4/users/me/dataTypes/${dataType}/dataPoints:dailyRollUp`, {
+      bearer: Redacted.value(stored.accessToken),
+      json: { range: { start: civil(date), end: civil(addDays(date, 1)) }, windowSizeDays: 1 }
+    })
+    expect(reply.status, preview(reply)).toBe(200)
+    return (json(reply) as any).rollupDataPoints[0]
+  })
+
 const connectAndSync = (provider: Provider) =>
   Effect.gen(function*() {
     const { token, user } = yield* createUser(`sync-${provider}-${simulatedUser("u")}`)
@@ -77,26 +93,28 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
       expect(days.map((d: any) => d.date)).toEqual([...days.map((d: any) => d.date)].sort())
 
       const date = addDays(to, -3)
-      const served = yield* fromSimulator(
-        connectionId,
-        `/sandbox/fitbit/1/user/-/activities/date/${date}.json`,
-        { "accept-language": "METRIC" }
-      )
-      const summary = served.summary
-      const totalKm = summary.distances.find((d: any) => d.activity === "total").distance
+      const steps = yield* rolledUp(connectionId, "steps", date)
+      const distance = yield* rolledUp(connectionId, "distance", date)
+      const calories = yield* rolledUp(connectionId, "total-calories", date)
+      const levels = (yield* rolledUp(connectionId, "active-minutes", date)).activeMinutes
+        .activeMinutesRollupByActivityLevel as Array<{ activityLevel: string; activeMinutesSum: string }>
+      const minutes = (level: string) => Number(levels.find((l) => l.activityLevel === level)?.activeMinutesSum ?? 0)
+      const sedentary = yield* rolledUp(connectionId, "sedentary-period", date)
+      const floors = yield* rolledUp(connectionId, "floors", date)
+      const totalKm = Number(distance.distance.millimetersSum) / 1_000_000
       const day = days.find((d: any) => d.date === date)
       expect(day).toEqual({
         connectionId,
         provider: "Fitbit",
         date,
-        steps: summary.steps,
-        caloriesOut: summary.caloriesOut,
+        steps: Number(steps.steps.countSum),
+        caloriesOut: calories.totalCalories.kcalSum,
         distanceMeters: expect.closeTo(totalKm * 1000, 6),
-        lightActiveMinutes: summary.lightlyActiveMinutes,
-        moderateActiveMinutes: summary.fairlyActiveMinutes,
-        vigorousActiveMinutes: summary.veryActiveMinutes,
-        sedentaryMinutes: summary.sedentaryMinutes,
-        floorsClimbed: summary.floors ?? 0
+        lightActiveMinutes: minutes("LIGHT"),
+        moderateActiveMinutes: minutes("MODERATE"),
+        vigorousActiveMinutes: minutes("VIGOROUS"),
+        sedentaryMinutes: Number(sedentary.sedentaryPeriod.durationSum.slice(0, -1)) / 60,
+        floorsClimbed: Number(floors.floors.countSum ?? 0)
       })
 
       const single = yield* send("GET", `/api/v1/users/${user.id}/connections/${connectionId}/activity/${date}`, {
@@ -105,14 +123,15 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
       expect(single.status, preview(single)).toBe(200)
       const body = json(single) as any
       expect(body).toEqual({
-        steps: summary.steps,
-        caloriesOut: summary.caloriesOut,
+        steps: Number(steps.steps.countSum),
+        caloriesOut: calories.totalCalories.kcalSum,
         distance: expect.closeTo(totalKm, 9),
-        fairlyActiveMinutes: summary.fairlyActiveMinutes,
-        veryActiveMinutes: summary.veryActiveMinutes,
+        fairlyActiveMinutes: minutes("MODERATE"),
+        veryActiveMinutes: minutes("VIGOROUS"),
         rawJson: expect.any(String)
       })
-      expect(JSON.parse(body.rawJson).summary).toEqual(summary)
+      // the raw record is Google's points of the day, by data type
+      expect(JSON.parse(body.rawJson).steps).toEqual(steps)
     }))
 
   it.effect("Garmin: the backfill pulls the dailies the simulator generated, in the user's calendar dates", () =>

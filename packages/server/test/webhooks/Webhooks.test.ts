@@ -1,6 +1,6 @@
 /**
- * Provider notifications in, end to end in the sandbox: Fitbit's subscriber verification and
- * signed notifications, WHOOP's signed webhooks, Garmin's push, ping and deregistration. A
+ * Provider notifications in, end to end in the sandbox: the Google Health API's subscriber
+ * verification and notifications (Fitbit), WHOOP's signed webhooks, Garmin's push, ping and deregistration. A
  * delivery that fails its check is refused and queues nothing; an accepted one makes the
  * connection's sync fetch (or store) what it names.
  */
@@ -38,59 +38,73 @@ const secretOf = (provider: "Fitbit" | "WHOOP" | "Garmin") =>
   Effect.map(ProviderAccess, (access) => access.sandboxCredentials(provider))
 
 layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestServices: true })("webhooks", (it) => {
-  it.effect("Fitbit: the verification code gets 204, a wrong one 404; after its backfill a connection is subscribed", () =>
+  it.effect("Fitbit (Google Health API): the verification gets 201 with the Authorization value, 401 without; no subscription call", () =>
     Effect.gen(function*() {
       const { app, token, user } = yield* createUser(`fitbit-verify-${simulatedUser("u")}`)
-      const code = (yield* ProviderAccess).sandboxVerificationCode("Fitbit")
-      const right = yield* send("GET", `/webhooks/fitbit/${app.id}?verify=${encodeURIComponent(code)}`)
-      expect(right.status, preview(right)).toBe(204)
-      expectError(yield* send("GET", `/webhooks/fitbit/${app.id}?verify=wrong-code`), 404, "NotFound")
+      const authorization = (yield* ProviderAccess).sandboxVerificationCode("Fitbit")
+      const verification = JSON.stringify({ type: "verification" })
+      const right = yield* send("POST", `/webhooks/fitbit/${app.id}`, {
+        body: verification,
+        headers: { authorization }
+      })
+      expect(right.status, preview(right)).toBe(201)
+      expectError(yield* send("POST", `/webhooks/fitbit/${app.id}`, { body: verification }), 401, "Unauthorized")
+      expectError(
+        yield* send("POST", `/webhooks/fitbit/${app.id}`, {
+          body: verification,
+          headers: { authorization: "Bearer x" }
+        }),
+        401,
+        "Unauthorized"
+      )
       expectError(yield* send("GET", `/webhooks/fitbit/${app.id}`), 404, "NotFound")
 
+      // The operator's subscriber (AUTOMATIC policy) covers every consenting user: nothing is subscribed per user.
       const { connectionId } = yield* connect(user.id, token, "Fitbit", simulatedUser("fitbit"))
       yield* waitForSync(user.id, token, connectionId)
-      // The subscription follows the last stored window of the backfill.
-      const subscriptions = yield* eventually(
-        simCalls("Fitbit", { method: "POST", path: `/1/user/-/activities/apiSubscriptions/${connectionId}.json` }),
-        (calls) => calls.length > 0,
-        "the subscription"
+      const calls = yield* simCalls("Fitbit")
+      expect(calls.filter((c) => !c.path.includes("dataPoints:dailyRollUp")).map((c) => `${c.method} ${c.path}`))
+        .toEqual(expect.arrayContaining(["POST /token", "GET /v4/users/me/identity"]))
+      expect(
+        calls.every((c) => c.path.startsWith("/o/oauth2/") || c.path === "/token" || c.path.startsWith("/v4/users/me/"))
       )
-      expect(subscriptions.length).toBe(1)
-      expect(subscriptions[0]!.status).toBeLessThan(300)
+        .toBe(true)
     }))
 
-  it.effect("Fitbit: a signed notification re-reads the day; a bad signature is a 404 and queues nothing", () =>
+  it.effect("Fitbit (Google Health API): a notification re-reads its days; a wrong Authorization is 401 and queues nothing", () =>
     Effect.gen(function*() {
       const { app, token, user } = yield* createUser(`fitbit-notify-${simulatedUser("u")}`)
       const { connectionId } = yield* connect(user.id, token, "Fitbit", simulatedUser("fitbit"))
       const connection = yield* waitForSync(user.id, token, connectionId)
       const sql = yield* SqlClient.SqlClient
       const date = addDays(localToday(new Date(), null), -2)
+      const next = addDays(date, 1)
       yield* sql`delete from daily_activity where connection_id = ${connectionId} and date = ${date}`
-      const body = JSON.stringify([{
-        collectionType: "activities",
-        date,
-        ownerId: connection.providerUserId,
-        ownerType: "user",
-        subscriptionId: connectionId
-      }])
-      const credentials = yield* secretOf("Fitbit")
-      const signature = Simulators.fitbitSignature(body, Redacted.value(credentials.clientSecret))
+      // as Google POSTs it: only which data changed, for whom and when
+      const body = JSON.stringify({
+        data: {
+          version: "1",
+          healthUserId: connection.providerUserId,
+          operation: "UPSERT",
+          dataType: "steps",
+          intervals: [{
+            physicalTimeInterval: { startTime: `${date}T00:00:00Z`, endTime: `${next}T00:00:00Z` },
+            civilIso8601TimeInterval: { startTime: `${date}T00:00:00`, endTime: `${next}T00:00:00` }
+          }]
+        }
+      })
+      const authorization = (yield* ProviderAccess).sandboxVerificationCode("Fitbit")
 
       const before = yield* storedMessages
-      const forged = yield* send("POST", `/webhooks/fitbit/${app.id}`, {
-        body,
-        headers: { "x-fitbit-signature": Simulators.fitbitSignature(body, "not-the-secret") }
-      })
-      expectError(forged, 404, "NotFound")
-      const unsigned = yield* send("POST", `/webhooks/fitbit/${app.id}`, { body })
-      expectError(unsigned, 404, "NotFound")
+      expectError(
+        yield* send("POST", `/webhooks/fitbit/${app.id}`, { body, headers: { authorization: "Bearer forged" } }),
+        401,
+        "Unauthorized"
+      )
+      expectError(yield* send("POST", `/webhooks/fitbit/${app.id}`, { body }), 401, "Unauthorized")
       expect(yield* storedMessages).toBe(before)
 
-      const accepted = yield* send("POST", `/webhooks/fitbit/${app.id}`, {
-        body,
-        headers: { "x-fitbit-signature": signature }
-      })
+      const accepted = yield* send("POST", `/webhooks/fitbit/${app.id}`, { body, headers: { authorization } })
       expect(accepted.status, preview(accepted)).toBe(204)
       expect(accepted.text).toBe("")
       yield* eventually(rowCount("daily_activity", connectionId, "date", date), (n) => n === 1, "the day re-read")
