@@ -172,7 +172,8 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
     Effect.gen(function*() {
       const { connectionId, token, user } = yield* connectAndSync("WHOOP")
       const to = today()
-      const records = yield* range(user.id, token, "activity-load", addDays(to, -29), to)
+      // Through tomorrow: a cycle that began this evening is dated the day the member wakes into.
+      const records = yield* range(user.id, token, "activity-load", addDays(to, -29), addDays(to, 1))
       expect(records.length).toBeGreaterThanOrEqual(25)
       const start = new Date(Date.parse(`${addDays(to, -10)}T00:00:00Z`)).toISOString()
       const page = yield* fromSimulator(connectionId, `/sandbox/whoop/developer/v2/cycle?start=${start}&limit=25`)
