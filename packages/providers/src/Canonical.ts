@@ -30,6 +30,12 @@ export interface DailyActivityRecord {
   readonly sedentaryMinutes: number
   readonly floorsClimbed: number
   readonly restingHeartRate: number | null
+  /**
+   * How much of the day the record covers, in seconds, when the provider says (Garmin
+   * `durationInSeconds`: a day is uploaded partial, then full). A stored record is never replaced by
+   * one of the same day covering less of it, whatever order the uploads are read in.
+   */
+  readonly coveredSeconds?: number | null | undefined
   readonly rawJson: string
 }
 

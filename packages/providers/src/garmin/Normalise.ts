@@ -101,6 +101,7 @@ export const normaliseGarminDaily = (daily: GarminDaily, userId: string): DailyA
     sedentaryMinutes: 0,
     floorsClimbed: daily.floorsClimbed ?? 0,
     restingHeartRate: daily.restingHeartRateInBeatsPerMinute ?? null,
+    coveredSeconds: daily.durationInSeconds ?? null,
     rawJson: rawJsonOf(daily)
   }
 }
@@ -129,10 +130,7 @@ const idOfRaw = (userId: string) => (raw: unknown): string | null => {
 }
 
 /** How complete an upload is: the span it covers. */
-const coverage = (record: DailyActivityRecord): number => {
-  const duration = (JSON.parse(record.rawJson) as { readonly durationInSeconds?: unknown }).durationInSeconds
-  return typeof duration === "number" ? duration : 0
-}
+const coverage = (record: DailyActivityRecord): number => record.coveredSeconds ?? 0
 
 /**
  * One record per day: the upload covering the most of the day; on a tie, the later one. Records

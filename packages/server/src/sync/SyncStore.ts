@@ -109,6 +109,18 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
      * by the table's own row type (`json_populate_recordset`), which is far cheaper than
      * binding every value as its own parameter.
      */
+    /**
+     * A day's record covering less of the day than the stored one (a partial upload read after the
+     * full one: backfills read newest first, and providers re-send) does not replace it.
+     */
+    const keepsFuller = (table: string) =>
+      table === tables.dailyActivity
+        ? sql.literal(
+          "and (excluded.covered_seconds is null or daily_activity.covered_seconds is null " +
+            "or excluded.covered_seconds >= daily_activity.covered_seconds)"
+        )
+        : sql.literal("")
+
     const upsertRows = (table: string, rows: ReadonlyArray<Row>) =>
       Effect.gen(function*() {
         if (rows.length === 0) return
@@ -125,7 +137,8 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
             insert into ${target} (${list})
             select ${list} from json_populate_recordset(null::${target}, ${chunk}::json)
             on conflict (connection_id, provider_record_id) do update set ${set}, updated_at = now()
-            where ${target}.raw_json is distinct from excluded.raw_json or ${target}.date is distinct from excluded.date
+            where (${target}.raw_json is distinct from excluded.raw_json or ${target}.date is distinct from excluded.date)
+              ${keepsFuller(table)}
           `
         }
       })

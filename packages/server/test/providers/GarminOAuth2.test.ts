@@ -192,6 +192,32 @@ layer(makeTestServer({ sandbox: true }, { simulators }), { timeout: "300 seconds
         expect((yield* storedDays(connectionId)).filter((r) => r.date === bad.calendarDate)).toEqual([])
       }))
 
+    it.effect("a partial upload read after the full day does not replace it", () =>
+      Effect.gen(function*() {
+        const { app, connectionId, providerUserId } = yield* connectedWithOAuth2("garmin-late-partial")
+        const date = addDays(localToday(new Date(), null), -50)
+        const full = { userId: providerUserId, ...garminDaily(seed, providerUserId, date, 1) }
+        const partial = { userId: providerUserId, ...garminDaily(seed, providerUserId, date, 0.25) }
+        expect(partial.steps).toBeLessThan(full.steps)
+        // A day after, stored last: once it is in, the deliveries before it have been applied.
+        const marker = { userId: providerUserId, ...garminDaily(seed, providerUserId, addDays(date, 1), 1) }
+        const clientId = (yield* ProviderAccess).sandboxCredentials("Garmin").clientId
+        for (const dailies of [[full], [partial], [marker]]) {
+          const reply = yield* send("POST", `/webhooks/garmin/${app.id}`, {
+            body: JSON.stringify({ dailies }),
+            headers: { "garmin-client-id": clientId }
+          })
+          expect(reply.status, preview(reply)).toBe(200)
+        }
+        yield* eventually(
+          storedDays(connectionId),
+          (rows) => rows.some((r) => r.date === addDays(date, 1)),
+          "the last delivery stored"
+        )
+        const rows = (yield* storedDays(connectionId)).filter((r) => r.date === date)
+        expect(rows).toEqual([{ date, providerRecordId: `${providerUserId}:${date}`, steps: full.steps }])
+      }))
+
     it.effect("moves an OAuth 1.0a connection to OAuth 2.0 by token exchange, with no user step, and keeps syncing", () =>
       Effect.gen(function*() {
         const { app, token, user } = yield* createUser(`garmin-move-${simulatedUser("u")}`)

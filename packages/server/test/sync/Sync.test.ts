@@ -165,7 +165,10 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
       const daily = Simulators.garminDaily("pulsebridge-sandbox", connection.providerUserId, date, 1) as any
       const body = json(single) as any
       expect(body.distance).toBeCloseTo(daily.distanceInMeters / 1000, 9)
-      expect(JSON.parse(body.rawJson)).toMatchObject({ summaryId: daily.summaryId, calendarDate: date })
+      const raw = JSON.parse(body.rawJson)
+      expect(raw).toMatchObject({ summaryId: daily.summaryId })
+      // About one daily in four comes without calendarDate (its date is derived); the raw JSON stays as sent.
+      expect(raw.calendarDate).toBe(daily.calendarDate)
     }))
 
   it.effect("WHOOP: cycles become daily load records (strain 0-21, kcal from kJ) in endpoints 12 and 13", () =>
