@@ -10,6 +10,7 @@ import m0006 from "./0006_provider_fidelity.js"
 import m0007 from "./0007_whoop_wake_day.js"
 import m0008 from "./0008_garmin_oauth2.js"
 import m0009 from "./0009_fitbit_google_health.js"
+import m0010 from "./0010_sync_progress.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -20,5 +21,6 @@ export const migrations = {
   "0006_provider_fidelity": m0006,
   "0007_whoop_wake_day": m0007,
   "0008_garmin_oauth2": m0008,
-  "0009_fitbit_google_health": m0009
+  "0009_fitbit_google_health": m0009,
+  "0010_sync_progress": m0010
 }
