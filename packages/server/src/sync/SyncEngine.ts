@@ -148,7 +148,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         const annotations = { connectionId: info.id, provider: info.provider }
         const forceRefresh = yield* Ref.make(false)
         const attempt = Effect.gen(function*() {
-          // Checked before every call, so a disconnect or a user's deletion stops the reads at once.
+          // Checked before every read and retry, so a disconnect or a user's deletion stops the reads at once.
           const current = yield* load(info.id)
           if (current === undefined || current.status !== "Active" || current.userStatus !== "Active") {
             return yield* new ConnectionUnusable({

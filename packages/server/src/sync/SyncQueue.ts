@@ -23,7 +23,7 @@ export class SyncQueue extends Context.Tag("@pulsebridge/server/SyncQueue")<Sync
   readonly stop: (connectionId: string) => Effect.Effect<void>
   /**
    * Stops every connection of a user (soft delete): each shows `Stopped` ("user is inactive") at
-   * once, and its provider reads stop before their next call.
+   * once, and no new provider read starts (each checks the user first).
    */
   readonly stopUser: (userId: UserId) => Effect.Effect<void>
   /** A reactivated user's stopped connections sync now: the recent days, after any unfinished backfill. */

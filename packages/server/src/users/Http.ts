@@ -47,8 +47,8 @@ export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
         Effect.gen(function*() {
           const app = yield* requirePermission("users:write")
           yield* users.softDelete(app.appId, path.id).pipe(Effect.catchTags({ UserNotFound: notFound }))
-          // The connections show Stopped before the answer; their syncs also check the user before every
-          // provider call, so reads stop at once.
+          // The connections show Stopped before the answer; their syncs check the user before every
+          // provider read, so reads stop at once.
           yield* syncQueue.stopUser(path.id)
         }))
       .handle("rotateToken", ({ path }) =>
