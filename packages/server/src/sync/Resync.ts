@@ -16,15 +16,20 @@ import { ConnectionNotFound } from "../connections/Errors.js"
 import { addDays, localToday, SyncSettings } from "./SyncEngine.js"
 import { SyncQueue } from "./SyncQueue.js"
 
-/** The connection waits for the user to connect again; nothing can be read until then. */
+/**
+ * Nothing can be read for the connection: it waits for the user to connect again, or (rarely) its
+ * provider is no longer registered on this deployment.
+ */
 export class ConnectionNotActive extends Data.TaggedError("ConnectionNotActive")<{
   readonly connectionId: string
   readonly status: string
   readonly reason: string | null
 }> {
   override get message() {
-    return `the connection is ${this.status}${this.reason === null ? "" : `: ${this.reason}`}; ` +
-      "the user must connect the provider again before it can sync"
+    return this.status === "Active"
+      ? `the connection cannot sync: ${this.reason ?? "its provider is not available"}`
+      : `the connection is ${this.status}${this.reason === null ? "" : `: ${this.reason}`}; ` +
+        "the user must connect the provider again before it can sync"
   }
 }
 
