@@ -15,7 +15,7 @@ import {
   UrlString,
   UserId
 } from "./Common.js"
-import { BadRequest, Forbidden, NotFound, ProviderUnavailable } from "./Errors.js"
+import { BadRequest, Conflict, Forbidden, NotFound, ProviderUnavailable } from "./Errors.js"
 
 export const ConnectionStatus = Schema.Literal("Active", "Reauthorize", "Disconnected").annotations({
   identifier: "ConnectionStatus",
@@ -32,6 +32,22 @@ export const SyncState = Schema.Literal("Pending", "Backfilling", "Idle", "RateL
       "the sync resumes; `Error` when the last sync failed (retried by the next periodic sync); `Stopped` when " +
       "the connection or user is no longer active"
   })
+
+export class SyncProgress extends Schema.Class<SyncProgress>("SyncProgress")({
+  windowsDone: Schema.Int.pipe(Schema.nonNegative()).annotations({
+    description: "Windows of the backfill already stored (each window is the provider's request span, e.g. 28 " +
+      "days for Dexcom), newest first"
+  }),
+  windowsTotal: Schema.Int.pipe(Schema.nonNegative()).annotations({
+    description: "Windows the backfill reads in all"
+  }),
+  oldestDateReached: Schema.NullOr(LocalDate).annotations({
+    description: "The oldest day stored so far by this backfill; null before its first window is stored"
+  })
+}, {
+  description: "How far the backfill under way has come. Windows are read newest first, so the days from " +
+    "`oldestDateReached` to the end of the range are in"
+}) {}
 
 export class Connection extends Schema.Class<Connection>("Connection")({
   id: ConnectionId,
@@ -63,7 +79,30 @@ export class Connection extends Schema.Class<Connection>("Connection")({
     description: "Provider records that could not be read (malformed at the provider) and are held aside with " +
       "their raw JSON for the operator; they never block the other records. Drops when the provider sends them " +
       "again in a readable form"
+  }),
+  syncProgress: Schema.NullOr(SyncProgress).annotations({
+    description: "While a backfill runs (the one at connect, or one asked for with POST .../sync and a range): " +
+      "windows done and total and the oldest day reached; null when no backfill runs"
   })
+}) {}
+
+export class ResyncRange extends Schema.Class<ResyncRange>("ResyncRange")({
+  from: LocalDate.annotations({ description: "First day to read again, inclusive (YYYY-MM-DD)" }),
+  to: LocalDate.annotations({ description: "Last day to read again, inclusive (YYYY-MM-DD); not after today" })
+}, {
+  description: "Days to read again from the provider, in the user's time zone. `from` must not be after `to`, " +
+    "`to` not after the user's today, and `from` within the provider's history limit counted back from today " +
+    "(Garmin 30 days, the others 365)"
+}) {}
+
+export class ResyncAccepted extends Schema.Class<ResyncAccepted>("ResyncAccepted")({
+  connectionId: ConnectionId,
+  kind: Schema.Literal("Recent", "Backfill").annotations({
+    description: "`Recent`: the recent window the periodic sync reads; `Backfill`: the asked range, read as a " +
+      "durable backfill (see the connection's `syncProgress`)"
+  }),
+  from: LocalDate.annotations({ description: "First day that will be read" }),
+  to: LocalDate.annotations({ description: "Last day that will be read" })
 }) {}
 
 /** The longest `scopes` accepted when a connect session is created. */
@@ -259,6 +298,24 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
       .addError(NotFound)
       .annotate(OpenApi.Summary, "Disconnect a provider")
       .annotate(OpenApi.Description, "Revokes the provider token, stops sync and keeps the data.")
+  )
+  .add(
+    HttpApiEndpoint.post("resync", "/api/v1/users/:userId/connections/:connectionId/sync")
+      .setPath(connectionPath)
+      .setPayload(Schema.NullOr(ResyncRange))
+      .addSuccess(ResyncAccepted, { status: 202 })
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Sync a connection again")
+      .annotate(
+        OpenApi.Description,
+        "Without a body: reads the recent days again, as the periodic sync does. With " +
+          "`{from, to}`: reads that range again as a durable backfill, newest window first, resumed after a " +
+          "restart; the connection shows its `syncProgress` until it ends. Work already queued for the " +
+          "connection runs first. 404 for a connection of another user, an unknown one or a `Disconnected` " +
+          "one; 409 when the connection is `Reauthorize` (the message gives `statusReason`); 400 for a range " +
+          "that breaks a rule, and then nothing is read."
+      )
   )
   .add(
     HttpApiEndpoint.get("activity", "/api/v1/users/:userId/connections/activity")

@@ -67,3 +67,12 @@ export class NotImplemented extends Schema.TaggedError<NotImplemented>()(
   { message: Schema.String },
   HttpApiSchema.annotations({ status: 501, description: "This endpoint is not available yet" })
 ) {}
+
+export class Conflict extends Schema.TaggedError<Conflict>()(
+  "Conflict",
+  { message: Schema.String },
+  HttpApiSchema.annotations({
+    status: 409,
+    description: "The resource is not in a state that allows this (e.g. a connection waiting to be reauthorized)"
+  })
+) {}

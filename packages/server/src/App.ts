@@ -44,6 +44,7 @@ import { ScoreData } from "./scoring/ScoreData.js"
 import { ConnectionSyncLive } from "./sync/ConnectionSync.js"
 import { PeriodicSyncLive } from "./sync/PeriodicSync.js"
 import { Quarantine } from "./sync/Quarantine.js"
+import { Resync } from "./sync/Resync.js"
 import { SyncEngine, SyncSettings } from "./sync/SyncEngine.js"
 import { SyncQueueLive } from "./sync/SyncQueue.js"
 import { SyncStore } from "./sync/SyncStore.js"
@@ -92,7 +93,7 @@ const SyncLive = Layer.unwrapEffect(Effect.gen(function*() {
 }))
 
 /** The connect flow, provider webhooks and the sync: they call providers, so they need the listener. */
-const ConnectLive = Layer.mergeAll(ConnectFlow.Default, Webhooks.Default).pipe(
+const ConnectLive = Layer.mergeAll(ConnectFlow.Default, Webhooks.Default, Resync.DefaultWithoutDependencies).pipe(
   Layer.provideMerge(SyncLive),
   Layer.provideMerge(ConnectionTokens.Default),
   Layer.provideMerge(ProviderAccess.Default),

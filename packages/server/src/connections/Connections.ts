@@ -3,13 +3,35 @@
  * state, and every registered provider with the user's connection or null.
  */
 import type { UserId } from "@pulsebridge/domain"
-import { Connection, ProviderListingEntry } from "@pulsebridge/domain"
+import { Connection, dayNumber, ProviderListingEntry, SyncProgress } from "@pulsebridge/domain"
 import { ProviderRegistry, toProviderInfo } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { ConnectionRow } from "./ConnectionsRepo.js"
 import { ConnectionsRepo } from "./ConnectionsRepo.js"
 
-const toConnection = (row: ConnectionRow) =>
+const addDay = (date: string, days: number) =>
+  new Date((dayNumber(date) + days) * 86_400_000).toISOString().slice(0, 10)
+
+/**
+ * A backfill's progress from its plan: windows are `windowDays` long, read newest first from
+ * `backfillTo` down to `backfillFrom`, and the cursor is the newest day not yet stored (null
+ * once the backfill has ended).
+ */
+export const progressOf = (row: ConnectionRow, windowDays: number): SyncProgress | null => {
+  if (row.backfillCursor === null || row.backfillFrom === null) return null
+  const to = row.backfillTo ?? row.backfillCursor
+  const days = (a: string, b: string) => Math.max(0, dayNumber(b) - dayNumber(a) + 1)
+  const total = Math.ceil(days(row.backfillFrom, to) / windowDays)
+  const done = Math.min(total, Math.ceil(Math.max(0, dayNumber(to) - dayNumber(row.backfillCursor)) / windowDays))
+  return new SyncProgress({
+    windowsDone: done,
+    windowsTotal: total,
+    oldestDateReached: row.backfillCursor < to ? addDay(row.backfillCursor, 1) : null
+  })
+}
+
+const toConnection = (row: ConnectionRow, windowDays: number) =>
   new Connection({
     id: row.id,
     userId: row.userId,
@@ -25,7 +47,8 @@ const toConnection = (row: ConnectionRow) =>
     rateLimitedUntil: row.syncState === "RateLimited" ? row.rateLimitedUntil : null,
     syncError: row.syncState === "Error" || row.syncState === "Stopped" ? row.syncError : null,
     statusReason: row.status === "Active" ? null : row.statusReason,
-    quarantinedRecords: row.quarantinedRecords
+    quarantinedRecords: row.quarantinedRecords,
+    syncProgress: progressOf(row, windowDays)
   })
 
 export class Connections extends Effect.Service<Connections>()("@pulsebridge/server/Connections", {
@@ -33,7 +56,11 @@ export class Connections extends Effect.Service<Connections>()("@pulsebridge/ser
     const repo = yield* ConnectionsRepo
     const registry = yield* ProviderRegistry
 
-    const listActive = (userId: UserId) => Effect.map(repo.listActive(userId), (rows) => rows.map(toConnection))
+    const windowDaysOf = (provider: string) =>
+      Option.match(registry.find(provider), { onNone: () => 1, onSome: (plugin) => plugin.data.windowDays })
+    const show = (row: ConnectionRow) => toConnection(row, windowDaysOf(row.provider))
+
+    const listActive = (userId: UserId) => Effect.map(repo.listActive(userId), (rows) => rows.map(show))
 
     return {
       listActive,
@@ -44,7 +71,7 @@ export class Connections extends Effect.Service<Connections>()("@pulsebridge/ser
        * app can tell the user why and offer to reconnect.
        */
       listProviders: (userId: UserId) =>
-        Effect.map(repo.listOpen(userId), (rows) => rows.map(toConnection)).pipe(
+        Effect.map(repo.listOpen(userId), (rows) => rows.map(show)).pipe(
           Effect.map((connections) =>
             registry.plugins.map((plugin) =>
               new ProviderListingEntry({

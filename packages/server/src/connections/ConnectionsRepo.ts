@@ -27,7 +27,10 @@ export class ConnectionRow extends Schema.Class<ConnectionRow>("ConnectionRow")(
   rateLimitedUntil: Schema.NullOr(Schema.DateFromSelf),
   syncError: Schema.NullOr(Schema.String),
   statusReason: Schema.NullOr(Schema.String),
-  quarantinedRecords: Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())
+  quarantinedRecords: Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative()),
+  backfillFrom: Schema.NullOr(Schema.String),
+  backfillTo: Schema.NullOr(Schema.String),
+  backfillCursor: Schema.NullOr(Schema.String)
 }) {}
 
 /** Which connection, of which app and provider. */
@@ -91,7 +94,9 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
             select c.id, c.user_id, c.provider, c.provider_user_id, c.status, c.scopes, c.token_expires_at,
               c.created_at, c.updated_at, s.last_synced_at, s.state as sync_state, s.rate_limited_until,
               s.last_error as sync_error, c.status_reason,
-              (select count(*) from quarantined_records q where q.connection_id = c.id)::text as quarantined_records
+              (select count(*) from quarantined_records q where q.connection_id = c.id)::text as quarantined_records,
+              s.backfill_from::text as backfill_from, s.backfill_to::text as backfill_to,
+              s.backfill_cursor::text as backfill_cursor
             from connections c left join sync_state s on s.connection_id = c.id
             where c.user_id = ${userId} and ${sql.in("c.status", statuses)}
             order by c.created_at, c.id
@@ -115,6 +120,16 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
       Request: UserId,
       Result: IdRow,
       execute: (userId) => sql`select id from connections where user_id = ${userId} and status = 'Active'`
+    })
+
+    const stoppedIdsOfUser = SqlSchema.findAll({
+      Request: UserId,
+      Result: IdRow,
+      execute: (userId) =>
+        sql`
+          select c.id from connections c join sync_state s on s.connection_id = c.id
+          where c.user_id = ${userId} and c.status = 'Active' and s.state = 'Stopped'
+        `
     })
 
     const activeIdsAtProvider = SqlSchema.findAll({
@@ -196,6 +211,10 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
 
       activeIdsOfUser: (userId: UserId) =>
         activeIdsOfUser(userId).pipe(Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie),
+
+      /** The user's Active connections whose sync stopped (the user was deleted): what reactivation resumes. */
+      stoppedIdsOfUser: (userId: UserId) =>
+        stoppedIdsOfUser(userId).pipe(Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie),
 
       /** The Active connections of an app's user at a provider (what a provider notification names). */
       activeIdsAtProvider: (appId: string, provider: string, providerUserId: string) =>

@@ -2,11 +2,12 @@
  * Handlers of the connections group (endpoints 7-15).
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Api, BadRequest, NotFound, ProviderUnavailable } from "@pulsebridge/domain"
+import { Api, BadRequest, Conflict, NotFound, ProviderUnavailable } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { DayNotFound, NoDailyActivity } from "../healthData/HealthData.js"
 import { HealthData } from "../healthData/HealthData.js"
+import { Resync } from "../sync/Resync.js"
 import { requireSelf, UserTokenAuthLive } from "../users/UserTokenAuth.js"
 import { ConnectFlow } from "./ConnectFlow.js"
 import { Connections } from "./Connections.js"
@@ -40,6 +41,7 @@ export const ConnectionsHttpLive = HttpApiBuilder.group(Api, "connections", (han
     const connections = yield* Connections
     const flow = yield* ConnectFlow
     const health = yield* HealthData
+    const resync = yield* Resync
     return handlers
       .handle("createSession", ({ path, payload }) =>
         Effect.flatMap(requireSelf(path.userId), (user) =>
@@ -50,6 +52,18 @@ export const ConnectionsHttpLive = HttpApiBuilder.group(Api, "connections", (han
       .handle("delete", ({ path }) =>
         Effect.flatMap(requireSelf(path.userId), (user) =>
           dayErrors(flow.disconnect(user.userId, path.connectionId))))
+      .handle("resync", ({ path, payload }) =>
+        Effect.flatMap(requireSelf(path.userId), (user) =>
+          resync.request(user, path.connectionId, payload).pipe(
+            Effect.catchTags({
+              ConnectionNotFound: (e) =>
+                Effect.fail(new NotFound({ message: e.message })),
+              ConnectionNotActive: (e) =>
+                Effect.fail(new Conflict({ message: e.message })),
+              RangeRefused: (e) =>
+                Effect.fail(new BadRequest({ message: e.message }))
+            })
+          )))
       .handle("activity", ({ path, urlParams }) =>
         Effect.flatMap(requireSelf(path.userId), (user) =>
           rangeErrors(health.activityRange(user.userId, urlParams))))

@@ -15,6 +15,9 @@ export const ConnectionSync = Entity.make("ConnectionSync", [
   Rpc.make("SyncWindow", {
     payload: { from: Schema.optional(Schema.String), to: Schema.optional(Schema.String) }
   }).annotate(ClusterSchema.Persisted, true),
+  Rpc.make("BackfillRange", {
+    payload: { from: Schema.String, to: Schema.String }
+  }).annotate(ClusterSchema.Persisted, true),
   Rpc.make("Notify", { payload: { notification: SyncNotification } }).annotate(ClusterSchema.Persisted, true),
   Rpc.make("Stop").annotate(ClusterSchema.Persisted, true)
 ])
@@ -31,6 +34,7 @@ export const ConnectionSyncLive = ConnectionSync.toLayer(Effect.gen(function*() 
         connectionId,
         payload.from !== undefined && payload.to !== undefined ? { from: payload.from, to: payload.to } : undefined
       ),
+    BackfillRange: ({ payload }) => engine.backfillRange(connectionId, { from: payload.from, to: payload.to }),
     Notify: ({ payload }) => engine.notify(connectionId, payload.notification),
     Stop: () => engine.stop(connectionId)
   }

@@ -23,8 +23,7 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import type { SyncTarget as ConnectionInfo } from "../connections/ConnectionsRepo.js"
-import type { ConnectionUnusable } from "../connections/ConnectionTokens.js"
-import { ConnectionTokens } from "../connections/ConnectionTokens.js"
+import { ConnectionTokens, ConnectionUnusable } from "../connections/ConnectionTokens.js"
 import { ProviderAccess } from "../connections/ProviderAccess.js"
 import { SyncStore } from "./SyncStore.js"
 
@@ -149,13 +148,24 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         const annotations = { connectionId: info.id, provider: info.provider }
         const forceRefresh = yield* Ref.make(false)
         const attempt = Effect.gen(function*() {
+          // Checked before every read and retry, so a disconnect or a user's deletion stops the reads at once.
+          const current = yield* load(info.id)
+          if (current === undefined || current.status !== "Active" || current.userStatus !== "Active") {
+            return yield* new ConnectionUnusable({
+              connectionId: info.id,
+              status: current?.status ?? "Disconnected",
+              message: current !== undefined && current.status === "Active"
+                ? "user is inactive"
+                : `connection is ${current?.status ?? "gone"}`
+            })
+          }
           const force = yield* Ref.getAndSet(forceRefresh, false)
-          const current = yield* tokens.fresh(info.id, { force })
+          const fresh = yield* tokens.fresh(info.id, { force })
           const now = new Date(yield* Clock.currentTimeMillis)
           return yield* read({
             credentials: resolved.credentials,
             endpoints: resolved.endpoints,
-            tokens: current,
+            tokens: fresh,
             providerUserId: info.providerUserId,
             now
           })
@@ -286,6 +296,23 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         yield* Effect.logWarning("Sync failed").pipe(Effect.annotateLogs({ connectionId, error: error.message }))
       })
 
+    /**
+     * A backfill of `from`..`to` the app asked for. A backfill left unfinished goes first; a
+     * message delivered again after a restart finds its own plan and resumes at its cursor.
+     */
+    const backfillRange = (connectionId: string, range: DateWindow) =>
+      Effect.gen(function*() {
+        const current = yield* store.state(connectionId)
+        const ownPlan = current?.backfillCursor != null && current.backfillFrom === range.from &&
+          current.backfillTo === range.to
+        if (!ownPlan) {
+          if (current?.backfillCursor != null) yield* backfill(connectionId)
+          if ((yield* usable(connectionId)) === undefined) return
+          yield* store.planBackfill(connectionId, range.from, range.to)
+        }
+        yield* backfill(connectionId)
+      }).pipe(Effect.withSpan("SyncEngine.backfillRange", { attributes: { connectionId } }))
+
     /** Plans the connect-time backfill: the last `backfillDays` days up to today, capped by the provider. */
     const planBackfill = Effect.fn("SyncEngine.planBackfill")(function*(connectionId: string, days?: number) {
       const info = yield* load(connectionId)
@@ -396,7 +423,18 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         Effect.withSpan("SyncEngine.notify", { attributes: { connectionId } })
       )
 
-    return { planBackfill, notify, backfill, syncWindow, storeDelivered, stop, fetchWindow, load, usable } as const
+    return {
+      planBackfill,
+      notify,
+      backfill,
+      backfillRange,
+      syncWindow,
+      storeDelivered,
+      stop,
+      fetchWindow,
+      load,
+      usable
+    } as const
   }),
   dependencies: [ConnectionsRepo.Default]
 }) {}

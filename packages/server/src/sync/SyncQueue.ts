@@ -10,16 +10,24 @@ import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { ConnectionSync } from "./ConnectionSync.js"
 import type { SyncNotification as Notification } from "./SyncEngine.js"
 import { SyncEngine } from "./SyncEngine.js"
+import { SyncStore } from "./SyncStore.js"
 
 /** Sends work to connections' sync entities. Sending returns once the message is stored. */
 export class SyncQueue extends Context.Tag("@pulsebridge/server/SyncQueue")<SyncQueue, {
   /** Plans the connect-time backfill and starts it. */
   readonly backfill: (connectionId: string) => Effect.Effect<void>
   readonly syncWindow: (connectionId: string, window?: { from: string; to: string }) => Effect.Effect<void>
+  /** A durable backfill of `from`..`to` the app asked for (planned by the entity, after queued work). */
+  readonly backfillRange: (connectionId: string, range: { from: string; to: string }) => Effect.Effect<void>
   readonly notify: (connectionId: string, notification: Notification) => Effect.Effect<void>
   readonly stop: (connectionId: string) => Effect.Effect<void>
-  /** Stops every connection of a user (soft delete). */
+  /**
+   * Stops every connection of a user (soft delete): each shows `Stopped` ("user is inactive") at
+   * once, and no new provider read starts (each checks the user first).
+   */
   readonly stopUser: (userId: UserId) => Effect.Effect<void>
+  /** A reactivated user's stopped connections sync now: the recent days, after any unfinished backfill. */
+  readonly resumeUser: (userId: UserId) => Effect.Effect<void>
 }>() {}
 
 export const SyncQueueLive = Layer.effect(
@@ -28,6 +36,7 @@ export const SyncQueueLive = Layer.effect(
     const makeClient = yield* ConnectionSync.client
     const engine = yield* SyncEngine
     const connections = yield* ConnectionsRepo
+    const store = yield* SyncStore
     const send = <A, E>(connectionId: string, what: string, effect: Effect.Effect<A, E>) =>
       effect.pipe(
         Effect.asVoid,
@@ -44,13 +53,22 @@ export const SyncQueueLive = Layer.effect(
         }),
       syncWindow: (connectionId, window) =>
         send(connectionId, "SyncWindow", makeClient(connectionId).SyncWindow(window ?? {}, { discard: true })),
+      backfillRange: (connectionId, range) =>
+        send(connectionId, "BackfillRange", makeClient(connectionId).BackfillRange(range, { discard: true })),
       notify: (connectionId, notification) =>
         send(connectionId, "Notify", makeClient(connectionId).Notify({ notification }, { discard: true })),
       stop: (connectionId) => send(connectionId, "Stop", makeClient(connectionId).Stop(undefined, { discard: true })),
       stopUser: (userId) =>
         Effect.gen(function*() {
           for (const id of yield* connections.activeIdsOfUser(userId)) {
+            yield* store.setState(id, { state: "Stopped", lastError: "user is inactive" })
             yield* send(id, "Stop", makeClient(id).Stop(undefined, { discard: true }))
+          }
+        }),
+      resumeUser: (userId) =>
+        Effect.gen(function*() {
+          for (const id of yield* connections.stoppedIdsOfUser(userId)) {
+            yield* send(id, "SyncWindow", makeClient(id).SyncWindow({}, { discard: true }))
           }
         })
     }

@@ -35,6 +35,7 @@ export const SyncStateRow = Schema.Struct({
   lastSyncedAt: Schema.NullOr(Schema.DateFromSelf),
   lastError: Schema.NullOr(Schema.String),
   backfillFrom: Schema.NullOr(Schema.String),
+  backfillTo: Schema.NullOr(Schema.String),
   backfillCursor: Schema.NullOr(Schema.String)
 })
 export type SyncStateRow = typeof SyncStateRow.Type
@@ -220,7 +221,8 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
       execute: (connectionId) =>
         sql`
           select connection_id, state, rate_limited_until, last_synced_at, last_error,
-            backfill_from::text as backfill_from, backfill_cursor::text as backfill_cursor
+            backfill_from::text as backfill_from, backfill_to::text as backfill_to,
+            backfill_cursor::text as backfill_cursor
           from sync_state where connection_id = ${connectionId}
         `
     })
@@ -229,13 +231,13 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
     const state = (connectionId: string) =>
       findState(connectionId).pipe(Effect.map(Option.getOrUndefined), Effect.orDie)
 
-    /** Plans a backfill of `from`..`to` (newest first); a backfill already under way keeps its cursor. */
+    /** Plans a backfill of `from`..`to` (newest first), replacing any earlier plan. */
     const planBackfill = (connectionId: string, from: string, to: string) =>
       sql`
-        insert into sync_state (connection_id, state, backfill_from, backfill_cursor)
-        values (${connectionId}, 'Backfilling', ${from}, ${to})
+        insert into sync_state (connection_id, state, backfill_from, backfill_to, backfill_cursor)
+        values (${connectionId}, 'Backfilling', ${from}, ${to}, ${to})
         on conflict (connection_id) do update set
-          state = 'Backfilling', backfill_from = excluded.backfill_from,
+          state = 'Backfilling', backfill_from = excluded.backfill_from, backfill_to = excluded.backfill_to,
           backfill_cursor = excluded.backfill_cursor, last_error = null, updated_at = now()
       `.pipe(Effect.orDie, Effect.asVoid)
 

@@ -26,6 +26,8 @@ export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
         Effect.gen(function*() {
           const app = yield* requirePermission("users:write")
           const { created, token, user } = yield* users.create(app.appId, payload)
+          // A reactivated user's connections sync now rather than at the next periodic sync.
+          if (!created) yield* syncQueue.resumeUser(user.id)
           const body = new UserWithToken({ ...user, token })
           // Both outcomes share one schema, so the 200 is answered here rather than by the encoder.
           return created ? body : yield* Effect.orDie(encodeExisting(body, { status: 200 }))
@@ -45,7 +47,8 @@ export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
         Effect.gen(function*() {
           const app = yield* requirePermission("users:write")
           yield* users.softDelete(app.appId, path.id).pipe(Effect.catchTags({ UserNotFound: notFound }))
-          // Each connection's sync also checks the user before every window; this records why it stopped.
+          // The connections show Stopped before the answer; their syncs check the user before every
+          // provider read, so reads stop at once.
           yield* syncQueue.stopUser(path.id)
         }))
       .handle("rotateToken", ({ path }) =>

@@ -11,6 +11,7 @@ import m0007 from "./0007_whoop_wake_day.js"
 import m0008 from "./0008_garmin_oauth2.js"
 import m0009 from "./0009_fitbit_google_health.js"
 import m0010 from "./0010_daily_coverage.js"
+import m0011 from "./0011_sync_progress.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -22,5 +23,6 @@ export const migrations = {
   "0007_whoop_wake_day": m0007,
   "0008_garmin_oauth2": m0008,
   "0009_fitbit_google_health": m0009,
-  "0010_daily_coverage": m0010
+  "0010_daily_coverage": m0010,
+  "0011_sync_progress": m0011
 }
