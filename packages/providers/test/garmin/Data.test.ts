@@ -79,6 +79,7 @@ const expected = (d: ReturnType<typeof garminDaily>, userId: string): DailyActiv
   sedentaryMinutes: 0,
   floorsClimbed: d.floorsClimbed,
   restingHeartRate: d.restingHeartRateInBeatsPerMinute,
+  coveredSeconds: d.durationInSeconds,
   rawJson: expect.any(String) as unknown as string
 })
 
@@ -101,6 +102,7 @@ describe("normaliseGarminDaily", () => {
       sedentaryMinutes: 0,
       floorsClimbed: 8,
       restingHeartRate: null,
+      coveredSeconds: 86_400,
       rawJson: expect.any(String)
     })
     const { userAccessToken: _token, ...withoutToken } = specDaily

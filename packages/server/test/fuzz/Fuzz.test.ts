@@ -132,6 +132,10 @@ const validBodies: Record<string, () => Record<string, unknown>> = {
     notes: null,
     nutrients: { caloriesKcal: 100 }
   }),
+  "POST /api/v1/users/{userId}/connections/{connectionId}/sync": () => {
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
+    return { from: day(-7), to: day(-1) }
+  },
   "PATCH /api/v1/users/{userId}/journal-entries/{entryId}": () => ({
     items: [{ name: "egg", quantity: 1, unit: "piece", nutrients: { caloriesKcal: 70 } }],
     entryKind: "Meal",
@@ -415,8 +419,12 @@ const contentTypeDrafts: ReadonlyArray<{ readonly value: string | null; readonly
   { value: `application/json; ${"p".repeat(5_000)}=1`, certain: false }
 ]
 
-const wholeBodies = (requiresFields: boolean): ReadonlyArray<Omit<Draft, "mutation"> & { readonly label: string }> => [
-  { label: "empty", body: "", certain: true },
+const wholeBodies = (
+  requiresFields: boolean,
+  optional = false
+): ReadonlyArray<Omit<Draft, "mutation"> & { readonly label: string }> => [
+  // An optional body may be left empty.
+  { label: "empty", body: "", certain: !optional },
   { label: "malformed JSON", body: "{nope", certain: true },
   { label: "a trailing comma", body: "{\"a\":1,}", certain: true },
   { label: "an array", body: "[]", certain: true },
@@ -509,8 +517,10 @@ const draftsOf = (document: Schema, world: World, operation: Operation): fc.Arbi
     )
   }
   if (operation.body !== undefined && operation.body.contentType === "application/json") {
-    const fields = fieldsOf(document, operation.body.schema)
-    const requiresFields = (operation.body.schema.required ?? []).length > 0
+    // A body that may be null (the re-sync range) is fuzzed through its object branch.
+    const bodySchema = nonNull(document, deref(document, operation.body.schema))
+    const fields = fieldsOf(document, bodySchema.schema)
+    const requiresFields = (bodySchema.schema.required ?? []).length > 0
     const base = validBodies[operation.label]!
     options.push(
       fc.constantFrom(...fields).chain((field) =>
@@ -520,7 +530,7 @@ const draftsOf = (document: Schema, world: World, operation: Operation): fc.Arbi
           body: withField(base(), field.path, value?.json)
         }))
       ),
-      fc.constantFrom(...wholeBodies(requiresFields)).map((value): Draft => ({
+      fc.constantFrom(...wholeBodies(requiresFields, bodySchema.nullable)).map((value): Draft => ({
         mutation: `body: ${value.label}`,
         certain: value.certain,
         ...(value.body === undefined ? {} : { body: value.body })
