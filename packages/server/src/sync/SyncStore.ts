@@ -241,7 +241,18 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
           backfill_cursor = excluded.backfill_cursor, last_error = null, updated_at = now()
       `.pipe(Effect.orDie, Effect.asVoid)
 
-    /** Stores a backfill window's records and moves the cursor past it, atomically. */
+    /**
+     * Why the connection's sync must stay stopped (its user or the connection itself is no longer
+     * Active, in the words the engine uses), or null: a sync that was under way then (a soft delete,
+     * a lost grant) must not move its state back from `Stopped` when it ends.
+     */
+    const haltReason = (connectionId: string) =>
+      sql`(
+        select case when c.status <> 'Active' then 'connection is ' || c.status else 'user is inactive' end
+        from connections c join users u on u.id = c.user_id
+        where c.id = ${connectionId} and (c.status <> 'Active' or u.status <> 'Active')
+      )`
+
     const storeBackfillWindow = (
       owner: RecordOwner,
       batch: CanonicalBatch,
@@ -250,10 +261,14 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
     ) =>
       Effect.gen(function*() {
         yield* storeBatch(owner, batch, today)
+        // A window that was under way when the user or connection stopped keeps its records and
+        // cursor, but does not bring the sync state back from `Stopped`.
         yield* sql`
           update sync_state set backfill_cursor = ${nextCursor},
-            state = ${nextCursor === null ? "Idle" : "Backfilling"},
-            rate_limited_until = null, last_error = null,
+            state = case when ${haltReason(owner.connectionId)} is not null then 'Stopped'
+              else ${nextCursor === null ? "Idle" : "Backfilling"} end,
+            rate_limited_until = null,
+            last_error = ${haltReason(owner.connectionId)},
             last_synced_at = ${nextCursor === null ? sql.literal("now()") : sql.literal("last_synced_at")},
             updated_at = now()
           where connection_id = ${owner.connectionId}
@@ -275,9 +290,10 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         values (${connectionId}, ${update.state}, ${update.rateLimitedUntil ?? null}, ${update.lastError ?? null},
           ${update.synced === true ? new Date(now) : null})
         on conflict (connection_id) do update set
-          state = excluded.state,
+          state = case when ${haltReason(connectionId)} is not null then 'Stopped' else excluded.state end,
           rate_limited_until = excluded.rate_limited_until,
-          last_error = excluded.last_error,
+          last_error = case when excluded.state <> 'Stopped'
+            then coalesce(${haltReason(connectionId)}, excluded.last_error) else excluded.last_error end,
           last_synced_at = coalesce(excluded.last_synced_at, sync_state.last_synced_at),
           updated_at = now()
       `).pipe(Effect.orDie, Effect.asVoid)
