@@ -87,7 +87,9 @@ it.live.skipIf(databaseUrl === undefined || databaseUrl === "")(
           }
         )
         expect(reply.status, preview(reply)).toBe(200)
-        expect((json(reply) as any).readings.length).toBeGreaterThan(6 * 288 - 100)
+        // Six whole days of 5-minute readings, less the sensor's gaps and the few unreadable records the
+        // sandbox serves (quarantined); today may have just begun.
+        expect((json(reply) as any).readings.length).toBeGreaterThan(5 * 288)
         const [connection] = yield* listConnections(userId, token)
         expect(connection.syncState).toBe("Idle")
       }).pipe(Effect.provide(childServerClient(dataDir, apiPort)))
