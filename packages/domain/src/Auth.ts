@@ -8,7 +8,9 @@ import * as Schema from "effect/Schema"
 import type { ApiKeyId, AppId, UserId } from "./Common.js"
 import { Unauthorized } from "./Errors.js"
 
-export const Permission = Schema.Literal("users:read", "users:write").annotations({ identifier: "Permission" })
+export const Permission = Schema.Literal("users:read", "users:write", "webhooks:read", "webhooks:write").annotations({
+  identifier: "Permission"
+})
 export type Permission = typeof Permission.Type
 export const allPermissions: ReadonlyArray<Permission> = Permission.literals
 

@@ -52,6 +52,7 @@ import { UsersHttpLive } from "./users/Http.js"
 import { Users } from "./users/Users.js"
 import { UserTokenCheck } from "./users/UserTokenAuth.js"
 import { WebhookRoutesLive } from "./webhooks/Http.js"
+import { Outbox } from "./webhooks/Outbox.js"
 import { Webhooks } from "./webhooks/Webhooks.js"
 
 /**
@@ -66,7 +67,8 @@ export const DataLive = Layer.mergeAll(
   HealthData.Default,
   ProviderCredentials.Default,
   ScoreData.Default,
-  Quarantine.Default
+  Quarantine.Default,
+  Outbox.Default
 ).pipe(Layer.provideMerge(SecretBox.Default))
 
 /**

@@ -28,10 +28,14 @@ it.layer(ServicesLive, { timeout: "120 seconds" })("apps", (it) => {
       expect(yield* apps.get(created.app.id)).toEqual(Option.some(created.app))
       const keys = yield* apps.listApiKeys(created.app.id)
       expect(keys.map((key) => [key.id, key.permissions, key.revokedAt])).toEqual([
-        [created.apiKeyId, ["users:read", "users:write"], null]
+        [created.apiKeyId, ["users:read", "users:write", "webhooks:read", "webhooks:write"], null]
       ])
       expect(yield* apps.authenticate(created.apiKey)).toEqual(
-        Option.some({ appId: created.app.id, apiKeyId: created.apiKeyId, permissions: ["users:read", "users:write"] })
+        Option.some({
+          appId: created.app.id,
+          apiKeyId: created.apiKeyId,
+          permissions: ["users:read", "users:write", "webhooks:read", "webhooks:write"]
+        })
       )
     }))
 

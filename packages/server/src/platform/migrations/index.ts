@@ -12,6 +12,7 @@ import m0008 from "./0008_garmin_oauth2.js"
 import m0009 from "./0009_fitbit_google_health.js"
 import m0010 from "./0010_daily_coverage.js"
 import m0011 from "./0011_sync_progress.js"
+import m0012 from "./0012_webhooks_out.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -24,5 +25,6 @@ export const migrations = {
   "0008_garmin_oauth2": m0008,
   "0009_fitbit_google_health": m0009,
   "0010_daily_coverage": m0010,
-  "0011_sync_progress": m0011
+  "0011_sync_progress": m0011,
+  "0012_webhooks_out": m0012
 }
