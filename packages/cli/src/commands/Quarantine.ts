@@ -4,6 +4,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { BadRequest } from "@pulsebridge/domain"
+import { isUuid } from "@pulsebridge/server/platform/Ids"
 import type { QuarantinedRow } from "@pulsebridge/server/sync/Quarantine"
 import { Quarantine } from "@pulsebridge/server/sync/Quarantine"
 import * as Effect from "effect/Effect"
@@ -12,13 +13,11 @@ import { printResult } from "../Output.js"
 import { json } from "./Options.js"
 import { withServices } from "./Runtime.js"
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 const uuidOption = (name: string, value: Option.Option<string>) =>
   Option.match(value, {
     onNone: () => Effect.succeed(undefined),
     onSome: (text) =>
-      uuidPattern.test(text)
+      isUuid(text)
         ? Effect.succeed(text.toLowerCase())
         : Effect.fail(new BadRequest({ message: `--${name} must be a UUID` }))
   })

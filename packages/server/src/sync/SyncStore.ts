@@ -265,12 +265,13 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         // cursor, but does not bring the sync state back from `Stopped`.
         yield* sql`
           update sync_state set backfill_cursor = ${nextCursor},
-            state = case when ${haltReason(owner.connectionId)} is not null then 'Stopped'
+            state = case when halt.reason is not null then 'Stopped'
               else ${nextCursor === null ? "Idle" : "Backfilling"} end,
             rate_limited_until = null,
-            last_error = ${haltReason(owner.connectionId)},
-            last_synced_at = ${nextCursor === null ? sql.literal("now()") : sql.literal("last_synced_at")},
+            last_error = halt.reason,
+            last_synced_at = ${nextCursor === null ? sql.literal("now()") : sql.literal("sync_state.last_synced_at")},
             updated_at = now()
+          from (select ${haltReason(owner.connectionId)} as reason) halt
           where connection_id = ${owner.connectionId}
         `
       }).pipe(sql.withTransaction, Effect.orDie)
