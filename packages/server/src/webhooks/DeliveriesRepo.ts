@@ -152,12 +152,14 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("@pulsebrid
         `
     })
 
-    /** Makes the delivery pending and due at `now`; a finished one gets one more attempt. */
+    /**
+     * Makes the delivery pending and due at `now`. `attempts` keeps counting, so one that had all its
+     * attempts gets one more (failing, it is `Failed` again); one still pending keeps its schedule.
+     */
     const retryNow = (endpointId: string, id: string, now: Date) =>
       Effect.map(
         sql<{ id: string }>`
-          update webhook_deliveries set status = 'Pending', next_attempt_at = ${now}, completed_at = null,
-            attempts = case when status = 'Pending' then attempts else least(attempts, ${maxAttempts - 1}) end
+          update webhook_deliveries set status = 'Pending', next_attempt_at = ${now}, completed_at = null
           where id = ${id} and endpoint_id = ${endpointId}
           returning id
         `,
