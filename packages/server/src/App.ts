@@ -62,17 +62,20 @@ import { Webhooks } from "./webhooks/Webhooks.js"
  * The services of the data model, without the listener, the connect flow or the sync runtime:
  * what the operator CLI needs, kept apart so its commands load no more than that.
  */
-export const DataLive = Layer.mergeAll(
-  Apps.Default,
-  ConnectionsRepo.Default,
-  Users.Default,
-  Connections.Default,
-  HealthData.Default,
-  ProviderCredentials.Default,
-  ScoreData.Default,
-  Quarantine.Default,
-  Outbox.Default
-).pipe(Layer.provideMerge(SecretBox.Default))
+export const DataLive = Endpoints.Default.pipe(
+  Layer.provideMerge(Layer.mergeAll(
+    Apps.Default,
+    ConnectionsRepo.Default,
+    Users.Default,
+    Connections.Default,
+    HealthData.Default,
+    ProviderCredentials.Default,
+    ScoreData.Default,
+    Quarantine.Default,
+    Outbox.Default
+  )),
+  Layer.provideMerge(SecretBox.Default)
+)
 
 /**
  * The sync runtime: `SyncQueue` and `TokenExchange` for every role; the `ConnectionSync` entity,
