@@ -24,7 +24,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
@@ -178,15 +177,21 @@ export class Delivery extends Effect.Service<Delivery>()("@pulsebridge/server/De
         if (mustRefuseInternal(rules) && net.isIP(host) !== 0 && isInternalAddress(host)) {
           return Option.some({ statusCode: null, error: `${host} is a private, loopback or link-local address` })
         }
-        const secrets: Array<Redacted.Redacted<string>> = [yield* box.open(endpoint.secretSealed)]
-        if (
-          endpoint.previousSecretSealed !== null && endpoint.previousSecretExpiresAt !== null &&
-          endpoint.previousSecretExpiresAt.getTime() > at.getTime()
-        ) {
-          secrets.push(yield* box.open(endpoint.previousSecretSealed))
+        const live = endpoint.previousSecretSealed !== null && endpoint.previousSecretExpiresAt !== null &&
+            endpoint.previousSecretExpiresAt.getTime() > at.getTime()
+          ? [endpoint.secretSealed, endpoint.previousSecretSealed]
+          : [endpoint.secretSealed]
+        const secrets = yield* Effect.forEach(live, (sealed) => box.open(sealed)).pipe(Effect.option)
+        // Sealed with a key this process does not have (SECRET_KEY changed without SECRET_KEYS_OLD): a failed
+        // attempt the log shows, never an unsigned request.
+        if (Option.isNone(secrets)) {
+          return Option.some({
+            statusCode: null,
+            error: "the endpoint's signing secret cannot be opened with this server's SECRET_KEY"
+          })
         }
         const headers = {
-          ...signHeaders(secrets, claimed.eventId, at, claimed.body),
+          ...signHeaders(secrets.value, claimed.eventId, at, claimed.body),
           "user-agent": "PulseBridge-Webhooks/1.0"
         }
         return Option.some(yield* post(endpoint.url, headers, claimed.body))
