@@ -163,6 +163,33 @@ layer(makeTestServer({ webhookCaFile: receiverCaFile, webhookDelivery: false }),
       expect((yield* deliveries(apiKey, endpoint.id)).data[0].status).toBe("Delivered")
     }))))
 
+  it.effect("workers running at once never claim one delivery twice", () =>
+    Effect.scoped(withTestClock(Effect.gen(function*() {
+      const receiver = yield* startReceiver()
+      const { app, endpoint } = yield* setup(receiver)
+      const users = yield* Users
+      const outbox = yield* Outbox
+      const sql = yield* SqlClient.SqlClient
+      const events: Array<string> = []
+      for (let i = 0; i < 12; i++) {
+        const userId = (yield* users.create(app.id, new CreateUserPayload({ externalUserId: `many-${i}` }))).user.id
+        events.push(
+          yield* outbox.emit({
+            appId: app.id,
+            userId,
+            type: "user.deleted",
+            data: { userId, externalUserId: `many-${i}` }
+          })
+            .pipe(sql.withTransaction)
+        )
+      }
+      const claimed = yield* Effect.all([tick, tick, tick, tick], { concurrency: "unbounded" })
+      expect(claimed.reduce((a, b) => a + b, 0)).toBe(12)
+      expect(receiver.received.map((request) => request.event.id).sort()).toEqual([...events].sort())
+      for (const request of receiver.received) expect(signatureValid(endpoint.secret, request)).toBe(true)
+      expect(yield* tick).toBe(0)
+    }))))
+
   it.effect("one user's events reach an endpoint in order: a later one waits for an earlier one's retries", () =>
     Effect.scoped(withTestClock(Effect.gen(function*() {
       const receiver = yield* startReceiver()
