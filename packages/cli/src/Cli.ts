@@ -14,14 +14,18 @@ import { quarantine } from "./commands/Quarantine.js"
 import { serve } from "./commands/Serve.js"
 import { tokenExchange } from "./commands/TokenExchange.js"
 import { users } from "./commands/Users.js"
+import { webhookEndpoints } from "./commands/WebhookEndpoints.js"
 
 export const command = Command.make("pulsebridge").pipe(
-  Command.withDescription("Operate a PulseBridge server: apps, API keys, users, migrations, the server itself"),
+  Command.withDescription(
+    "Operate a PulseBridge server: apps, API keys, users, webhook endpoints, migrations, the server itself"
+  ),
   Command.withSubcommands([
     apps,
     apiKeys,
     providerCredentials,
     users,
+    webhookEndpoints,
     quarantine,
     tokenExchange,
     migrate,

@@ -1,20 +1,23 @@
 /**
- * The services' errors under the API contract's names: the CLI reports an unknown app, key or user
- * with the same `_tag` and message as the HTTP API, so scripts can handle both alike.
+ * The services' errors under the API contract's names: the CLI reports an unknown app, key, user or
+ * webhook endpoint with the same `_tag` and message as the HTTP API, so scripts can handle both alike.
  */
 import { BadRequest, NotFound } from "@pulsebridge/domain"
 import { ApiKeyNotFound, AppNotFound } from "@pulsebridge/server/apps/Apps"
 import { ExternalUserNotFound, UserInactive, UserNotFound } from "@pulsebridge/server/users/Users"
+import { EndpointNotFound, UrlRefused } from "@pulsebridge/server/webhooks/Endpoints"
 import * as Effect from "effect/Effect"
 
 const toContractError = <E>(error: E) => {
   if (
     error instanceof AppNotFound || error instanceof ApiKeyNotFound || error instanceof UserNotFound ||
-    error instanceof ExternalUserNotFound
+    error instanceof ExternalUserNotFound || error instanceof EndpointNotFound
   ) {
     return new NotFound({ message: error.message })
   }
-  return error instanceof UserInactive ? new BadRequest({ message: error.message }) : error
+  return error instanceof UserInactive || error instanceof UrlRefused
+    ? new BadRequest({ message: error.message })
+    : error
 }
 
 export const withContractErrors = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.mapError(effect, toContractError)

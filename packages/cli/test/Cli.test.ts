@@ -319,6 +319,77 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       expect(after.status).toBe("Inactive")
     }), 120_000)
 
+  it.scoped(
+    "webhook-endpoints create prints the secret once; list shows the endpoint without it; delete removes it",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* dataDir
+        const app = yield* createApp(dir)
+        const created = yield* cliJson(dir, [
+          "webhook-endpoints",
+          "create",
+          "--app",
+          app,
+          "--url",
+          "https://example.com/hooks",
+          "--events",
+          "data.updated, scores.updated",
+          "--description",
+          "main"
+        ])
+        expect(created).toMatchObject({
+          url: "https://example.com/hooks",
+          events: ["data.updated", "scores.updated"],
+          description: "main",
+          enabled: true
+        })
+        expect(created.secret).toMatch(/^whsec_/)
+        const text = yield* cli(dir, ["webhook-endpoints", "list", "--app", app])
+        expect(text.code, text.stderr).toBe(0)
+        expect(text.stdout).toContain(created.id)
+        expect(text.stdout).toContain("https://example.com/hooks")
+        expect(text.stdout).not.toContain(created.secret)
+        const listed = yield* cliJson(dir, ["webhook-endpoints", "list", "--app", app])
+        expect(listed.endpoints.map((e: any) => e.id)).toEqual([created.id])
+        expect(JSON.stringify(listed)).not.toContain(created.secret)
+
+        const bad = yield* cli(dir, [
+          "webhook-endpoints",
+          "create",
+          "--app",
+          app,
+          "--url",
+          "http://example.com/x",
+          "--json"
+        ])
+        expect(bad.code).toBe(1)
+        expect(parseJson(bad).error).toMatchObject({ _tag: "BadRequest", message: expect.stringContaining("https") })
+        const unknownEvent = yield* cli(dir, [
+          "webhook-endpoints",
+          "create",
+          "--app",
+          app,
+          "--url",
+          "https://example.com/y",
+          "--events",
+          "nope",
+          "--json"
+        ])
+        expect(unknownEvent.code).toBe(1)
+        expect(parseJson(unknownEvent).error._tag).toBe("BadRequest")
+
+        expect(yield* cliJson(dir, ["webhook-endpoints", "delete", "--app", app, created.id])).toEqual({
+          id: created.id,
+          deleted: true
+        })
+        expect((yield* cliJson(dir, ["webhook-endpoints", "list", "--app", app])).endpoints).toEqual([])
+        const again = yield* cli(dir, ["webhook-endpoints", "delete", "--app", app, created.id, "--json"])
+        expect(again.code).toBe(1)
+        expect(parseJson(again).error._tag).toBe("NotFound")
+      }),
+    120_000
+  )
+
   it.scoped("invalid user input is refused with the schema's message and no change", () =>
     Effect.gen(function*() {
       const dir = yield* dataDir

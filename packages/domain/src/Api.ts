@@ -8,6 +8,7 @@ import { JournalGroup } from "./Journal.js"
 import { OAuthGroup } from "./OAuth.js"
 import { ScoresGroup } from "./Scores.js"
 import { UsersGroup } from "./Users.js"
+import { WebhookEndpointsGroup } from "./WebhookEndpoints.js"
 
 export class Api extends HttpApi.make("pulsebridge")
   .add(UsersGroup)
@@ -15,6 +16,7 @@ export class Api extends HttpApi.make("pulsebridge")
   .add(JournalGroup)
   .add(ScoresGroup)
   .add(OAuthGroup)
+  .add(WebhookEndpointsGroup)
   .addError(Unauthorized)
   .addError(PayloadTooLarge)
   .addError(TooManyRequests)
@@ -24,7 +26,7 @@ export class Api extends HttpApi.make("pulsebridge")
   .annotate(
     OpenApi.Description,
     "Wearable health data for your app's users: users, hosted provider connections (Fitbit, Garmin, WHOOP, " +
-      "Dexcom), daily activity, daily load, glucose, a nutrition journal and health scores.\n\n" +
+      "Dexcom), daily activity, daily load, glucose, a nutrition journal, health scores and signed webhooks telling the app what changed.\n\n" +
       "Errors are JSON `{ \"_tag\", \"message\" }`; a body or parameter that does not match the schema is a 400 " +
       "`HttpApiDecodeError` whose `message` names the first failing field and whose `issues` list every one. " +
       "Request bodies: JSON objects, at most 1 MiB and nested at most 32 levels deep (scan uploads: multipart, " +

@@ -120,3 +120,74 @@ export const WebhookEvent = Schema.Struct({
   data: Schema.Object
 }).annotations({ identifier: "WebhookEvent" })
 export type WebhookEvent = typeof WebhookEvent.Type
+
+const exampleUser = "5f0c2a8e-3b1d-4c6e-9a7f-2d4b6c8e0a1f"
+const exampleConnection = "8d3e1f2a-6b4c-4d5e-8f9a-0b1c2d3e4f5a"
+
+/** One example event of each type, as an endpoint receives it (the OpenAPI description and the docs show them). */
+export const webhookEventExamples: { readonly [T in WebhookEventType]: WebhookEventData<T> } = {
+  "connection.created": {
+    userId: exampleUser,
+    connectionId: exampleConnection,
+    provider: "Fitbit",
+    status: "Active",
+    syncState: "Backfilling",
+    reason: null
+  } as unknown as WebhookEventData<"connection.created">,
+  "connection.updated": {
+    userId: exampleUser,
+    connectionId: exampleConnection,
+    provider: "Fitbit",
+    status: "Reauthorize",
+    syncState: "Stopped",
+    reason: "the provider revoked the authorization"
+  } as unknown as WebhookEventData<"connection.updated">,
+  "connection.deleted": {
+    userId: exampleUser,
+    connectionId: exampleConnection,
+    provider: "Fitbit"
+  } as unknown as WebhookEventData<"connection.deleted">,
+  "sync.backfill.completed": {
+    userId: exampleUser,
+    connectionId: exampleConnection,
+    provider: "Fitbit",
+    from: "2026-10-04",
+    to: "2026-11-02",
+    counts: { dailyActivity: 30, sleep: 29 },
+    quarantined: 0
+  } as unknown as WebhookEventData<"sync.backfill.completed">,
+  "data.updated": {
+    userId: exampleUser,
+    connectionId: exampleConnection,
+    provider: "Fitbit",
+    dataType: "dailyActivity",
+    from: "2026-11-01",
+    to: "2026-11-02"
+  } as unknown as WebhookEventData<"data.updated">,
+  "journal.analysis.completed": {
+    userId: exampleUser,
+    entryId: "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d"
+  } as unknown as WebhookEventData<"journal.analysis.completed">,
+  "journal.analysis.failed": {
+    userId: exampleUser,
+    entryId: "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d",
+    reason: "the photo shows no food"
+  } as unknown as WebhookEventData<"journal.analysis.failed">,
+  "scores.updated": { userId: exampleUser, dates: ["2026-11-01", "2026-11-02"] } as unknown as WebhookEventData<
+    "scores.updated"
+  >,
+  "user.deleted": { userId: exampleUser, externalUserId: "user-42" } as unknown as WebhookEventData<"user.deleted">,
+  "user.erased": { userId: exampleUser } as unknown as WebhookEventData<"user.erased">,
+  "webhook.test": {
+    endpointId: "0e9d8c7b-6a5f-4e3d-8c2b-1a0f9e8d7c6b",
+    message: "This is a test event from PulseBridge"
+  }
+}
+
+/** The whole body of an example event of type `type`. */
+export const exampleWebhookEvent = (type: WebhookEventType) => ({
+  type,
+  id: "evt_0f8e7d6c5b4a39281706f5e4d3c2b1a0",
+  timestamp: "2026-11-02T08:15:30.000Z",
+  data: webhookEventExamples[type]
+})

@@ -51,6 +51,9 @@ import { SyncStore } from "./sync/SyncStore.js"
 import { UsersHttpLive } from "./users/Http.js"
 import { Users } from "./users/Users.js"
 import { UserTokenCheck } from "./users/UserTokenAuth.js"
+import { Delivery, DeliveryWorkerLive } from "./webhooks/Delivery.js"
+import { Endpoints } from "./webhooks/Endpoints.js"
+import { WebhookEndpointsHttpLive } from "./webhooks/EndpointsHttp.js"
 import { WebhookRoutesLive } from "./webhooks/Http.js"
 import { Outbox } from "./webhooks/Outbox.js"
 import { Webhooks } from "./webhooks/Webhooks.js"
@@ -59,17 +62,20 @@ import { Webhooks } from "./webhooks/Webhooks.js"
  * The services of the data model, without the listener, the connect flow or the sync runtime:
  * what the operator CLI needs, kept apart so its commands load no more than that.
  */
-export const DataLive = Layer.mergeAll(
-  Apps.Default,
-  ConnectionsRepo.Default,
-  Users.Default,
-  Connections.Default,
-  HealthData.Default,
-  ProviderCredentials.Default,
-  ScoreData.Default,
-  Quarantine.Default,
-  Outbox.Default
-).pipe(Layer.provideMerge(SecretBox.Default))
+export const DataLive = Endpoints.Default.pipe(
+  Layer.provideMerge(Layer.mergeAll(
+    Apps.Default,
+    ConnectionsRepo.Default,
+    Users.Default,
+    Connections.Default,
+    HealthData.Default,
+    ProviderCredentials.Default,
+    ScoreData.Default,
+    Quarantine.Default,
+    Outbox.Default
+  )),
+  Layer.provideMerge(SecretBox.Default)
+)
 
 /**
  * The sync runtime: `SyncQueue` and `TokenExchange` for every role; the `ConnectionSync` entity,
@@ -120,9 +126,30 @@ const JournalLive = Layer.unwrapEffect(
   )
 )
 
+/**
+ * Events out: the app's webhook endpoints for every role; the delivery worker where this process runs
+ * workers (`ROLE=all|worker`) unless the operator turned it off (`WEBHOOK_DELIVERY=off`).
+ */
+const WebhooksOutLive = Layer.unwrapEffect(
+  Effect.map(
+    ServerConfig,
+    (config) =>
+      (config.role === "api" || config.webhookDelivery === false ? Layer.empty : DeliveryWorkerLive).pipe(
+        Layer.provideMerge(Layer.mergeAll(Endpoints.Default, Delivery.Default))
+      )
+  )
+)
+
 /** The contract's handlers, one layer per group. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([UsersHttpLive, ConnectionsHttpLive, JournalHttpLive, ScoresHttpLive, OAuthHttpLive])
+  Layer.provide([
+    UsersHttpLive,
+    ConnectionsHttpLive,
+    JournalHttpLive,
+    ScoresHttpLive,
+    OAuthHttpLive,
+    WebhookEndpointsHttpLive
+  ])
 )
 
 /**
@@ -159,6 +186,7 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
  * `ProviderRegistry`.
  */
 export const AppLive = HttpAppLive.pipe(
+  Layer.provideMerge(WebhooksOutLive),
   Layer.provideMerge(JournalLive),
   Layer.provideMerge(ConnectLive),
   Layer.provideMerge(HttpServerLive),

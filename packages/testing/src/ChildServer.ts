@@ -45,7 +45,10 @@ const configVariables = [
   "NODE_ENV",
   "REQUEST_TIMEOUT_MS",
   "UPLOAD_TIMEOUT_MS",
-  "STATEMENT_TIMEOUT_MS"
+  "STATEMENT_TIMEOUT_MS",
+  "WEBHOOK_ALLOW_PRIVATE",
+  "WEBHOOK_CA_FILE",
+  "WEBHOOK_DELIVERY"
 ]
 
 /** A loopback port nothing listens on right now. */

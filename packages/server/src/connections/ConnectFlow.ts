@@ -7,8 +7,12 @@
  * are stored. Every outcome of a callback with a known session is a redirect to the app's
  * `redirectUrl` with `success=true|false`; without a known session there is nowhere to send
  * the user, so the answer is a 400 JSON error.
+ *
+ * A new connection's `connection.created`, a reactivated one's `connection.updated` and a
+ * disconnected one's `connection.deleted` are written in the transaction of the change.
  */
 import { HttpClient } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
 import type { AppId, CreateConnectSessionPayload, UserId } from "@pulsebridge/domain"
 import { ConnectSession } from "@pulsebridge/domain"
 import type { ProviderError, TokenSet } from "@pulsebridge/providers"
@@ -22,6 +26,7 @@ import { newId } from "../platform/Ids.js"
 import { SecretBox } from "../platform/SecretBox.js"
 import { ServerBases } from "../platform/ServerBases.js"
 import { SyncQueue } from "../sync/SyncQueue.js"
+import { ConnectionEvents } from "./ConnectionEvents.js"
 import { ConnectionsRepo } from "./ConnectionsRepo.js"
 import { ConnectionTokens } from "./ConnectionTokens.js"
 import type { SessionRow } from "./ConnectSessionsRepo.js"
@@ -83,8 +88,10 @@ const safeErrorCode = (code: string) => /^[a-z_]{1,40}$/.test(code) ? code : "au
 
 export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/server/ConnectFlow", {
   effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
     const syncQueue = yield* SyncQueue
     const connections = yield* ConnectionsRepo
+    const events = yield* ConnectionEvents
     const sessions = yield* ConnectSessionsRepo
     const box = yield* SecretBox
     const access = yield* ProviderAccess
@@ -138,19 +145,28 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
       return new ConnectSession({ id, authorizationUrl: start.authorizationUrl, expiresAt })
     })
 
+    /**
+     * The connection with its event: `connection.created` when new, `connection.updated` when the
+     * user's existing one changes status (a `Reauthorize` one made Active again).
+     */
     const upsertConnection = (session: SessionRow, providerUserId: string, tokenSet: TokenSet) =>
-      connections.upsertActive({
-        id: newId(),
-        appId: session.appId,
-        userId: session.userId,
-        provider: session.provider,
-        providerUserId,
-        accessTokenSealed: box.seal(tokenSet.accessToken),
-        refreshTokenSealed: tokenSet.refreshToken === null ? null : box.seal(tokenSet.refreshToken),
-        tokenSecretSealed: tokenSet.tokenSecret === null ? null : box.seal(tokenSet.tokenSecret),
-        tokenExpiresAt: tokenSet.expiresAt,
-        scopes: tokenSet.scopes
-      })
+      Effect.gen(function*() {
+        const upserted = yield* connections.upsertActive({
+          id: newId(),
+          appId: session.appId,
+          userId: session.userId,
+          provider: session.provider,
+          providerUserId,
+          accessTokenSealed: box.seal(tokenSet.accessToken),
+          refreshTokenSealed: tokenSet.refreshToken === null ? null : box.seal(tokenSet.refreshToken),
+          tokenSecretSealed: tokenSet.tokenSecret === null ? null : box.seal(tokenSet.tokenSecret),
+          tokenExpiresAt: tokenSet.expiresAt,
+          scopes: tokenSet.scopes
+        })
+        if (upserted.created) yield* events.created(upserted.id)
+        else if (upserted.previousStatus !== "Active") yield* events.updated(upserted.id)
+        return upserted.id
+      }).pipe(sql.withTransaction, Effect.orDie)
 
     /** Exchange, provider user id, connection: the part of a callback that talks to the provider. */
     const complete = Effect.fn("ConnectFlow.complete")(function*(session: SessionRow, code: string) {
@@ -302,10 +318,13 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
             })
           )
         }
-        yield* connections.markDisconnected(connection.id)
+        yield* Effect.gen(function*() {
+          const disconnected = yield* connections.markDisconnected(connection.id)
+          if (Option.isSome(disconnected)) yield* events.deleted(disconnected.value)
+        }).pipe(sql.withTransaction, Effect.orDie)
         yield* syncQueue.stop(connection.id)
       })
     } as const
   }),
-  dependencies: [ConnectionsRepo.Default, ConnectSessionsRepo.Default]
+  dependencies: [ConnectionsRepo.Default, ConnectSessionsRepo.Default, ConnectionEvents.Default]
 }) {}

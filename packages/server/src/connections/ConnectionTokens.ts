@@ -3,7 +3,8 @@
  * expiry is refreshed while the connection row is locked (`select ... for update`), and the
  * rotated pair is stored in that same transaction before anyone uses it, so two callers — in
  * this process or another — never present the same (single-use) refresh token twice. A refresh
- * the provider refuses (`invalid_grant`) moves the connection to `Reauthorize`.
+ * the provider refuses (`invalid_grant`) moves the connection to `Reauthorize`, its
+ * `connection.updated` written in the same transaction.
  */
 import { HttpClient } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
@@ -15,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { SecretBox } from "../platform/SecretBox.js"
+import { ConnectionEvents } from "./ConnectionEvents.js"
 import type { TokenRow } from "./ConnectionsRepo.js"
 import { ConnectionsRepo } from "./ConnectionsRepo.js"
 import { ProviderAccess } from "./ProviderAccess.js"
@@ -32,6 +34,7 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ConnectionsRepo
+    const events = yield* ConnectionEvents
     const box = yield* SecretBox
     const access = yield* ProviderAccess
     const httpClient = yield* HttpClient.HttpClient
@@ -112,7 +115,7 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
         }).pipe(Effect.provideService(HttpClient.HttpClient, httpClient), Effect.either)
         if (refreshed._tag === "Left") {
           if (isInvalidGrant(refreshed.left)) {
-            yield* repo.markReauthorize(
+            yield* events.markReauthorize(
               connectionId,
               "The provider refused the refresh token (invalid_grant): the user must connect again"
             )
@@ -146,7 +149,7 @@ export class ConnectionTokens extends Effect.Service<ConnectionTokens>()("@pulse
 
     return { fresh, stored, storeTokens, openTokens } as const
   }),
-  dependencies: [ConnectionsRepo.Default]
+  dependencies: [ConnectionsRepo.Default, ConnectionEvents.Default]
 }) {}
 
 export { ProviderError }

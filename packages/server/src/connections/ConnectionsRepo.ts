@@ -1,12 +1,14 @@
 /**
  * Every statement on the `connections` table: the listings, the connect flow's upsert, token
  * reads and writes (the row lock that makes refresh single-flight), the status changes
- * (`Reauthorize`, `Disconnected`) and the look-ups of the sync and the provider webhooks. Rows
- * are decoded with their schemas; tokens arrive here already sealed and leave sealed.
+ * (`Reauthorize`, `Disconnected`, each saying whether it changed anything), the look-ups of the
+ * sync and the provider webhooks, and the state a connection's events carry. Rows are decoded
+ * with their schemas; tokens arrive here already sealed and leave sealed.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { AppId, ConnectionId, Provider, SyncState, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 export const ConnectionStatus = Schema.Literal("Active", "Reauthorize", "Disconnected")
@@ -75,6 +77,31 @@ export interface SealedTokens {
 }
 
 const IdRow = Schema.Struct({ id: ConnectionId })
+
+/** What the connect flow's upsert did: a new connection, or the user's existing one and its status before. */
+const UpsertedRow = Schema.Struct({
+  id: ConnectionId,
+  created: Schema.Boolean,
+  previousStatus: Schema.NullOr(ConnectionStatus)
+})
+export type Upserted = typeof UpsertedRow.Type
+
+/** A connection's state as its events carry it (`connection.created`, `connection.updated`). */
+export const EventSnapshot = Schema.Struct({
+  id: ConnectionId,
+  appId: AppId,
+  userId: UserId,
+  provider: Provider,
+  status: ConnectionStatus,
+  statusReason: Schema.NullOr(Schema.String),
+  syncState: Schema.NullOr(SyncState),
+  syncError: Schema.NullOr(Schema.String)
+})
+export type EventSnapshot = typeof EventSnapshot.Type
+
+/** Which connection a status change touched, with what its event names. */
+const ChangedRow = Schema.Struct({ id: ConnectionId, appId: AppId, userId: UserId, provider: Provider })
+export type ChangedConnection = typeof ChangedRow.Type
 
 export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebridge/server/ConnectionsRepo", {
   effect: Effect.gen(function*() {
@@ -194,6 +221,20 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
         `
     })
 
+    const eventSnapshot = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: EventSnapshot,
+      execute: (id) =>
+        sql`
+          select c.id, c.app_id, c.user_id, c.provider, c.status, c.status_reason,
+            s.state as sync_state, s.last_error as sync_error
+          from connections c left join sync_state s on s.connection_id = c.id
+          where c.id = ${id}
+        `
+    })
+
+    const decodeChanged = Schema.decodeUnknown(Schema.Array(ChangedRow))
+
     return {
       /** The user's Active connections with their sync state, oldest first. */
       listActive: (userId: UserId) => listActive(userId).pipe(Effect.orDie),
@@ -225,7 +266,8 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
 
       /**
        * The connection after a consent: a new Active connection, or the user's existing one at the
-       * provider (not Disconnected) made Active again with the new grant. Returns its id.
+       * provider (not Disconnected) made Active again with the new grant. Returns its id, whether it
+       * is new and, when not, its status before (read by the same statement).
        */
       upsertActive: (
         input: {
@@ -237,6 +279,10 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
         } & SealedTokens
       ) =>
         sql`
+          with previous as (
+            select status from connections
+            where user_id = ${input.userId} and provider = ${input.provider} and status <> 'Disconnected'
+          )
           insert into connections (
             id, app_id, user_id, provider, provider_user_id, status, scopes, token_expires_at,
             access_token_sealed, refresh_token_sealed, token_secret_sealed
@@ -255,10 +301,10 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
             refresh_token_sealed = excluded.refresh_token_sealed,
             token_secret_sealed = excluded.token_secret_sealed,
             updated_at = now()
-          returning id
+          returning id, (xmax = 0) as created, (select status from previous) as previous_status
         `.pipe(
-          Effect.flatMap(Schema.decodeUnknown(Schema.Tuple(IdRow))),
-          Effect.map(([row]) => row.id),
+          Effect.flatMap(Schema.decodeUnknown(Schema.Tuple(UpsertedRow))),
+          Effect.map(([row]) => row),
           Effect.orDie
         ),
 
@@ -295,22 +341,35 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
 
       /**
        * The grant is gone (refused refresh, deregistration, revoked token, retired API): the user
-       * must connect again. `reason` is shown to the app beside the status; never a token.
+       * must connect again. `reason` is shown to the app beside the status; never a token. True
+       * when the connection was Active (its status changed).
        */
       markReauthorize: (connectionId: string, reason: string) =>
         sql`
           update connections set status = 'Reauthorize', status_reason = ${reason}, updated_at = now()
           where id = ${connectionId} and status = 'Active'
-        `.pipe(Effect.asVoid, Effect.orDie),
+          returning id
+        `.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
 
-      /** Disconnected by the app: the tokens are dropped, the data stays. */
+      /**
+       * Disconnected by the app: the tokens are dropped, the data stays. The connection, or none
+       * when it was Disconnected already.
+       */
       markDisconnected: (connectionId: string) =>
         sql`
           update connections set
             status = 'Disconnected', disconnected_at = now(), updated_at = now(),
             access_token_sealed = null, refresh_token_sealed = null, token_secret_sealed = null
-          where id = ${connectionId}
-        `.pipe(Effect.asVoid, Effect.orDie),
+          where id = ${connectionId} and status <> 'Disconnected'
+          returning id, app_id, user_id, provider
+        `.pipe(
+          Effect.flatMap(decodeChanged),
+          Effect.map((rows) => Option.fromNullable(rows[0])),
+          Effect.orDie
+        ),
+
+      /** The connection's status and sync state as its events carry them; none when it does not exist. */
+      eventSnapshot: (connectionId: string) => eventSnapshot(connectionId).pipe(Effect.orDie),
 
       /** The connection with its user, for the sync's checks. */
       syncTarget: (connectionId: string) => syncTarget(connectionId).pipe(Effect.orDie),

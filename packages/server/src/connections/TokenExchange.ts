@@ -12,7 +12,8 @@
  * before the commit leaves the OAuth 1.0a tokens, still valid, for the next run.
  *
  * A provider answer that the grant is gone (`isAccessLost`) marks the connection `Reauthorize` with
- * the reason; any other failure leaves it as it was for the next run. Tokens are never logged.
+ * the reason (and its `connection.updated`, in the same transaction); any other failure leaves it
+ * as it was for the next run. Tokens are never logged.
  */
 import { ClusterCron } from "@effect/cluster"
 import { HttpClient } from "@effect/platform"
@@ -22,6 +23,7 @@ import { isAccessLost } from "@pulsebridge/providers"
 import * as Cron from "effect/Cron"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { ConnectionEvents } from "./ConnectionEvents.js"
 import { ConnectionsRepo } from "./ConnectionsRepo.js"
 import { ConnectionTokens } from "./ConnectionTokens.js"
 import type { ResolvedProvider } from "./ProviderAccess.js"
@@ -43,6 +45,7 @@ export class TokenExchange extends Effect.Service<TokenExchange>()("@pulsebridge
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ConnectionsRepo
     const tokens = yield* ConnectionTokens
+    const events = yield* ConnectionEvents
     const access = yield* ProviderAccess
     const httpClient = yield* HttpClient.HttpClient
 
@@ -70,7 +73,7 @@ export class TokenExchange extends Effect.Service<TokenExchange>()("@pulsebridge
           const error = exchanged.left
           if (isAccessLost(error)) {
             // Committed with the transaction: the grant is gone, the user must connect again.
-            yield* repo.markReauthorize(connectionId, error.message)
+            yield* events.markReauthorize(connectionId, error.message)
           }
           return { outcome: "failed", reason: error.message } as const
         }
@@ -139,7 +142,8 @@ export class TokenExchange extends Effect.Service<TokenExchange>()("@pulsebridge
     )
 
     return { run, runDue } as const
-  })
+  }),
+  dependencies: [ConnectionEvents.Default]
 }) {}
 
 /**

@@ -7,7 +7,9 @@
  *
  * Ending an analysis is a conditional update (`where analysis_status = 'Pending'`) in one
  * transaction with its items: an edit that came first wins, and a re-run after a crash changes
- * nothing. An edit locks the entry first, so an analysis ending meanwhile waits for it.
+ * nothing. An edit locks the entry first, so an analysis ending meanwhile waits for it. The
+ * end that changes the entry writes its event (`journal.analysis.completed` or `.failed`) in that
+ * same transaction; an edit that cancels a Pending analysis writes none (the app made it).
  */
 import { SqlClient } from "@effect/sql"
 import type {
@@ -34,6 +36,7 @@ import { imageSize } from "image-size"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs/promises"
 import { newId } from "../platform/Ids.js"
+import { Outbox } from "../webhooks/Outbox.js"
 import { AnalysisQueue } from "./AnalysisQueue.js"
 import { BlobStore } from "./BlobStore.js"
 import { checkImageStructure, type ImageKind } from "./ImageStructure.js"
@@ -284,6 +287,7 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
     const blobs = yield* BlobStore
     const queue = yield* AnalysisQueue
     const analyzer = yield* MealAnalyzer
+    const outbox = yield* Outbox
 
     const requireRow = (userId: UserId, entryId: string) =>
       Effect.flatMap(
@@ -464,17 +468,39 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
           nutrients: N.sum(items.map((item) => item.nutrients)),
           model
         })
-        if (completed) yield* repo.replaceItems(entryId, items)
-        return completed
+        if (Option.isNone(completed)) return false
+        yield* repo.replaceItems(entryId, items)
+        const { appId, userId } = completed.value
+        yield* outbox.emit({
+          appId,
+          userId,
+          type: "journal.analysis.completed",
+          data: { userId, entryId: completed.value.id }
+        })
+        return true
       },
       sql.withTransaction,
       Effect.orDie
     )
 
     /** Ends a Pending analysis as Failed, keeping the reason. False when no longer Pending. */
-    const failAnalysis = Effect.fn("Journal.failAnalysis")(function*(entryId: string, reason: string) {
-      return yield* repo.failPending(entryId, reason.slice(0, 1000))
-    })
+    const failAnalysis = Effect.fn("Journal.failAnalysis")(
+      function*(entryId: string, reason: string) {
+        const kept = reason.slice(0, 1000)
+        const failed = yield* repo.failPending(entryId, kept)
+        if (Option.isNone(failed)) return false
+        const { appId, userId } = failed.value
+        yield* outbox.emit({
+          appId,
+          userId,
+          type: "journal.analysis.failed",
+          data: { userId, entryId: failed.value.id, reason: kept }
+        })
+        return true
+      },
+      sql.withTransaction,
+      Effect.orDie
+    )
 
     return {
       create,
@@ -492,5 +518,5 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
       pendingEntryIds: repo.pendingEntryIds.pipe(Effect.withSpan("Journal.pendingEntryIds"))
     } as const
   }),
-  dependencies: [JournalRepo.Default]
+  dependencies: [JournalRepo.Default, Outbox.Default]
 }) {}

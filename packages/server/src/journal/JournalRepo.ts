@@ -9,18 +9,20 @@
  * entry is written once), so no unique violation is mapped: a failed statement is a defect.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
-import type { UserId } from "@pulsebridge/domain"
 import {
   AnalysisStatus,
   AnalyzerName,
+  AppId,
   EntryKind,
   EntrySource,
   JournalEntryId,
   nutrientKeys,
   Nutrients,
-  NutrientSource
+  NutrientSource,
+  UserId
 } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { newId } from "../platform/Ids.js"
 import type { NutrientValues } from "./Nutrients.js"
@@ -170,9 +172,14 @@ const DateKey = Schema.Struct({ userId: Schema.String, date: Schema.String })
 const Count = Schema.Struct({ count: Schema.Int })
 const Id = Schema.Struct({ id: Schema.String })
 
+/** The entry whose analysis just ended, with whom its event goes to. */
+const EndedAnalysis = Schema.Struct({ id: JournalEntryId, appId: AppId, userId: UserId })
+export type EndedAnalysis = typeof EndedAnalysis.Type
+
 export class JournalRepo extends Effect.Service<JournalRepo>()("@pulsebridge/server/JournalRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const decodeEnded = Schema.decodeUnknown(Schema.Array(EndedAnalysis))
     const cols = sql.literal(entryColumns)
 
     const findEntry = SqlSchema.findOne({
@@ -309,8 +316,8 @@ export class JournalRepo extends Effect.Service<JournalRepo>()("@pulsebridge/ser
       subject: (entryId: string) => subject(entryId).pipe(Effect.orDie),
 
       /**
-       * Marks a Pending analysis Completed with the entry's new title and nutrients. False when the
-       * entry is no longer Pending; the caller replaces the items in the same transaction.
+       * Marks a Pending analysis Completed with the entry's new title and nutrients. Its owner, or
+       * none when the entry is no longer Pending; the caller replaces the items in the same transaction.
        */
       completePending: (
         entryId: string,
@@ -326,10 +333,10 @@ export class JournalRepo extends Effect.Service<JournalRepo>()("@pulsebridge/ser
             ${sql.update(result.nutrients)},
             updated_at = now()
           where id = ${entryId} and analysis_status = 'Pending'
-          returning id
-        `.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+          returning id, app_id, user_id
+        `.pipe(Effect.flatMap(decodeEnded), Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie),
 
-      /** Marks a Pending analysis Failed with its reason. False when the entry is no longer Pending. */
+      /** Marks a Pending analysis Failed with its reason. Its owner, or none when no longer Pending. */
       failPending: (entryId: string, reason: string) =>
         sql`
           update journal_entries set
@@ -338,8 +345,8 @@ export class JournalRepo extends Effect.Service<JournalRepo>()("@pulsebridge/ser
             analysis_finished_at = now(),
             updated_at = now()
           where id = ${entryId} and analysis_status = 'Pending'
-          returning id
-        `.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+          returning id, app_id, user_id
+        `.pipe(Effect.flatMap(decodeEnded), Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie),
 
       /** Entries still waiting for their analysis, oldest first. */
       pendingEntryIds: pendingIds(undefined).pipe(Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie)

@@ -51,6 +51,12 @@ export interface ServerConfigShape {
   readonly statementTimeoutMs?: number | undefined
   /** Where Dexcom's OAuth endpoints live (`DEXCOM_OAUTH_PATH`): `/v3/oauth2` (default) or `/v2/oauth2`. */
   readonly dexcomOAuthPath?: "/v3/oauth2" | "/v2/oauth2" | undefined
+  /** Webhook URLs may name private, loopback and link-local addresses in production (`WEBHOOK_ALLOW_PRIVATE`). */
+  readonly webhookAllowPrivate?: boolean | undefined
+  /** A PEM file of CAs webhook receivers' certificates may chain to, besides the public ones (`WEBHOOK_CA_FILE`). */
+  readonly webhookCaFile?: string | undefined
+  /** Whether this worker process delivers webhooks (`WEBHOOK_DELIVERY=on|off`, default on). */
+  readonly webhookDelivery?: boolean | undefined
 }
 
 /** A token bucket: refills `perSecond` tokens a second up to `burst`; a request takes one. */
@@ -162,6 +168,12 @@ const baseConfig = Config.all({
   ),
   dexcomOAuthPath: Config.literal("/v3/oauth2", "/v2/oauth2")("DEXCOM_OAUTH_PATH").pipe(
     Config.withDefault("/v3/oauth2" as const)
+  ),
+  webhookAllowPrivate: Config.boolean("WEBHOOK_ALLOW_PRIVATE").pipe(Config.withDefault(false)),
+  webhookCaFile: Config.string("WEBHOOK_CA_FILE").pipe(Config.option, Config.map(Option.getOrUndefined)),
+  webhookDelivery: Config.literal("on", "off")("WEBHOOK_DELIVERY").pipe(
+    Config.map((value) => value === "on"),
+    Config.withDefault(true)
   )
 })
 

@@ -11,6 +11,12 @@ import * as Schema from "effect/Schema"
 import type { ScoringRows } from "./Inputs.js"
 import type { DateWindow } from "./Scoring.js"
 
+/**
+ * The record lists (as a sync batch names them) whose rows the scores read: a change to one of
+ * them on a day changes that day's score inputs (`scores.updated`).
+ */
+export const scoredRecordLists: ReadonlyArray<string> = ["dailyActivity", "dailyLoad", "sleep", "recovery", "workouts"]
+
 const Value = Schema.NullOr(Schema.Number)
 const ofProvider = { provider: Provider, date: Schema.String }
 

@@ -21,6 +21,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import { ConnectionEvents } from "../connections/ConnectionEvents.js"
 import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import type { SyncTarget as ConnectionInfo } from "../connections/ConnectionsRepo.js"
 import { ConnectionTokens, ConnectionUnusable } from "../connections/ConnectionTokens.js"
@@ -87,6 +88,7 @@ const describe = (error: ProviderError) =>
 export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/server/SyncEngine", {
   effect: Effect.gen(function*() {
     const connections = yield* ConnectionsRepo
+    const events = yield* ConnectionEvents
     const store = yield* SyncStore
     const tokens = yield* ConnectionTokens
     const access = yield* ProviderAccess
@@ -238,7 +240,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
      */
     const accessLost = (info: ConnectionInfo, error: ProviderError) =>
       Effect.gen(function*() {
-        yield* connections.markReauthorize(
+        yield* events.markReauthorize(
           info.id,
           `${info.provider} no longer accepts this connection: ${error.message}`
         )
@@ -413,7 +415,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           case "Store":
             return yield* storeDelivered(connectionId, outcome.batch)
           case "Delete":
-            return yield* store.deleteRecords(connectionId, outcome.deletions)
+            return yield* store.deleteRecords(ownerOf(info), outcome.deletions)
           case "Scopes":
             // What the user withdrew is no longer read: readers check the connection's scopes.
             return yield* connections.setScopes(connectionId, outcome.scopes)
@@ -436,5 +438,5 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       usable
     } as const
   }),
-  dependencies: [ConnectionsRepo.Default]
+  dependencies: [ConnectionsRepo.Default, ConnectionEvents.Default]
 }) {}

@@ -4,10 +4,18 @@
  * changes nothing, and a record whose provider JSON changed (a WHOOP cycle that got its score,
  * a Garmin daily re-sent with larger totals) or whose date changed (a WHOOP cycle re-dated once
  * the sleep that opens it is read) is updated in place.
+ *
+ * Every change writes its events to the outbox in its own transaction (see docs/sync.md, Events):
+ * a store that stored or changed records writes one `data.updated` per record list with the first
+ * and last day touched, and `scores.updated` with the days whose score inputs changed; a sync
+ * state that changes (never one that stays: a backfill's windows are all `Backfilling`) writes
+ * `connection.updated`; the last window of a backfill writes `sync.backfill.completed` with the
+ * records the connection then holds in the backfill's range (what the API returns for it) and the
+ * records the backfill quarantined, counted window by window in `sync_state`.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Provider, UserId } from "@pulsebridge/domain"
-import { ConnectionId } from "@pulsebridge/domain"
+import { AppId, ConnectionId } from "@pulsebridge/domain"
 import type { CanonicalBatch, CanonicalDeletion, QuarantinedRecord } from "@pulsebridge/providers"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -15,6 +23,9 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as String from "effect/String"
 import * as crypto from "node:crypto"
+import { ConnectionEvents } from "../connections/ConnectionEvents.js"
+import { scoredRecordLists } from "../scoring/ScoresRepo.js"
+import { Outbox } from "../webhooks/Outbox.js"
 
 /** Rows per insert statement: bounds the size of one statement's JSON. */
 const chunkRows = 2000
@@ -44,6 +55,21 @@ type Row = Record<string, unknown>
 
 type RecordLists = Omit<CanonicalBatch, "quarantined">
 
+/** What one store wrote of one record list: the days of the rows it inserted or changed. */
+interface Written {
+  readonly dataType: keyof RecordLists
+  /** Distinct, ascending. */
+  readonly dates: ReadonlyArray<string>
+}
+
+/** What one store wrote: each record list that stored or changed rows, and the records quarantined. */
+interface Stored {
+  readonly written: ReadonlyArray<Written>
+  readonly quarantined: number
+}
+
+const LockedState = Schema.Struct({ state: SyncStateName, backfillQuarantined: Schema.Number })
+
 const tables = {
   dailyActivity: "daily_activity",
   dailyLoad: "daily_load",
@@ -70,6 +96,13 @@ const kinds = {
   glucoseEvents: "GlucoseEvent",
   glucoseCalibrations: "GlucoseCalibration"
 } as const satisfies Record<keyof RecordLists, string>
+
+/** The record list and table of each kind of record a provider deletes by id. */
+const deletedFrom = {
+  Sleep: ["sleep", tables.sleep],
+  Workout: ["workouts", tables.workouts],
+  Recovery: ["recovery", tables.recovery]
+} as const satisfies Record<string, readonly [keyof RecordLists, string]>
 
 /** A quarantined record's key: the provider's id, or a hash of its JSON when it has none. */
 const recordKey = (record: QuarantinedRecord): string =>
@@ -104,6 +137,8 @@ const toRow = (owner: RecordOwner, record: Row, today: string): Row => {
 export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/SyncStore", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const outbox = yield* Outbox
+    const events = yield* ConnectionEvents
 
     /**
      * One statement per chunk: the rows travel as one JSON parameter and Postgres types them
@@ -122,9 +157,11 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         )
         : sql.literal("")
 
+    /** The days of the rows inserted or changed (a row stored again unchanged is not). */
     const upsertRows = (table: string, rows: ReadonlyArray<Row>) =>
       Effect.gen(function*() {
-        if (rows.length === 0) return
+        const dates = new Set<string>()
+        if (rows.length === 0) return dates
         const columns = Object.keys(rows[0]!)
         const list = sql.literal(columns.join(", "))
         const set = sql.literal(
@@ -134,14 +171,20 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         const target = sql(table)
         for (let i = 0; i < rows.length; i += chunkRows) {
           const chunk = JSON.stringify(rows.slice(i, i + chunkRows))
-          yield* sql`
-            insert into ${target} (${list})
-            select ${list} from json_populate_recordset(null::${target}, ${chunk}::json)
-            on conflict (connection_id, provider_record_id) do update set ${set}, updated_at = now()
-            where (${target}.raw_json is distinct from excluded.raw_json or ${target}.date is distinct from excluded.date)
-              ${keepsFuller(table)}
+          const written = yield* sql<{ readonly date: string }>`
+            with written as (
+              insert into ${target} (${list})
+              select ${list} from json_populate_recordset(null::${target}, ${chunk}::json)
+              on conflict (connection_id, provider_record_id) do update set ${set}, updated_at = now()
+              where (${target}.raw_json is distinct from excluded.raw_json or ${target}.date is distinct from excluded.date)
+                ${keepsFuller(table)}
+              returning date
+            )
+            select distinct date::text as date from written
           `
+          for (const row of written) dates.add(row.date)
         }
+        return dates
       })
 
     /** Files records that could not be read; one seen again only has its reason and time updated. */
@@ -162,14 +205,17 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
           }]
         })).values()
       )
-      return sql`
+      return Effect.as(
+        sql`
         insert into quarantined_records
           (connection_id, user_id, provider, kind, record_key, provider_record_id, reason, raw_json)
         select connection_id, user_id, provider, kind, record_key, provider_record_id, reason, raw_json
         from json_populate_recordset(null::quarantined_records, ${JSON.stringify(rows)}::json)
         on conflict (connection_id, kind, record_key) do update set
           reason = excluded.reason, raw_json = excluded.raw_json, last_seen_at = now()
-      `
+      `,
+        rows.length
+      )
     }
 
     /** Records read well now leave the quarantine (checked first: the quarantine is almost always empty). */
@@ -192,18 +238,21 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         }
       })
 
-    /** Stores every record of a batch for one connection, in one transaction. */
-    const storeBatch = (owner: RecordOwner, batch: CanonicalBatch, today: string) =>
+    /** Stores every record of a batch for one connection (in the caller's transaction); says what it wrote. */
+    const storeRecords = (owner: RecordOwner, batch: CanonicalBatch, today: string) =>
       Effect.gen(function*() {
+        const written: Array<Written> = []
         for (const [key, table] of Object.entries(tables) as Array<[keyof RecordLists, string]>) {
           const records = batch[key] as ReadonlyArray<object>
           if (records.length > 0) {
-            yield* upsertRows(table, records.map((r) => toRow(owner, r as Row, today)))
+            const dates = yield* upsertRows(table, records.map((r) => toRow(owner, r as Row, today)))
+            if (dates.size > 0) written.push({ dataType: key, dates: Array.from(dates).sort() })
           }
         }
         yield* release(owner, batch)
+        let quarantined = 0
         if (batch.quarantined.length > 0) {
-          yield* quarantine(owner, batch.quarantined)
+          quarantined = yield* quarantine(owner, batch.quarantined)
           yield* Effect.logWarning("Provider records quarantined").pipe(
             Effect.annotateLogs({
               connectionId: owner.connectionId,
@@ -213,7 +262,94 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
             })
           )
         }
+        return { written, quarantined } satisfies Stored
+      })
+
+    const appOf = (connectionId: string) =>
+      Effect.flatMap(
+        sql`select app_id from connections where id = ${connectionId}`,
+        Schema.decodeUnknown(Schema.Tuple(Schema.Struct({ appId: AppId })))
+      ).pipe(Effect.map(([row]) => row.appId))
+
+    /**
+     * The events of stored or deleted records: `data.updated` per record list with the first and
+     * last day touched, then `scores.updated` with the days whose score inputs changed.
+     */
+    const emitWritten = (owner: RecordOwner, written: ReadonlyArray<Written>) =>
+      Effect.gen(function*() {
+        if (written.length === 0) return
+        const appId = yield* appOf(owner.connectionId)
+        const scoreDates = new Set<string>()
+        for (const list of written) {
+          yield* outbox.emit({
+            appId,
+            userId: owner.userId,
+            type: "data.updated",
+            data: {
+              userId: owner.userId,
+              connectionId: owner.connectionId,
+              provider: owner.provider,
+              dataType: list.dataType,
+              from: list.dates[0]!,
+              to: list.dates[list.dates.length - 1]!
+            }
+          })
+          if (scoredRecordLists.includes(list.dataType)) { for (const date of list.dates) scoreDates.add(date) }
+        }
+        if (scoreDates.size > 0) {
+          yield* outbox.emit({
+            appId,
+            userId: owner.userId,
+            type: "scores.updated",
+            data: { userId: owner.userId, dates: Array.from(scoreDates).sort() }
+          })
+        }
+      })
+
+    /** Stores every record of a batch for one connection, with its events, in one transaction. */
+    const storeBatch = (owner: RecordOwner, batch: CanonicalBatch, today: string) =>
+      Effect.gen(function*() {
+        const stored = yield* storeRecords(owner, batch, today)
+        yield* emitWritten(owner, stored.written)
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SyncStore.storeBatch"))
+
+    /**
+     * The records the connection holds dated `from`..`to`, by record list (those it has any of):
+     * what a backfill of that range leaves, and what the API returns for it. One statement, once
+     * per backfill.
+     */
+    const countsIn = (connectionId: string, from: string, to: string) =>
+      Effect.gen(function*() {
+        const rows = yield* sql<{ readonly dataType: string; readonly n: number }>`${
+          sql.join(" union all ", false)(
+            Object.entries(tables).map(([dataType, table]) =>
+              sql`
+                select ${dataType} as data_type, count(*)::int as n from ${sql(table)}
+                where connection_id = ${connectionId} and date between ${from}::date and ${to}::date
+              `
+            )
+          )
+        }`
+        const counts: Record<string, number> = {}
+        for (const row of rows) if (Number(row.n) > 0) counts[row.dataType] = Number(row.n)
+        return counts
+      })
+
+    /** The connection's sync state row, locked until the transaction ends; undefined before its first. */
+    const lockState = (connectionId: string) =>
+      sql`
+        select state, backfill_quarantined from sync_state where connection_id = ${connectionId} for update
+      `.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(LockedState))),
+        Effect.map((rows) => rows[0])
+      )
+
+    /** `connection.updated` when the state the listing shows changed (no row shows `Pending`). */
+    const emitIfChanged = (
+      connectionId: string,
+      before: typeof LockedState.Type | undefined,
+      after: SyncStateName | undefined
+    ) => after !== undefined && after !== (before?.state ?? "Pending") ? events.updated(connectionId) : Effect.void
 
     const findState = SqlSchema.findOne({
       Request: Schema.String,
@@ -233,13 +369,18 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
 
     /** Plans a backfill of `from`..`to` (newest first), replacing any earlier plan. */
     const planBackfill = (connectionId: string, from: string, to: string) =>
-      sql`
-        insert into sync_state (connection_id, state, backfill_from, backfill_to, backfill_cursor)
-        values (${connectionId}, 'Backfilling', ${from}, ${to}, ${to})
-        on conflict (connection_id) do update set
-          state = 'Backfilling', backfill_from = excluded.backfill_from, backfill_to = excluded.backfill_to,
-          backfill_cursor = excluded.backfill_cursor, last_error = null, updated_at = now()
-      `.pipe(Effect.orDie, Effect.asVoid)
+      Effect.gen(function*() {
+        const before = yield* lockState(connectionId)
+        yield* sql`
+          insert into sync_state (connection_id, state, backfill_from, backfill_to, backfill_cursor)
+          values (${connectionId}, 'Backfilling', ${from}, ${to}, ${to})
+          on conflict (connection_id) do update set
+            state = 'Backfilling', backfill_from = excluded.backfill_from, backfill_to = excluded.backfill_to,
+            backfill_cursor = excluded.backfill_cursor, last_error = null,
+            backfill_quarantined = 0, updated_at = now()
+        `
+        yield* emitIfChanged(connectionId, before, "Backfilling")
+      }).pipe(sql.withTransaction, Effect.orDie)
 
     /**
      * Why the connection's sync must stay stopped (its user or the connection itself is no longer
@@ -260,20 +401,44 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
       nextCursor: string | null
     ) =>
       Effect.gen(function*() {
-        yield* storeBatch(owner, batch, today)
+        const before = yield* lockState(owner.connectionId)
+        const stored = yield* storeRecords(owner, batch, today)
+        yield* emitWritten(owner, stored.written)
+        const quarantined = (before?.backfillQuarantined ?? 0) + stored.quarantined
         // A window that was under way when the user or connection stopped keeps its records and
         // cursor, but does not bring the sync state back from `Stopped`.
-        yield* sql`
+        const [after] = yield* sql<
+          { readonly state: SyncStateName; readonly backfillFrom: string | null; readonly backfillTo: string | null }
+        >`
           update sync_state set backfill_cursor = ${nextCursor},
             state = case when halt.reason is not null then 'Stopped'
               else ${nextCursor === null ? "Idle" : "Backfilling"} end,
             rate_limited_until = null,
             last_error = halt.reason,
             last_synced_at = ${nextCursor === null ? sql.literal("now()") : sql.literal("sync_state.last_synced_at")},
+            backfill_quarantined = ${quarantined},
             updated_at = now()
           from (select ${haltReason(owner.connectionId)} as reason) halt
           where connection_id = ${owner.connectionId}
+          returning state, backfill_from::text as backfill_from, backfill_to::text as backfill_to
         `
+        if (nextCursor === null && after?.backfillFrom != null && after.backfillTo != null) {
+          yield* outbox.emit({
+            appId: yield* appOf(owner.connectionId),
+            userId: owner.userId,
+            type: "sync.backfill.completed",
+            data: {
+              userId: owner.userId,
+              connectionId: owner.connectionId,
+              provider: owner.provider,
+              from: after.backfillFrom,
+              to: after.backfillTo,
+              counts: yield* countsIn(owner.connectionId, after.backfillFrom, after.backfillTo),
+              quarantined
+            }
+          })
+        }
+        yield* emitIfChanged(owner.connectionId, before, after?.state)
       }).pipe(sql.withTransaction, Effect.orDie)
 
     const setState = (
@@ -285,41 +450,54 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         readonly synced?: boolean
       }
     ) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        sql`
-        insert into sync_state (connection_id, state, rate_limited_until, last_error, last_synced_at)
-        values (${connectionId}, ${update.state}, ${update.rateLimitedUntil ?? null}, ${update.lastError ?? null},
-          ${update.synced === true ? new Date(now) : null})
-        on conflict (connection_id) do update set
-          state = case when ${haltReason(connectionId)} is not null then 'Stopped' else excluded.state end,
-          rate_limited_until = excluded.rate_limited_until,
-          last_error = case when excluded.state <> 'Stopped'
-            then coalesce(${haltReason(connectionId)}, excluded.last_error) else excluded.last_error end,
-          last_synced_at = coalesce(excluded.last_synced_at, sync_state.last_synced_at),
-          updated_at = now()
-      `).pipe(Effect.orDie, Effect.asVoid)
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const before = yield* lockState(connectionId)
+        const [after] = yield* sql<{ readonly state: SyncStateName }>`
+          insert into sync_state (connection_id, state, rate_limited_until, last_error, last_synced_at)
+          values (${connectionId}, ${update.state}, ${update.rateLimitedUntil ?? null}, ${update.lastError ?? null},
+            ${update.synced === true ? new Date(now) : null})
+          on conflict (connection_id) do update set
+            state = case when ${haltReason(connectionId)} is not null then 'Stopped' else excluded.state end,
+            rate_limited_until = excluded.rate_limited_until,
+            last_error = case when excluded.state <> 'Stopped'
+              then coalesce(${haltReason(connectionId)}, excluded.last_error) else excluded.last_error end,
+            last_synced_at = coalesce(excluded.last_synced_at, sync_state.last_synced_at),
+            updated_at = now()
+          returning state
+        `
+        yield* emitIfChanged(connectionId, before, after?.state)
+      }).pipe(sql.withTransaction, Effect.orDie)
 
     /**
-     * Removes records the provider says it deleted, in one transaction. A recovery belongs to a
-     * sleep, so a deleted sleep takes its recoveries with it (`RecoveryOfSleep`).
+     * Removes records the provider says it deleted, in one transaction with their events (as for
+     * stored records: the days that lost a record were touched). A recovery belongs to a sleep, so
+     * a deleted sleep takes its recoveries with it (`RecoveryOfSleep`).
      */
-    const deleteRecords = (connectionId: string, deletions: ReadonlyArray<CanonicalDeletion>) =>
-      Effect.forEach(deletions, (deletion) => {
-        switch (deletion.kind) {
-          case "Sleep":
-            return sql`delete from sleep_sessions where connection_id = ${connectionId}
-              and provider_record_id = ${deletion.providerRecordId}`
-          case "Workout":
-            return sql`delete from workouts where connection_id = ${connectionId}
-              and provider_record_id = ${deletion.providerRecordId}`
-          case "Recovery":
-            return sql`delete from recoveries where connection_id = ${connectionId}
-              and provider_record_id = ${deletion.providerRecordId}`
-          case "RecoveryOfSleep":
-            return sql`delete from recoveries where connection_id = ${connectionId} and sleep_id = ${deletion.sleepId}`
+    const deleteRecords = (owner: RecordOwner, deletions: ReadonlyArray<CanonicalDeletion>) =>
+      Effect.gen(function*() {
+        const connectionId = owner.connectionId
+        const touched = new Map<keyof RecordLists, Set<string>>()
+        for (const deletion of deletions) {
+          const [dataType, table, match] = deletion.kind === "RecoveryOfSleep"
+            ? ["recovery", "recoveries", sql`sleep_id = ${deletion.sleepId}`] as const
+            : [...deletedFrom[deletion.kind], sql`provider_record_id = ${deletion.providerRecordId}`] as const
+          const deleted = yield* sql<{ readonly date: string }>`
+            delete from ${sql(table)} where connection_id = ${connectionId} and ${match}
+            returning date::text as date
+          `
+          if (deleted.length === 0) continue
+          const dates = touched.get(dataType) ?? new Set<string>()
+          for (const row of deleted) dates.add(row.date)
+          touched.set(dataType, dates)
         }
-      }, { discard: true }).pipe(sql.withTransaction, Effect.orDie)
+        yield* emitWritten(
+          owner,
+          Array.from(touched, ([dataType, dates]): Written => ({ dataType, dates: Array.from(dates).sort() }))
+        )
+      }).pipe(sql.withTransaction, Effect.orDie)
 
     return { storeBatch, state, planBackfill, storeBackfillWindow, setState, deleteRecords } as const
-  })
+  }),
+  dependencies: [ConnectionEvents.Default, Outbox.Default]
 }) {}

@@ -1,7 +1,8 @@
 /**
  * Users and their tokens. A user belongs to one app; every statement is scoped by app id
  * (`UsersRepo`), so an app never reaches another app's user. User tokens are stored as hashes
- * and bound to one user (`UserTokensRepo`).
+ * and bound to one user (`UserTokensRepo`). A soft delete of an Active user writes `user.deleted`
+ * to the outbox in its transaction.
  */
 import { SqlClient } from "@effect/sql"
 import type { AppId, CreateUserPayload, UpdateUserPayload, UserId } from "@pulsebridge/domain"
@@ -10,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { generateSecret, hashSecret, UserTokenPrefix } from "../platform/CredentialHash.js"
 import { isUuid, newId } from "../platform/Ids.js"
+import { Outbox } from "../webhooks/Outbox.js"
 import { UsersRepo } from "./UsersRepo.js"
 import { UserTokensRepo } from "./UserTokensRepo.js"
 
@@ -46,6 +48,7 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
     const sql = yield* SqlClient.SqlClient
     const users = yield* UsersRepo
     const tokens = yield* UserTokensRepo
+    const outbox = yield* Outbox
 
     const issueToken = (userId: UserId) =>
       Effect.gen(function*() {
@@ -99,13 +102,25 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
         return user.value
       }),
 
-      /** Soft delete: the user becomes Inactive, its tokens are revoked, its data stays. */
+      /**
+       * Soft delete: the user becomes Inactive, its tokens are revoked, its data stays. Deleting an
+       * Active user writes `user.deleted`; deleting it again changes nothing and writes nothing.
+       */
       softDelete: Effect.fn("Users.softDelete")(
         function*(appId: AppId, userId: string) {
           if (!isUuid(userId)) return yield* new UserNotFound({ userId })
+          const before = yield* users.findById(appId, userId)
           const deactivated = yield* users.deactivate(appId, userId)
           if (Option.isNone(deactivated)) return yield* new UserNotFound({ userId })
           yield* tokens.revokeAllOf(deactivated.value)
+          if (Option.isSome(before) && before.value.status === "Active") {
+            yield* outbox.emit({
+              appId,
+              userId: deactivated.value,
+              type: "user.deleted",
+              data: { userId: deactivated.value, externalUserId: before.value.externalUserId }
+            })
+          }
         },
         sql.withTransaction,
         Effect.catchTag("SqlError", Effect.die)
@@ -129,5 +144,5 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
       })
     } as const
   }),
-  dependencies: [UsersRepo.Default, UserTokensRepo.Default]
+  dependencies: [UsersRepo.Default, UserTokensRepo.Default, Outbox.Default]
 }) {}

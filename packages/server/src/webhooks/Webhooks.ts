@@ -15,6 +15,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Apps } from "../apps/Apps.js"
+import { ConnectionEvents } from "../connections/ConnectionEvents.js"
 import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { ProviderAccess } from "../connections/ProviderAccess.js"
 import { isUuid } from "../platform/Ids.js"
@@ -31,6 +32,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@pulsebridge/server/We
   effect: Effect.gen(function*() {
     const apps = yield* Apps
     const connections = yield* ConnectionsRepo
+    const events = yield* ConnectionEvents
     const access = yield* ProviderAccess
     const queue = yield* SyncQueue
     const registry = yield* ProviderRegistry
@@ -56,7 +58,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@pulsebridge/server/We
         for (const providerUserId of result.deregistrations) {
           // The user removed our access at the provider: the grant is gone, so is the sync.
           for (const id of yield* connections.activeIdsAtProvider(appId, provider, providerUserId)) {
-            yield* connections.markReauthorize(
+            yield* events.markReauthorize(
               id,
               "The user withdrew access at the provider (deregistration): the user must connect again"
             )
@@ -89,5 +91,5 @@ export class Webhooks extends Effect.Service<Webhooks>()("@pulsebridge/server/We
         }).pipe(Effect.withSpan("Webhooks.receive", { attributes: { slug } }))
     } as const
   }),
-  dependencies: [ConnectionsRepo.Default]
+  dependencies: [ConnectionsRepo.Default, ConnectionEvents.Default]
 }) {}

@@ -67,6 +67,9 @@ interface World {
   readonly connectionId: string
   readonly entryId: string
   readonly appId: string
+  /** A webhook endpoint of the API key's app, and a delivery to it. */
+  readonly webhookEndpointId: string
+  readonly webhookDeliveryId: string
 }
 
 const KiB = 1024
@@ -119,6 +122,18 @@ const nextId = () => `fuzz-${++unique}-${Date.now().toString(36)}`
 const validBodies: Record<string, () => Record<string, unknown>> = {
   "POST /api/v1/users": () => ({ externalUserId: nextId(), locale: "en-US", timezone: "Europe/Paris", metadata: {} }),
   "PATCH /api/v1/users/{id}": () => ({ locale: "en-US", timezone: "Europe/Paris", metadata: { plan: "a" } }),
+  // Connections to port 9 are refused at once: the worker's attempts end quickly.
+  "POST /api/v1/webhook-endpoints": () => ({
+    url: "https://127.0.0.1:9/fuzz",
+    events: ["data.updated"],
+    description: "fuzz"
+  }),
+  "PATCH /api/v1/webhook-endpoints/{id}": () => ({
+    url: "https://127.0.0.1:9/fuzz",
+    events: ["data.updated", "scores.updated"],
+    description: "fuzz",
+    enabled: true
+  }),
   "POST /api/v1/users/{userId}/connections/sessions": () => ({
     provider: "Fitbit",
     redirectUrl: "https://app.example.com/done",
@@ -155,13 +170,17 @@ const validQuery: Record<string, string> = {
   state: "unknown-state",
   code: "unknown-code",
   oauth_token: "unknown-token",
-  oauth_verifier: "unknown-verifier"
+  oauth_verifier: "unknown-verifier",
+  limit: "10",
+  cursor: "1"
 }
 
 const validPathValue = (world: World, operation: Operation, name: string) => {
   switch (name) {
     case "id":
-      return world.userK.id
+      return operation.path.startsWith("/api/v1/webhook-endpoints") ? world.webhookEndpointId : world.userK.id
+    case "deliveryId":
+      return world.webhookDeliveryId
     case "userId":
       return world.userT.id
     case "connectionId":
@@ -177,7 +196,7 @@ const validPathValue = (world: World, operation: Operation, name: string) => {
 
 /** Operations that change state without a body: only certainly bad requests are sent to them. */
 const changesStateWithoutBody = (operation: Operation) =>
-  operation.method === "DELETE" || operation.path.endsWith("/rotate-token")
+  operation.method === "DELETE" || /\/(rotate-token|rotate-secret|test|retry)$/.test(operation.path)
 
 const validCredential = (world: World, operation: Operation): ReadonlyArray<Header> =>
   operation.credential === "none"
@@ -260,7 +279,7 @@ const nonNull = (document: Schema, schema: Schema): { schema: Schema; nullable: 
 /** Identifiers and URLs: no control characters. */
 const identifierNames = /(Id|Url|_id|url)$/
 /** Fields with a format of their own (a URL, a time zone, a provider name). */
-const formatNames = /^(redirectUrl|timezone|provider|locale|entryKind)$/
+const formatNames = /^(redirectUrl|url|timezone|provider|locale|entryKind)$/
 
 /** The bad values for one field, chosen by its schema. */
 const badValuesFor = (document: Schema, field: Field): Array<Bad> => {
@@ -310,12 +329,12 @@ const badValuesFor = (document: Schema, field: Field): Array<Bad> => {
         formatNames.test(name)
       const values = badStrings({
         minLength: schema.minLength ?? 0,
-        maxLength: schema.maxLength ?? (name === "redirectUrl" ? 2_048 : undefined),
+        maxLength: schema.maxLength ?? (name === "redirectUrl" || name === "url" ? 2_048 : undefined),
         noControls: identifierNames.test(name),
         format,
         nullable
       })
-      if (name === "redirectUrl") {
+      if (name === "redirectUrl" || name === "url") {
         const long = "https://app.example.com/" + "a".repeat(2_049 - 24)
         values.push(
           { json: JSON.stringify(long), label: "a 2,049-character URL", certain: true },
@@ -645,13 +664,26 @@ const setUp = Effect.gen(function*() {
     json: { entryKind: "Meal", consumedAtUtc: "2026-01-02T12:00:00Z", title: "fuzz entry" }
   })
   expect(entry.status, preview(entry)).toBe(201)
+  const endpoint = yield* send("POST", "/api/v1/webhook-endpoints", {
+    bearer: target.apiKey,
+    json: { url: "https://127.0.0.1:9/fuzz" }
+  })
+  expect(endpoint.status, preview(endpoint)).toBe(201)
+  const webhookEndpointId = (json(endpoint) as { id: string }).id
+  const tested = yield* send("POST", `/api/v1/webhook-endpoints/${webhookEndpointId}/test`, { bearer: target.apiKey })
+  expect(tested.status, preview(tested)).toBe(202)
+  const deliveries = yield* send("GET", `/api/v1/webhook-endpoints/${webhookEndpointId}/deliveries`, {
+    bearer: target.apiKey
+  })
   const world: World = {
     apiKey: target.apiKey,
     userK: { id: target.user.id, token: target.token },
     userT: { id: created.id, token: created.token },
     connectionId,
     entryId: (json(entry) as { id: string }).id,
-    appId: target.app.id
+    appId: target.app.id,
+    webhookEndpointId,
+    webhookDeliveryId: (json(deliveries) as { data: Array<{ id: string }> }).data[0]!.id
   }
   const openapi = yield* send("GET", "/openapi.json")
   expect(openapi.status).toBe(200)

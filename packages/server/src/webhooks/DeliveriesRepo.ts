@@ -1,0 +1,174 @@
+/**
+ * Every statement on `webhook_deliveries`: the claim of due deliveries (a lease, taken with
+ * `for update skip locked` so two workers never claim one row, and only the oldest pending delivery
+ * of each endpoint and user, so one user's events reach an endpoint in order), the outcome of an
+ * attempt, the log an app reads (newest first, paged by `seq`) and the manual retry. `now` is
+ * always a parameter, from the caller's `Clock`, never SQL `now()`.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { DeliveryStatus, WebhookEventType } from "@pulsebridge/domain"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+export class DeliveryRow extends Schema.Class<DeliveryRow>("DeliveryRow")({
+  id: Schema.String,
+  /** The order of deliveries (as text: a bigint), the log's cursor. */
+  seq: Schema.String,
+  endpointId: Schema.String,
+  eventId: Schema.String,
+  eventType: WebhookEventType,
+  status: DeliveryStatus,
+  attempts: Schema.Int,
+  lastStatusCode: Schema.NullOr(Schema.Int),
+  lastError: Schema.NullOr(Schema.String),
+  lastAttemptAt: Schema.NullOr(Schema.DateFromSelf),
+  nextAttemptAt: Schema.NullOr(Schema.DateFromSelf),
+  createdAt: Schema.DateFromSelf,
+  completedAt: Schema.NullOr(Schema.DateFromSelf)
+}) {}
+
+/** A claimed delivery: what its attempt sends. */
+export const ClaimedDelivery = Schema.Struct({
+  id: Schema.String,
+  endpointId: Schema.String,
+  eventId: Schema.String,
+  attempts: Schema.Int,
+  body: Schema.String
+})
+export type ClaimedDelivery = typeof ClaimedDelivery.Type
+
+export type Outcome =
+  | { readonly _tag: "Delivered"; readonly statusCode: number }
+  | {
+    readonly _tag: "Failed"
+    readonly statusCode: number | null
+    readonly error: string
+    /** When to try again; `null`: the last attempt failed, the delivery is `Failed`. */
+    readonly nextAttemptAt: Date | null
+  }
+
+export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("@pulsebridge/server/DeliveriesRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const deliveryColumns = sql.literal(
+      "d.id, d.seq::text as seq, d.endpoint_id, d.event_id, e.type as event_type, d.status, d.attempts, " +
+        "d.last_status_code, d.last_error, d.last_attempt_at, d.next_attempt_at, d.created_at, d.completed_at"
+    )
+
+    const claimIds = (now: Date, leaseUntil: Date, limit: number) =>
+      sql<{ id: string }>`
+        with due as (
+          select d.id from webhook_deliveries d
+          join webhook_endpoints ep on ep.id = d.endpoint_id
+          where d.status = 'Pending' and ep.enabled
+            and d.next_attempt_at <= ${now}
+            and (d.lease_until is null or d.lease_until < ${now})
+            and not exists (
+              select 1 from webhook_deliveries earlier
+              where earlier.endpoint_id = d.endpoint_id
+                and earlier.user_id is not distinct from d.user_id
+                and earlier.status = 'Pending'
+                and earlier.seq < d.seq
+            )
+          order by d.seq
+          limit ${limit}
+          for update of d skip locked
+        )
+        update webhook_deliveries w set lease_until = ${leaseUntil}
+        from due where w.id = due.id
+        returning w.id
+      `
+
+    const claimedRows = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: ClaimedDelivery,
+      execute: (ids) =>
+        sql`
+          select d.id, d.endpoint_id, d.event_id, d.attempts, e.payload::text as body
+          from webhook_deliveries d join webhook_events e on e.id = d.event_id
+          where ${sql.in("d.id", ids)}
+          order by d.seq
+        `
+    })
+
+    /**
+     * Leases up to `limit` due deliveries until `leaseUntil`: pending, due by `now`, not leased (or
+     * the lease has run out: the worker holding it died), and the oldest pending one of its endpoint
+     * and user. A lease that runs out sends the delivery again: at least once.
+     */
+    const claimDue = (now: Date, leaseUntil: Date, limit: number) =>
+      Effect.gen(function*() {
+        const claimed = yield* sql.withTransaction(claimIds(now, leaseUntil, limit))
+        return claimed.length === 0 ? [] : yield* claimedRows(claimed.map((row) => row.id))
+      })
+
+    /** Records an attempt's outcome; answers false when the delivery is no longer pending (deleted, or done). */
+    const record = (id: string, now: Date, outcome: Outcome) =>
+      Effect.map(
+        outcome._tag === "Delivered"
+          ? sql<{ id: string }>`
+              update webhook_deliveries set status = 'Delivered', attempts = attempts + 1,
+                last_status_code = ${outcome.statusCode}, last_error = null, last_attempt_at = ${now},
+                next_attempt_at = null, lease_until = null, completed_at = ${now}
+              where id = ${id} and status = 'Pending'
+              returning id
+            `
+          : sql<{ id: string }>`
+              update webhook_deliveries set
+                status = ${outcome.nextAttemptAt === null ? "Failed" : "Pending"},
+                attempts = attempts + 1,
+                last_status_code = ${outcome.statusCode}, last_error = ${outcome.error}, last_attempt_at = ${now},
+                next_attempt_at = ${outcome.nextAttemptAt}, lease_until = null,
+                completed_at = ${outcome.nextAttemptAt === null ? now : null}
+              where id = ${id} and status = 'Pending'
+              returning id
+            `,
+        (rows) => rows.length > 0
+      )
+
+    const page = (endpointId: string, limit: number, before: string | undefined) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: DeliveryRow,
+        execute: () =>
+          sql`
+            select ${deliveryColumns}
+            from webhook_deliveries d join webhook_events e on e.id = d.event_id
+            where d.endpoint_id = ${endpointId}
+              ${before === undefined ? sql.literal("") : sql`and d.seq < ${before}::bigint`}
+            order by d.seq desc
+            limit ${limit}
+          `
+      })(undefined)
+
+    const find = SqlSchema.findOne({
+      Request: Schema.Struct({ endpointId: Schema.String, id: Schema.String }),
+      Result: DeliveryRow,
+      execute: ({ endpointId, id }) =>
+        sql`
+          select ${deliveryColumns}
+          from webhook_deliveries d join webhook_events e on e.id = d.event_id
+          where d.id = ${id} and d.endpoint_id = ${endpointId}
+        `
+    })
+
+    /**
+     * Makes the delivery pending and due at `now`. `attempts` keeps counting, so one that had all its
+     * attempts gets one more (failing, it is `Failed` again); one still pending keeps its schedule.
+     */
+    const retryNow = (endpointId: string, id: string, now: Date) =>
+      Effect.map(
+        sql<{ id: string }>`
+          update webhook_deliveries set status = 'Pending', next_attempt_at = ${now}, completed_at = null
+          where id = ${id} and endpoint_id = ${endpointId}
+          returning id
+        `,
+        (rows) => rows.length > 0
+      )
+
+    return { claimDue, record, page, find, retryNow } as const
+  })
+}) {}
+
+/** Attempts in all: the first and seven retries. */
+export const maxAttempts = 8

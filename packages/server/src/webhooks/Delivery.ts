@@ -1,0 +1,274 @@
+/**
+ * The delivery worker: about every second it leases the due deliveries (`DeliveriesRepo.claimDue`:
+ * the oldest pending one of each endpoint and user, so one user's events arrive in order; `for
+ * update skip locked`, so any number of worker processes share the work), POSTs each, signed
+ * (`Signing.ts`), and records the outcome. A 2xx within 15 s is a delivery; anything else is
+ * retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery is `Failed`.
+ * An endpoint failing for 5 days (`failing_since`) is disabled. A worker that dies mid-attempt
+ * leaves a lease that runs out, and the delivery is sent again: at least once, across restarts.
+ *
+ * The schedule lives in the database (`next_attempt_at`), not in a fiber, so it survives restarts;
+ * `now` always comes from `Clock`, so tests drive retries with `TestClock`.
+ *
+ * Its HTTP client is its own: redirects are not followed, an answer is awaited 15 s and at most
+ * 4 KiB of its body is read; it trusts the public CAs and the operator's `WEBHOOK_CA_FILE`, and its
+ * sockets connect only to addresses the rules allow (`Addresses.ts`), checked on the address DNS
+ * gave for this very connection.
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as tls from "node:tls"
+import { SecretBox } from "../platform/SecretBox.js"
+import { ServerConfig } from "../platform/ServerConfig.js"
+import type { AddressRules } from "./Addresses.js"
+import { guardedLookup, isInternalAddress, mustRefuseInternal, unbracket, urlProblem } from "./Addresses.js"
+import type { ClaimedDelivery, Outcome } from "./DeliveriesRepo.js"
+import { DeliveriesRepo, maxAttempts } from "./DeliveriesRepo.js"
+import { EndpointsRepo } from "./EndpointsRepo.js"
+import { signHeaders } from "./Signing.js"
+
+const second = 1000
+const minute = 60 * second
+const hour = 60 * minute
+
+/** The wait before each retry: after the first attempt 5 s, then 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const retryDelaysMs: ReadonlyArray<number> = [
+  5 * second,
+  5 * minute,
+  30 * minute,
+  2 * hour,
+  5 * hour,
+  10 * hour,
+  10 * hour
+]
+
+/** An endpoint whose deliveries have failed for this long is disabled. */
+export const disableAfterMs = 5 * 24 * hour
+
+/** How long an attempt waits for the receiver's answer. */
+export const attemptTimeout = Duration.seconds(15)
+
+/** A lease outlasts any attempt; a worker that died holding it loses the delivery to another after this. */
+export const leaseMs = 60 * second
+
+/** At most this much of an answer's body is read (only its start is kept, for the log). */
+const maxResponseBytes = 4096
+
+/** How many deliveries one tick leases, and sends at once. */
+const batchSize = 20
+const concurrency = 4
+
+const oneLine = (text: string, max: number) => {
+  const flat = text.replace(/[\u0000-\u001F\u007F]+/g, " ").trim()
+  return flat.length > max ? `${flat.slice(0, max)}...` : flat
+}
+
+/** The short reason of a failed request, for the log: never the request, which carries the signature. */
+const describeFailure = (error: unknown): string => {
+  const seen = new Set<unknown>()
+  let current: unknown = error
+  // The platform wraps the socket's error; its own message names the request, the cause names what happened.
+  while (typeof current === "object" && current !== null && !seen.has(current)) {
+    seen.add(current)
+    const cause = (current as { cause?: unknown }).cause
+    if (cause === undefined || cause === null) break
+    current = cause
+  }
+  const code = (current as { code?: unknown } | null)?.code
+  const message = current instanceof Error ? current.message : String(current)
+  return oneLine(typeof code === "string" && !message.includes(code) ? `${code}: ${message}` : message, 200)
+}
+
+export interface AttemptResult {
+  readonly statusCode: number | null
+  /** Null when the receiver answered with a 2xx. */
+  readonly error: string | null
+}
+
+export class Delivery extends Effect.Service<Delivery>()("@pulsebridge/server/Delivery", {
+  scoped: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* ServerConfig
+    const box = yield* SecretBox
+    const deliveries = yield* DeliveriesRepo
+    const endpoints = yield* EndpointsRepo
+    const rules: AddressRules = {
+      production: config.production,
+      sandbox: config.sandbox,
+      allowPrivate: config.webhookAllowPrivate ?? false
+    }
+    const operatorCa = config.webhookCaFile === undefined
+      ? undefined
+      : yield* Effect.orDie(Effect.try(() => fs.readFileSync(config.webhookCaFile!, "utf8")))
+    const agent = yield* NodeHttpClient.makeAgent({
+      ...(operatorCa === undefined ? {} : { ca: [...tls.rootCertificates, operatorCa] }),
+      lookup: guardedLookup(rules)
+    })
+    const client = (yield* NodeHttpClient.make.pipe(Effect.provideService(NodeHttpClient.HttpAgent, agent))).pipe(
+      HttpClient.withTracerPropagation(false)
+    )
+
+    /** POSTs the body once and reads the start of the answer. */
+    const post = (url: string, headers: Record<string, string>, body: string) =>
+      Effect.gen(function*() {
+        const response = yield* client.execute(
+          HttpClientRequest.post(url).pipe(
+            HttpClientRequest.setHeaders(headers),
+            HttpClientRequest.bodyText(body, "application/json")
+          )
+        )
+        const bytes = yield* response.stream.pipe(
+          Stream.runFoldWhile(
+            new Uint8Array(0),
+            (acc) => acc.length < maxResponseBytes,
+            (acc, chunk) => {
+              const next = new Uint8Array(acc.length + chunk.length)
+              next.set(acc)
+              next.set(chunk, acc.length)
+              return next
+            }
+          ),
+          Effect.orElseSucceed(() => new Uint8Array(0))
+        )
+        const status = response.status
+        if (status >= 200 && status < 300) return { statusCode: status, error: null } satisfies AttemptResult
+        const text = oneLine(new TextDecoder().decode(bytes.subarray(0, maxResponseBytes)), 200)
+        const redirect = status >= 300 && status < 400 ? " (redirects are not followed)" : ""
+        return {
+          statusCode: status,
+          error: `HTTP ${status}${redirect}${text === "" ? "" : `: ${text}`}`
+        } satisfies AttemptResult
+      }).pipe(
+        Effect.scoped,
+        Effect.timeoutFail({
+          duration: attemptTimeout,
+          onTimeout: () => ({ statusCode: null, error: "no answer within 15 s" }) satisfies AttemptResult
+        }),
+        Effect.catchAll((failure) =>
+          Effect.succeed(
+            typeof failure === "object" && failure !== null && "error" in failure && "statusCode" in failure
+              ? failure as AttemptResult
+              : { statusCode: null, error: describeFailure(failure) } satisfies AttemptResult
+          )
+        )
+      )
+
+    /** One attempt of a claimed delivery, at `at`. */
+    const attempt = (claimed: ClaimedDelivery, at: Date) =>
+      Effect.gen(function*() {
+        const found = yield* endpoints.secretsOf(claimed.endpointId)
+        if (Option.isNone(found)) return Option.none<AttemptResult>()
+        const endpoint = found.value
+        // The rules may have changed since the URL was set; a literal address never goes through DNS.
+        const problem = urlProblem(endpoint.url, rules)
+        if (problem !== undefined) return Option.some({ statusCode: null, error: problem })
+        const host = unbracket(new URL(endpoint.url).hostname)
+        if (mustRefuseInternal(rules) && net.isIP(host) !== 0 && isInternalAddress(host)) {
+          return Option.some({ statusCode: null, error: `${host} is a private, loopback or link-local address` })
+        }
+        const live = endpoint.previousSecretSealed !== null && endpoint.previousSecretExpiresAt !== null &&
+            endpoint.previousSecretExpiresAt.getTime() > at.getTime()
+          ? [endpoint.secretSealed, endpoint.previousSecretSealed]
+          : [endpoint.secretSealed]
+        const secrets = yield* Effect.forEach(live, (sealed) => box.open(sealed)).pipe(Effect.option)
+        // Sealed with a key this process does not have (SECRET_KEY changed without SECRET_KEYS_OLD): a failed
+        // attempt the log shows, never an unsigned request.
+        if (Option.isNone(secrets)) {
+          return Option.some({
+            statusCode: null,
+            error: "the endpoint's signing secret cannot be opened with this server's SECRET_KEY"
+          })
+        }
+        const headers = {
+          ...signHeaders(secrets.value, claimed.eventId, at, claimed.body),
+          "user-agent": "PulseBridge-Webhooks/1.0"
+        }
+        return Option.some(yield* post(endpoint.url, headers, claimed.body))
+      })
+
+    /** The outcome of an attempt and what it does to the endpoint, in one transaction. */
+    const record = (claimed: ClaimedDelivery, at: Date, result: AttemptResult) => {
+      const attempts = claimed.attempts + 1
+      const outcome: Outcome = result.error === null
+        ? { _tag: "Delivered", statusCode: result.statusCode ?? 200 }
+        : {
+          _tag: "Failed",
+          statusCode: result.statusCode,
+          error: result.error,
+          nextAttemptAt: attempts < maxAttempts ? new Date(at.getTime() + retryDelaysMs[attempts - 1]!) : null
+        }
+      return Effect.gen(function*() {
+        const recorded = yield* deliveries.record(claimed.id, at, outcome)
+        if (!recorded) return
+        if (outcome._tag === "Delivered") return yield* endpoints.markSucceeded(claimed.endpointId)
+        const disabled = yield* endpoints.markFailed(
+          claimed.endpointId,
+          at,
+          new Date(at.getTime() - disableAfterMs),
+          `deliveries failed for 5 days (last error: ${oneLine(outcome.error, 120)})`
+        )
+        if (disabled) {
+          yield* Effect.logWarning("Webhook endpoint disabled after failing for 5 days").pipe(
+            Effect.annotateLogs({ endpointId: claimed.endpointId })
+          )
+        }
+      }).pipe(sql.withTransaction)
+    }
+
+    const deliver = (claimed: ClaimedDelivery, at: Date) =>
+      Effect.gen(function*() {
+        const result = yield* attempt(claimed, at)
+        if (Option.isSome(result)) yield* record(claimed, at, result.value)
+      }).pipe(
+        Effect.withSpan("Delivery.deliver", { attributes: { deliveryId: claimed.id } }),
+        Effect.catchAllCause((cause) =>
+          // The lease runs out and the delivery is tried again.
+          Effect.logWarning("Webhook delivery attempt could not be recorded").pipe(
+            Effect.annotateLogs({ deliveryId: claimed.id, cause: Cause.pretty(cause) })
+          )
+        )
+      )
+
+    /**
+     * One round: leases the due deliveries and attempts each, all at the `Clock`'s current time.
+     * Answers how many were attempted.
+     */
+    const tick = Effect.gen(function*() {
+      const at = new Date(yield* Clock.currentTimeMillis)
+      const claimed = yield* deliveries.claimDue(at, new Date(at.getTime() + leaseMs), batchSize)
+      yield* Effect.forEach(claimed, (delivery) => deliver(delivery, at), { concurrency, discard: true })
+      return claimed.length
+    }).pipe(Effect.withSpan("Delivery.tick"))
+
+    /** Rounds about every second, for as long as the process runs. */
+    const run = tick.pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.as(
+          Effect.logWarning("Webhook delivery round failed").pipe(Effect.annotateLogs({ cause: Cause.pretty(cause) })),
+          0
+        )
+      ),
+      Effect.repeat(Schedule.spaced("1 second")),
+      Effect.asVoid
+    )
+
+    return { tick, run } as const
+  }),
+  dependencies: [DeliveriesRepo.Default, EndpointsRepo.Default]
+}) {}
+
+/** The worker loop, on processes that run workers unless `WEBHOOK_DELIVERY=off`. */
+export const DeliveryWorkerLive = Layer.scopedDiscard(
+  Effect.flatMap(Delivery, (delivery) => Effect.forkScoped(delivery.run))
+)
