@@ -48,6 +48,9 @@ import { Resync } from "./sync/Resync.js"
 import { SyncEngine, SyncSettings } from "./sync/SyncEngine.js"
 import { SyncQueueLive } from "./sync/SyncQueue.js"
 import { SyncStore } from "./sync/SyncStore.js"
+import { Erasure, ErasureQueueLive, ErasureWork, ResumeErasuresLive, UserErasureLive } from "./users/Erasure.js"
+import { ErasureRepo } from "./users/ErasureRepo.js"
+import { UserExport } from "./users/Export.js"
 import { UsersHttpLive } from "./users/Http.js"
 import { Users } from "./users/Users.js"
 import { UserTokenCheck } from "./users/UserTokenAuth.js"
@@ -68,7 +71,9 @@ export const DataLive = Layer.mergeAll(
   ProviderCredentials.Default,
   ScoreData.Default,
   Quarantine.Default,
-  Outbox.Default
+  Outbox.Default,
+  Erasure.Default,
+  UserExport.Default
 ).pipe(Layer.provideMerge(SecretBox.Default))
 
 /**
@@ -120,6 +125,22 @@ const JournalLive = Layer.unwrapEffect(
   )
 )
 
+/**
+ * Erasure in the background: the `UserErasure` entity and the resumption of unfinished erasures
+ * where this process runs workers; every role hands erasures to the entity.
+ */
+const ErasureLive = Layer.unwrapEffect(
+  Effect.map(
+    ServerConfig,
+    (config) =>
+      (config.role === "api" ? Layer.empty : Layer.mergeAll(UserErasureLive, ResumeErasuresLive)).pipe(
+        Layer.provideMerge(ErasureQueueLive),
+        Layer.provideMerge(ErasureWork.Default),
+        Layer.provideMerge(ErasureRepo.Default)
+      )
+  )
+)
+
 /** The contract's handlers, one layer per group. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([UsersHttpLive, ConnectionsHttpLive, JournalHttpLive, ScoresHttpLive, OAuthHttpLive])
@@ -159,6 +180,7 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
  * `ProviderRegistry`.
  */
 export const AppLive = HttpAppLive.pipe(
+  Layer.provideMerge(ErasureLive),
   Layer.provideMerge(JournalLive),
   Layer.provideMerge(ConnectLive),
   Layer.provideMerge(HttpServerLive),

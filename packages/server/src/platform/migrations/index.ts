@@ -13,6 +13,7 @@ import m0009 from "./0009_fitbit_google_health.js"
 import m0010 from "./0010_daily_coverage.js"
 import m0011 from "./0011_sync_progress.js"
 import m0012 from "./0012_webhooks_out.js"
+import m0014 from "./0014_erasure.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -26,5 +27,6 @@ export const migrations = {
   "0009_fitbit_google_health": m0009,
   "0010_daily_coverage": m0010,
   "0011_sync_progress": m0011,
-  "0012_webhooks_out": m0012
+  "0012_webhooks_out": m0012,
+  "0014_erasure": m0014
 }
