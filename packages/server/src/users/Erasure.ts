@@ -34,7 +34,6 @@ import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { GrantRevocation } from "../connections/GrantRevocation.js"
 import { BlobStore } from "../journal/BlobStore.js"
 import { isUuid } from "../platform/Ids.js"
-import { SyncQueue } from "../sync/SyncQueue.js"
 import { Outbox } from "../webhooks/Outbox.js"
 import { ErasureRepo } from "./ErasureRepo.js"
 import { UserTokensRepo } from "./UserTokensRepo.js"
@@ -86,9 +85,8 @@ export class Erasure extends Effect.Service<Erasure>()("@pulsebridge/server/Eras
 
 /**
  * The background part: revocations, photos, rows, tombstone and event. Needs the provider
- * access of `GrantRevocation` and the blob store; stops the connections' syncs where a
- * `SyncQueue` is at hand (the server; the CLI has none, and the syncs stop on their own as the
- * user is no longer Active).
+ * access of `GrantRevocation` and the blob store. The syncs need no message: every provider read
+ * checks first that the user is Active, which an erasing user is not.
  */
 export class ErasureWork extends Effect.Service<ErasureWork>()("@pulsebridge/server/ErasureWork", {
   effect: Effect.gen(function*() {
@@ -101,9 +99,7 @@ export class ErasureWork extends Effect.Service<ErasureWork>()("@pulsebridge/ser
 
     const revokeGrants = (userId: string) =>
       Effect.gen(function*() {
-        const syncQueue = yield* Effect.serviceOption(SyncQueue)
         for (const connection of yield* repo.openConnections(userId)) {
-          if (Option.isSome(syncQueue)) yield* syncQueue.value.stop(connection.id)
           const revoked = yield* revocation.revoke(connection).pipe(
             Effect.tapError((error) =>
               Effect.logWarning("Revocation for an erasure failed; retrying").pipe(
