@@ -75,6 +75,40 @@ export class RotatedToken extends Schema.Class<RotatedToken>("RotatedToken")({
   token: Schema.String
 }) {}
 
+export class ErasureAccepted extends Schema.Class<ErasureAccepted>("ErasureAccepted")({
+  id: UserId,
+  status: Schema.Literal("Erasing").annotations({
+    description: "The erasure is under way; it finishes in the background, also after a restart"
+  }),
+  requestedAt: Timestamp.annotations({ description: "When the erasure was first asked for" })
+}) {}
+
+export const ExportParams = Schema.Struct({
+  includeRaw: Schema.optional(
+    Schema.Literal("true", "false").annotations({
+      description: "`true` adds each canonical record's stored provider JSON as `raw` (default `false`)"
+    })
+  )
+})
+
+/** The types of the export's lines, in the order they come. */
+export const ExportLineType = Schema.Literal(
+  "user",
+  "connection",
+  "dailyActivity",
+  "dailyLoad",
+  "sleepSession",
+  "recovery",
+  "workout",
+  "profile",
+  "bodyMeasurement",
+  "glucoseReading",
+  "glucoseEvent",
+  "glucoseCalibration",
+  "journalEntry",
+  "dailyScore"
+).annotations({ identifier: "ExportLineType" })
+
 const idPath = Schema.Struct({ id: UserId })
 
 export class UsersGroup extends HttpApiGroup.make("users")
@@ -134,6 +168,37 @@ export class UsersGroup extends HttpApiGroup.make("users")
       .addError(NotFound)
       .annotate(OpenApi.Summary, "Rotate the user's token")
       .annotate(OpenApi.Description, "Revokes every earlier token of the user and returns one new token.")
+  )
+  .add(
+    HttpApiEndpoint.post("erase", "/api/v1/users/:id/erase")
+      .setPath(idPath)
+      .addSuccess(ErasureAccepted, { status: 202 })
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Erase a user and all its data")
+      .annotate(
+        OpenApi.Description,
+        "202 at once: from then on the user is gone for every read (404) and its token (401), and creating the " +
+          "same externalUserId makes a new user (201). In the background every provider grant is revoked, every " +
+          "row and stored photo of the user is deleted, leaving a tombstone with ids only, and `user.erased` is " +
+          "emitted; the work survives a restart. Asking again while it runs is 202 again; once it is done, 404. " +
+          "Needs `users:write`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("export", "/api/v1/users/:id/export")
+      .setPath(idPath)
+      .setUrlParams(ExportParams)
+      .addSuccess(HttpApiSchema.Text({ contentType: "application/x-ndjson" }))
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Export everything stored of a user (NDJSON)")
+      .annotate(
+        OpenApi.Description,
+        "Streams `application/x-ndjson`: one line `{\"type\", \"data\"}` per record: the user, its connections " +
+          "(never a token), every canonical record (daily activity, daily load, sleep sessions, recoveries, " +
+          "workouts, profiles, body measurements, glucose readings, events and calibrations), journal entries " +
+          "with items and image metadata, and daily scores. `includeRaw=true` adds each record's provider JSON " +
+          "as `raw`. Inactive users export too. Needs `users:read`."
+      )
   )
   .addError(BadRequest)
   .addError(Forbidden)

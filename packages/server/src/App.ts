@@ -48,6 +48,9 @@ import { Resync } from "./sync/Resync.js"
 import { SyncEngine, SyncSettings } from "./sync/SyncEngine.js"
 import { SyncQueueLive } from "./sync/SyncQueue.js"
 import { SyncStore } from "./sync/SyncStore.js"
+import { Erasure, ErasureQueueLive, ErasureWork, ResumeErasuresLive, UserErasureLive } from "./users/Erasure.js"
+import { ErasureRepo } from "./users/ErasureRepo.js"
+import { UserExport } from "./users/Export.js"
 import { UsersHttpLive } from "./users/Http.js"
 import { Users } from "./users/Users.js"
 import { UserTokenCheck } from "./users/UserTokenAuth.js"
@@ -72,7 +75,9 @@ export const DataLive = Endpoints.Default.pipe(
     ProviderCredentials.Default,
     ScoreData.Default,
     Quarantine.Default,
-    Outbox.Default
+    Outbox.Default,
+    Erasure.Default,
+    UserExport.Default
   )),
   Layer.provideMerge(SecretBox.Default)
 )
@@ -140,6 +145,22 @@ const WebhooksOutLive = Layer.unwrapEffect(
   )
 )
 
+/**
+ * Erasure in the background: the `UserErasure` entity and the resumption of unfinished erasures
+ * where this process runs workers; every role hands erasures to the entity.
+ */
+const ErasureLive = Layer.unwrapEffect(
+  Effect.map(
+    ServerConfig,
+    (config) =>
+      (config.role === "api" ? Layer.empty : Layer.mergeAll(UserErasureLive, ResumeErasuresLive)).pipe(
+        Layer.provideMerge(ErasureQueueLive),
+        Layer.provideMerge(ErasureWork.Default),
+        Layer.provideMerge(ErasureRepo.Default)
+      )
+  )
+)
+
 /** The contract's handlers, one layer per group. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([
@@ -187,6 +208,7 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
  */
 export const AppLive = HttpAppLive.pipe(
   Layer.provideMerge(WebhooksOutLive),
+  Layer.provideMerge(ErasureLive),
   Layer.provideMerge(JournalLive),
   Layer.provideMerge(ConnectLive),
   Layer.provideMerge(HttpServerLive),

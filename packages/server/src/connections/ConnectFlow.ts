@@ -28,10 +28,10 @@ import { ServerBases } from "../platform/ServerBases.js"
 import { SyncQueue } from "../sync/SyncQueue.js"
 import { ConnectionEvents } from "./ConnectionEvents.js"
 import { ConnectionsRepo } from "./ConnectionsRepo.js"
-import { ConnectionTokens } from "./ConnectionTokens.js"
 import type { SessionRow } from "./ConnectSessionsRepo.js"
 import { ConnectSessionsRepo } from "./ConnectSessionsRepo.js"
 import { AuthorizationUnavailable, ConnectionNotFound, RedirectUrlRefused } from "./Errors.js"
+import { GrantRevocation } from "./GrantRevocation.js"
 import { ProviderAccess, splitScopes } from "./ProviderAccess.js"
 
 export const SessionLifetimeMs = 15 * 60 * 1000
@@ -96,7 +96,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
     const box = yield* SecretBox
     const access = yield* ProviderAccess
     const bases = yield* ServerBases
-    const tokens = yield* ConnectionTokens
+    const revocation = yield* GrantRevocation
     const httpClient = yield* HttpClient.HttpClient
     const withClient = Effect.provideService(HttpClient.HttpClient, httpClient)
 
@@ -298,23 +298,13 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
         const found = yield* connections.findOpenOfUser(userId, connectionId)
         if (Option.isNone(found)) return yield* new ConnectionNotFound({ connectionId })
         const connection = found.value
-        const revoked = yield* Effect.gen(function*() {
-          const resolved = yield* access.resolve(connection.appId, connection.provider)
-          const current = yield* tokens.fresh(connection.id).pipe(
-            Effect.catchAll(() => tokens.stored(connection.id))
-          )
-          yield* resolved.adapter.revoke({
-            credentials: resolved.credentials,
-            endpoints: resolved.endpoints,
-            tokens: current
-          }).pipe(withClient)
-        }).pipe(Effect.either)
+        const revoked = yield* Effect.either(revocation.revoke(connection))
         if (revoked._tag === "Left") {
           yield* Effect.logWarning("Provider revoke failed; disconnecting locally anyway").pipe(
             Effect.annotateLogs({
               connectionId: connection.id,
               provider: connection.provider,
-              reason: String((revoked.left as { message?: string }).message ?? revoked.left)
+              reason: revoked.left.reason
             })
           )
         }
@@ -326,5 +316,10 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
       })
     } as const
   }),
-  dependencies: [ConnectionsRepo.Default, ConnectSessionsRepo.Default, ConnectionEvents.Default]
+  dependencies: [
+    ConnectionsRepo.Default,
+    ConnectSessionsRepo.Default,
+    ConnectionEvents.Default,
+    GrantRevocation.Default
+  ]
 }) {}

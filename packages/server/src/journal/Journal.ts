@@ -264,7 +264,8 @@ const baseFields = (row: EntryRow) => ({
   updatedAt: row.updatedAt
 })
 
-const toEntry = (row: EntryRow, items: ReadonlyArray<ItemRow>, image: Option.Option<ImageRow>) =>
+/** An entry as the reads answer it (endpoint 19), from its rows; the export uses it too. */
+export const toEntry = (row: EntryRow, items: ReadonlyArray<ItemRow>, image: Option.Option<ImageRow>) =>
   JournalEntry.make({
     ...baseFields(row),
     items: items.map(toItem),

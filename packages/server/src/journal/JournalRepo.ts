@@ -228,6 +228,30 @@ export class JournalRepo extends Effect.Service<JournalRepo>()("@pulsebridge/ser
         `
     })
 
+    // The export's pages: entries by id after a key, then the items and images of a page at once.
+    const pageOfUser = SqlSchema.findAll({
+      Request: Schema.Struct({ userId: Schema.String, after: Schema.NullOr(Schema.String), limit: Schema.Int }),
+      Result: EntryRow,
+      execute: ({ after, limit, userId }) =>
+        sql`
+          select ${cols} from journal_entries e
+          where e.user_id = ${userId} ${after === null ? sql.literal("") : sql`and e.id > ${after}`}
+          order by e.id limit ${limit}
+        `
+    })
+
+    const itemsOfEntries = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: ItemRow,
+      execute: (ids) => sql`select * from journal_items where ${sql.in("entry_id", ids)} order by entry_id, sort_order`
+    })
+
+    const imagesOfEntries = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: ImageRow,
+      execute: (ids) => sql`select * from journal_images where ${sql.in("entry_id", ids)}`
+    })
+
     const subject = SqlSchema.findOne({
       Request: Schema.String,
       Result: SubjectRow,
@@ -279,6 +303,18 @@ export class JournalRepo extends Effect.Service<JournalRepo>()("@pulsebridge/ser
       countItems: (entryId: string) => countItems(entryId).pipe(Effect.map((row) => row.count), Effect.orDie),
 
       listByDate: (userId: UserId, date: string) => listByDate({ userId, date }).pipe(Effect.orDie),
+
+      /** Up to `limit` of the user's entries with ids after `after` (or from the first), by id. */
+      pageOfUser: (userId: string, after: string | null, limit: number) =>
+        pageOfUser({ userId, after, limit }).pipe(Effect.orDie),
+
+      /** The items of these entries, each entry's in order. */
+      itemsOfEntries: (ids: ReadonlyArray<string>) =>
+        ids.length === 0 ? Effect.succeed([]) : itemsOfEntries(ids).pipe(Effect.orDie),
+
+      /** The image metadata of these entries (those that have a photo). */
+      imagesOfEntries: (ids: ReadonlyArray<string>) =>
+        ids.length === 0 ? Effect.succeed([]) : imagesOfEntries(ids).pipe(Effect.orDie),
 
       insertEntry: (entry: NewEntry) => {
         const { nutrients, ...columns } = entry

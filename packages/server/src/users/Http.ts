@@ -1,6 +1,6 @@
 /**
- * Handlers of the users group (endpoints 1-6). The service's errors become the contract's here:
- * an unknown user is a 404, a deleted one a 400 on rotate-token.
+ * Handlers of the users group (endpoints 1-6, erasure and export). The service's errors become the
+ * contract's here: an unknown user is a 404, a deleted one a 400 on rotate-token.
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Api, BadRequest, NotFound, UserWithToken } from "@pulsebridge/domain"
@@ -8,12 +8,16 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ApiKeyAuthLive, requirePermission } from "../apps/ApiKeyAuth.js"
 import { SyncQueue } from "../sync/SyncQueue.js"
+import type { UserNotFoundForErasure } from "./Erasure.js"
+import { Erasure, ErasureQueue } from "./Erasure.js"
+import { UserExport } from "./Export.js"
 import type { ExternalUserNotFound, UserInactive, UserNotFound } from "./Users.js"
 import { Users } from "./Users.js"
 
 const encodeExisting = HttpServerResponse.schemaJson(UserWithToken)
 
-const notFound = (error: UserNotFound | ExternalUserNotFound) => Effect.fail(new NotFound({ message: error.message }))
+const notFound = (error: UserNotFound | ExternalUserNotFound | UserNotFoundForErasure) =>
+  Effect.fail(new NotFound({ message: error.message }))
 
 const badRequest = (error: UserInactive) => Effect.fail(new BadRequest({ message: error.message }))
 
@@ -21,6 +25,9 @@ export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
   Effect.gen(function*() {
     const users = yield* Users
     const syncQueue = yield* SyncQueue
+    const erasure = yield* Erasure
+    const erasureQueue = yield* ErasureQueue
+    const exporter = yield* UserExport
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
@@ -57,4 +64,29 @@ export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
             Effect.map((token) => ({ token })),
             Effect.catchTags({ UserNotFound: notFound, UserInactive: badRequest })
           ))
+      .handle("erase", ({ path }) =>
+        Effect.gen(function*() {
+          const app = yield* requirePermission("users:write")
+          const accepted = yield* erasure.begin(app.appId, path.id).pipe(
+            Effect.catchTags({ UserNotFoundForErasure: notFound })
+          )
+          // The user is hidden and its tokens revoked (committed); its syncs show Stopped now, and the
+          // rest is the background's, stored before the answer.
+          yield* syncQueue.stopUser(accepted.id)
+          yield* erasureQueue.enqueue(accepted.id)
+          return accepted
+        }))
+      .handle("export", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const app = yield* requirePermission("users:read")
+          const stream = yield* exporter.stream(app.appId, path.id, { includeRaw: urlParams.includeRaw === "true" })
+            .pipe(Effect.catchTags({ UserNotFound: notFound }))
+          return HttpServerResponse.stream(stream, {
+            contentType: "application/x-ndjson",
+            headers: {
+              "content-disposition": `attachment; filename="user-${path.id.toLowerCase()}.ndjson"`,
+              "cache-control": "no-store"
+            }
+          })
+        }))
   })).pipe(Layer.provide(ApiKeyAuthLive))

@@ -1,6 +1,7 @@
 /**
  * Every statement on the `users` table, each scoped by app id so that an app never reaches
- * another app's user. Rows are decoded straight into the domain's `User`.
+ * another app's user. Rows are decoded straight into the domain's `User`. A user being erased
+ * (status `Erasing`, see `ErasureRepo`) is gone for every statement here.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { AppId, User, UserId } from "@pulsebridge/domain"
@@ -55,6 +56,9 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/
       "id, app_id, external_user_id, status, locale, timezone, metadata, created_at, updated_at"
     )
 
+    // An erasing user's row stays until its erasure ends, renamed (see `ErasureRepo`) and out of sight.
+    const live = sql.literal("status <> 'Erasing'")
+
     const upsertActive = SqlSchema.single({
       Request: Schema.Struct({
         id: UserId,
@@ -83,14 +87,14 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/
     const findById = SqlSchema.findOne({
       Request: ByApp,
       Result: UserFromRow,
-      execute: ({ appId, id }) => sql`select ${columns} from users where id = ${id} and app_id = ${appId}`
+      execute: ({ appId, id }) => sql`select ${columns} from users where id = ${id} and app_id = ${appId} and ${live}`
     })
 
     const findByExternalId = SqlSchema.findOne({
       Request: Schema.Struct({ appId: AppId, externalUserId: Schema.String }),
       Result: UserFromRow,
       execute: ({ appId, externalUserId }) =>
-        sql`select ${columns} from users where app_id = ${appId} and external_user_id = ${externalUserId}`
+        sql`select ${columns} from users where app_id = ${appId} and external_user_id = ${externalUserId} and ${live}`
     })
 
     const update = SqlSchema.findOne({
@@ -109,7 +113,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/
             timezone = coalesce(${changes.timezone}, timezone),
             metadata = coalesce(${changes.metadata}::jsonb, metadata),
             updated_at = now()
-          where id = ${changes.id} and app_id = ${changes.appId}
+          where id = ${changes.id} and app_id = ${changes.appId} and ${live}
           returning ${columns}
         `
     })
@@ -123,7 +127,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/
             status = 'Inactive',
             deleted_at = coalesce(deleted_at, now()),
             updated_at = case when status = 'Inactive' then updated_at else now() end
-          where id = ${id} and app_id = ${appId}
+          where id = ${id} and app_id = ${appId} and ${live}
           returning id
         `
     })

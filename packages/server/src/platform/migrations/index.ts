@@ -14,6 +14,7 @@ import m0010 from "./0010_daily_coverage.js"
 import m0011 from "./0011_sync_progress.js"
 import m0012 from "./0012_webhooks_out.js"
 import m0013 from "./0013_backfill_quarantined.js"
+import m0014 from "./0014_erasure.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -28,5 +29,6 @@ export const migrations = {
   "0010_daily_coverage": m0010,
   "0011_sync_progress": m0011,
   "0012_webhooks_out": m0012,
-  "0013_backfill_quarantined": m0013
+  "0013_backfill_quarantined": m0013,
+  "0014_erasure": m0014
 }

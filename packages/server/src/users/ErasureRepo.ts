@@ -1,0 +1,201 @@
+/**
+ * Every statement of a user's erasure: the `erased_users` tombstone, the mark that hides the
+ * user at once, and the deletion of every row the user has in every table.
+ *
+ * Marking renames the `users` row (`external_user_id` becomes `erased:<id>`, metadata is emptied)
+ * and sets its status to `Erasing`: the users statements skip such a row, tokens and syncs check
+ * for `Active`, and the same externalUserId can be created again at once as a new user. The row
+ * itself goes with the user's other rows when the erasure ends (`deleteRowsOf`).
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { AppId, ConnectionId, Provider, UserId } from "@pulsebridge/domain"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+
+/** An erasure: the user's app, when it was asked for, and when it ended (null while under way). */
+export const Tombstone = Schema.Struct({
+  id: UserId,
+  appId: AppId,
+  requestedAt: Schema.DateFromSelf,
+  completedAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export type Tombstone = typeof Tombstone.Type
+
+const ByApp = Schema.Struct({ appId: AppId, id: Schema.String })
+
+/**
+ * The canonical record tables, each with `user_id`; erasure deletes from each, export reads each.
+ * A test lists every table of the schema and fails on one the erasure does not know.
+ */
+export const recordTables = [
+  "daily_activity",
+  "daily_load",
+  "sleep_sessions",
+  "recoveries",
+  "workouts",
+  "profile_snapshots",
+  "body_measurement_snapshots",
+  "glucose_readings",
+  "glucose_events",
+  "glucose_calibrations"
+] as const
+
+/**
+ * The user-token rate-limit bucket key (`RateLimit.hashKey("token", token)`: the base64url SHA-256
+ * of the token, 32 characters), from the stored hex SHA-256 of a token.
+ */
+const tokenBucketKey = (hashColumn: string) =>
+  `'token:' || left(translate(rtrim(encode(decode(${hashColumn}, 'hex'), 'base64'), '='), '+/', '-_'), 32)`
+
+export class ErasureRepo extends Effect.Service<ErasureRepo>()("@pulsebridge/server/ErasureRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const hide = SqlSchema.findOne({
+      Request: ByApp,
+      Result: Schema.Struct({ id: UserId }),
+      execute: ({ appId, id }) =>
+        sql`
+          update users set
+            status = 'Erasing',
+            external_user_id = 'erased:' || id::text,
+            metadata = '{}'::jsonb,
+            deleted_at = coalesce(deleted_at, now()),
+            updated_at = now()
+          where id = ${id} and app_id = ${appId} and status <> 'Erasing'
+          returning id
+        `
+    })
+
+    const unfinishedOfApp = SqlSchema.findOne({
+      Request: ByApp,
+      Result: Tombstone,
+      execute: ({ appId, id }) =>
+        sql`
+          select id, app_id, requested_at, completed_at from erased_users
+          where id = ${id} and app_id = ${appId} and completed_at is null
+        `
+    })
+
+    const tombstone = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Tombstone,
+      execute: (id) => sql`select id, app_id, requested_at, completed_at from erased_users where id = ${id}`
+    })
+
+    const unfinished = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: Schema.Struct({ id: UserId }),
+      execute: () => sql`select id from erased_users where completed_at is null order by requested_at, id`
+    })
+
+    const openConnections = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Schema.Struct({ id: ConnectionId, appId: AppId, provider: Provider }),
+      execute: (userId) =>
+        sql`
+          select id, app_id, provider from connections
+          where user_id = ${userId} and status <> 'Disconnected'
+          order by created_at, id
+        `
+    })
+
+    const photoKeys = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Schema.Struct({ storageKey: Schema.String }),
+      execute: (userId) =>
+        sql`
+          select m.storage_key from journal_images m join journal_entries e on e.id = m.entry_id
+          where e.user_id = ${userId}
+          order by m.storage_key
+        `
+    })
+
+    const clusterMessagesExist = sql<{ present: boolean }>`
+      select to_regclass('cluster_messages') is not null as present
+    `.pipe(Effect.map((rows) => rows[0]?.present === true))
+
+    /**
+     * The cluster's stored messages about the user (its connections' syncs, its entries' analyses,
+     * earlier runs of its erasure) that are already processed, with their replies. Unprocessed
+     * ones are left to their runner (each finds nothing to do); they name only ids, except a
+     * provider notification still queued.
+     */
+    const deleteClusterMessages = (userId: string) =>
+      Effect.gen(function*() {
+        if (!(yield* clusterMessagesExist)) return
+        const about = sql`
+          processed and (
+            (entity_type = 'ConnectionSync' and entity_id in (select id::text from connections where user_id = ${userId}))
+            or (entity_type = 'MealAnalysis'
+              and entity_id in (select id::text from journal_entries where user_id = ${userId}))
+            or (entity_type = 'UserErasure' and entity_id = ${userId})
+          )
+        `
+        yield* sql`delete from cluster_replies where request_id in (select id from cluster_messages where ${about})`
+        yield* sql`delete from cluster_messages where ${about}`
+      })
+
+    const deleteRowsOf = (userId: string) =>
+      Effect.gen(function*() {
+        const ofConnections = sql`connection_id in (select id from connections where user_id = ${userId})`
+        yield* deleteClusterMessages(userId)
+        yield* sql`delete from quarantined_records where user_id = ${userId}`
+        for (const table of recordTables) {
+          yield* sql`delete from ${sql(table)} where user_id = ${userId}`
+        }
+        yield* sql`delete from sync_state where ${ofConnections}`
+        yield* sql`delete from connect_sessions where user_id = ${userId}`
+        // Items and image metadata go with their entry (on delete cascade).
+        yield* sql`delete from journal_entries where user_id = ${userId}`
+        yield* sql`
+          delete from rate_limit_buckets
+          where key in (select ${sql.literal(tokenBucketKey("token_hash"))} from user_tokens where user_id = ${userId})
+        `
+        yield* sql`delete from user_tokens where user_id = ${userId}`
+        yield* sql`delete from webhook_deliveries where user_id = ${userId}`
+        yield* sql`delete from webhook_events where user_id = ${userId}`
+        yield* sql`delete from connections where user_id = ${userId}`
+        yield* sql`delete from users where id = ${userId}`
+        yield* sql`update erased_users set completed_at = now() where id = ${userId}`
+      })
+
+    return {
+      /**
+       * Hides the app's user at once and records its tombstone (in the caller's transaction); the
+       * unfinished tombstone, also when the erasure had already begun; none when the app has no
+       * such user (or its erasure has ended).
+       */
+      begin: (appId: AppId, id: string, requestedAt: Date) =>
+        Effect.gen(function*() {
+          const hidden = yield* hide({ appId, id })
+          if (Option.isSome(hidden)) {
+            yield* sql`
+              insert into erased_users (id, app_id, requested_at) values (${id}, ${appId}, ${requestedAt})
+              on conflict (id) do nothing
+            `
+          }
+          return yield* unfinishedOfApp({ appId, id })
+        }).pipe(Effect.orDie),
+
+      tombstone: (id: string) => tombstone(id).pipe(Effect.orDie),
+
+      /** Erasures asked for and not ended, oldest first. */
+      unfinished: unfinished(undefined).pipe(Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie),
+
+      /** The user's connections holding a grant (not Disconnected). */
+      openConnections: (userId: string) => openConnections(userId).pipe(Effect.orDie),
+
+      /** Where the user's meal photos are stored. */
+      photoKeys: (userId: string) =>
+        photoKeys(userId).pipe(Effect.map((rows) => rows.map((row) => row.storageKey)), Effect.orDie),
+
+      /**
+       * Deletes every row of the user in every table, the `users` row last, and completes the
+       * tombstone; in the caller's transaction.
+       */
+      deleteRowsOf: (userId: string) => deleteRowsOf(userId).pipe(Effect.orDie)
+    } as const
+  })
+}) {}
