@@ -110,7 +110,9 @@ export class Delivery extends Effect.Service<Delivery>()("@pulsebridge/server/De
     }
     const operatorCa = config.webhookCaFile === undefined
       ? undefined
-      : yield* Effect.orDie(Effect.try(() => fs.readFileSync(config.webhookCaFile!, "utf8")))
+      : yield* Effect.try(() => fs.readFileSync(config.webhookCaFile!, "utf8")).pipe(
+        Effect.orElse(() => Effect.dieMessage(`cannot read WEBHOOK_CA_FILE "${config.webhookCaFile}"`))
+      )
     const agent = yield* NodeHttpClient.makeAgent({
       ...(operatorCa === undefined ? {} : { ca: [...tls.rootCertificates, operatorCa] }),
       lookup: guardedLookup(rules)
