@@ -47,7 +47,11 @@ export const BackfillCompletedData = Schema.Struct({
   provider: Provider,
   from: LocalDate,
   to: LocalDate,
-  /** Records stored by the backfill, by data type (e.g. `dailyActivity`, `glucoseReadings`). */
+  /**
+   * The records of each data type (e.g. `dailyActivity`, `glucoseReadings`) the connection holds
+   * dated `from`..`to` once the backfill is done: what the API returns for the range. Types with
+   * none are left out.
+   */
   counts: Schema.Record({ key: Schema.String, value: Schema.Int }),
   /** Records the backfill could not read and set aside (see the connection's `quarantinedRecords`). */
   quarantined: Schema.Int
@@ -57,9 +61,12 @@ export const DataUpdatedData = Schema.Struct({
   userId: UserId,
   connectionId: ConnectionId,
   provider: Provider,
-  /** `dailyActivity`, `dailyLoad`, `sleep`, `recovery`, `workouts`, `glucose`, ... */
+  /**
+   * `dailyActivity`, `dailyLoad`, `sleep`, `recovery`, `workouts`, `profiles`, `bodyMeasurements`,
+   * `glucoseReadings`, `glucoseEvents` or `glucoseCalibrations`.
+   */
   dataType: Schema.String,
-  /** The first and last day touched, in the user's calendar. */
+  /** The first and last day of the records stored, changed or deleted, in the user's calendar. */
   from: LocalDate,
   to: LocalDate
 }).annotations({ identifier: "DataUpdatedData" })

@@ -7,13 +7,16 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
+import * as Simulators from "@pulsebridge/sandbox"
 import { ConnectionEvents } from "@pulsebridge/server/connections/ConnectionEvents"
+import { ConnectionTokens } from "@pulsebridge/server/connections/ConnectionTokens"
 import { ProviderAccess } from "@pulsebridge/server/connections/ProviderAccess"
 import { addDays, localToday, windowsNewestFirst } from "@pulsebridge/server/sync/SyncEngine"
 import { Users } from "@pulsebridge/server/users/Users"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import { connect, listConnections, simulatedUser } from "../fixtures/Connect.js"
+import * as Redacted from "effect/Redacted"
+import { connect, listConnections, sim, simulatedUser } from "../fixtures/Connect.js"
 import type { SentEvent } from "../fixtures/Events.js"
 import { addEndpoint, eventCount, ofType, sentTo } from "../fixtures/Events.js"
 import { json, preview, send } from "../fixtures/Http.js"
@@ -126,7 +129,8 @@ const syncStateOf = (connectionId: string) =>
     (sql) => sql<{ state: string }>`select state from sync_state where connection_id = ${connectionId}`
   ).pipe(Effect.map((rows) => rows[0]?.state), Effect.orDie)
 
-const secretOf = (provider: "Garmin") => Effect.map(ProviderAccess, (access) => access.sandboxCredentials(provider))
+const secretOf = (provider: "Garmin" | "WHOOP") =>
+  Effect.map(ProviderAccess, (access) => access.sandboxCredentials(provider))
 
 // No periodic sync: what the outbox holds is what the tests did.
 layer(makeTestServer({ sandbox: true, backfillDays: BackfillDays, syncCron: "0 0 1 1 *" }), {
@@ -396,5 +400,92 @@ layer(makeTestServer({ sandbox: true, backfillDays: BackfillDays, syncCron: "0 0
         expect(ofType(after, "sync.backfill.completed")).toHaveLength(1)
       }),
     300_000
+  )
+
+  it.effect(
+    "WHOOP: a pushed sleep and a deleted workout each write data.updated and scores.updated for their day; " +
+      "a refresh token the provider refuses writes connection.updated Reauthorize",
+    () =>
+      Effect.gen(function*() {
+        const { app, token, user } = yield* createUser(`events-whoop-${simulatedUser("u")}`)
+        const all = yield* addEndpoint(app.id)
+        const { connectionId } = yield* connect(user.id, token, "WHOOP", simulatedUser("whoop"))
+        const connection = yield* waitForSync(user.id, token, connectionId, { timeout: "120 seconds" })
+        const sql = yield* SqlClient.SqlClient
+        const secret = Redacted.value((yield* secretOf("WHOOP")).clientSecret)
+        const deliver = (type: string, id: string) => {
+          const body = JSON.stringify({ user_id: Number(connection.providerUserId), id, type, trace_id: "t-1" })
+          const timestamp = String(Date.now())
+          return send("POST", `/webhooks/whoop/${app.id}`, {
+            body,
+            headers: {
+              "x-whoop-signature": Simulators.whoopSignature(secret, timestamp, body),
+              "x-whoop-signature-timestamp": timestamp
+            }
+          })
+        }
+
+        // A sleep the store lost comes back through the provider's notification.
+        const [sleep] = yield* sql<{ providerRecordId: string; date: string }>`
+          select provider_record_id, date::text as date from sleep_sessions where connection_id = ${connectionId}
+          order by start_at desc limit 1
+        `
+        yield* sql`delete from sleep_sessions where connection_id = ${connectionId}
+          and provider_record_id = ${sleep!.providerRecordId}`
+        const before = (yield* sentTo(all)).length
+        const pushed = yield* deliver("sleep.updated", sleep!.providerRecordId)
+        expect(pushed.status, preview(pushed)).toBe(204)
+        const stored = yield* eventually(
+          sentTo(all),
+          (list) => ofType(list.slice(before), "scores.updated").length === 1,
+          "the sleep's events"
+        )
+        // The sleep, and whatever else its notification read that changed (its cycle's strain so far),
+        // then the scores of the days touched.
+        const sleepEvents = stored.slice(before)
+        expect(sleepEvents.at(-1)!.type).toBe("scores.updated")
+        const updates = sleepEvents.slice(0, -1)
+        expect(updates.every((e) => e.type === "data.updated")).toBe(true)
+        expect(updates.filter((e) => e.data.dataType === "sleep").map((e) => [e.data.from, e.data.to])).toEqual([
+          [sleep!.date, sleep!.date]
+        ])
+        const touched = new Set<string>()
+        for (const e of updates) for (let d = e.data.from; d <= e.data.to; d = addDays(d, 1)) touched.add(d)
+        expect(sleepEvents.at(-1)!.data).toEqual({ userId: user.id, dates: Array.from(touched).sort() })
+
+        // A workout the provider deleted.
+        const [workout] = yield* sql<{ providerRecordId: string; date: string }>`
+          select provider_record_id, date::text as date from workouts where connection_id = ${connectionId} limit 1
+        `
+        if (workout !== undefined) {
+          const deleted = yield* deliver("workout.deleted", workout.providerRecordId)
+          expect(deleted.status, preview(deleted)).toBe(204)
+          const after = yield* eventually(
+            sentTo(all),
+            (list) => list.length >= stored.length + 2,
+            "the deletion's events"
+          )
+          expect(after.slice(stored.length).map((e) => [e.type, e.data.dataType ?? null, e.data.from ?? e.data.dates]))
+            .toEqual([
+              ["data.updated", "workouts", workout.date],
+              ["scores.updated", null, [workout.date]]
+            ])
+        }
+
+        // The provider refuses the refresh token: Reauthorize, with its event, in the refresh's transaction.
+        const count = yield* eventCount(app.id)
+        yield* sim("WHOOP", "POST", "revoke", { userId: connection.providerUserId })
+        const tokens = yield* ConnectionTokens
+        const refused = yield* Effect.flip(tokens.fresh(connectionId, { force: true }))
+        expect(refused).toMatchObject({ _tag: "ConnectionUnusable", status: "Reauthorize" })
+        const last = (yield* sentTo(all)).slice(count)
+        expect(connectionStates(last)).toEqual([[
+          "connection.updated",
+          "Reauthorize",
+          "Idle",
+          "The provider refused the refresh token (invalid_grant): the user must connect again"
+        ]])
+      }),
+    200_000
   )
 })
