@@ -109,16 +109,16 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
       softDelete: Effect.fn("Users.softDelete")(
         function*(appId: AppId, userId: string) {
           if (!isUuid(userId)) return yield* new UserNotFound({ userId })
-          const before = yield* users.findById(appId, userId)
           const deactivated = yield* users.deactivate(appId, userId)
           if (Option.isNone(deactivated)) return yield* new UserNotFound({ userId })
-          yield* tokens.revokeAllOf(deactivated.value)
-          if (Option.isSome(before) && before.value.status === "Active") {
+          const user = deactivated.value
+          yield* tokens.revokeAllOf(user.id)
+          if (user.wasActive) {
             yield* outbox.emit({
               appId,
-              userId: deactivated.value,
+              userId: user.id,
               type: "user.deleted",
-              data: { userId: deactivated.value, externalUserId: before.value.externalUserId }
+              data: { userId: user.id, externalUserId: user.externalUserId }
             })
           }
         },

@@ -6,7 +6,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { AppId, User, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 // node-postgres returns timestamps as `Date`s; the contract's `User` encodes them as strings.
@@ -118,17 +117,22 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/
         `
     })
 
+    // The row is locked before it is read, so of two concurrent deletes only the first sees it Active.
     const deactivate = SqlSchema.findOne({
       Request: ByApp,
-      Result: Schema.Struct({ id: UserId }),
+      Result: Schema.Struct({ id: UserId, externalUserId: Schema.String, wasActive: Schema.Boolean }),
       execute: ({ appId, id }) =>
         sql`
+          with old as (
+            select id, status from users where id = ${id} and app_id = ${appId} and ${live} for update
+          )
           update users set
             status = 'Inactive',
             deleted_at = coalesce(deleted_at, now()),
-            updated_at = case when status = 'Inactive' then updated_at else now() end
-          where id = ${id} and app_id = ${appId} and ${live}
-          returning id
+            updated_at = case when users.status = 'Inactive' then users.updated_at else now() end
+          from old
+          where users.id = old.id
+          returning users.id, users.external_user_id, old.status = 'Active' as was_active
         `
     })
 
@@ -159,8 +163,8 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/
        * Makes the app's user with this id (a UUID) Inactive, keeping the first deletion time; its id,
        * or none when there is no such user.
        */
-      deactivate: (appId: AppId, id: string) =>
-        deactivate({ appId, id }).pipe(Effect.map(Option.map((row) => row.id)), Effect.orDie)
+      /** Makes the user Inactive; says whether it was Active before (false when it already was Inactive). */
+      deactivate: (appId: AppId, id: string) => deactivate({ appId, id }).pipe(Effect.orDie)
     } as const
   })
 }) {}
