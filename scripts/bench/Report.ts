@@ -270,7 +270,8 @@ const placeholder = (kind: DatabaseKind) =>
 const intro = `# Benchmarks
 
 This file is written by \`npm run bench\` (\`scripts/bench.ts\`): a run replaces the section of its kind of database
-and keeps the other one, so edits by hand are lost.
+and keeps the other one, so edits by hand are lost (except in the sections at the end marked \`measured\`, which
+other measurements write and a run keeps).
 
 Run it with the embedded database (\`npm run bench\`: PGlite in a temporary data dir) or against PostgreSQL
 (\`DATABASE_URL=postgres://user@host:5432/postgres npm run bench\`: a fresh database is created on that server for
@@ -315,7 +316,17 @@ the simulator's records, is marked invalid and makes \`npm run bench\` fail; a m
 generator, the simulator, the servers and the database share one machine, so compare the figures within a section
 rather than across machines, and mind the load average a section gives.`
 
-/** Rewrites `file` with the section of `run` and the other kind's section kept from the current file. */
+/**
+ * Sections other measurements write by hand between their own markers (`<!-- measured:name -->` ...
+ * `<!-- /measured:name -->`), kept as they are after the benchmark's sections.
+ */
+const measuredSections = (previous: string): Array<string> =>
+  [...previous.matchAll(/<!-- measured:([a-z-]+) -->[\s\S]*?<!-- \/measured:\1 -->/g)].map((match) => match[0])
+
+/**
+ * Rewrites `file` with the section of `run`, the other kind's section kept from the current file, and
+ * the hand-written measured sections kept too.
+ */
 export const writeMarkdown = (file: string, run: BenchRun) => {
   const previous = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : ""
   const kept = (kind: DatabaseKind) => {
@@ -325,5 +336,5 @@ export const writeMarkdown = (file: string, run: BenchRun) => {
   }
   const kinds: ReadonlyArray<DatabaseKind> = ["pglite", "postgres"]
   const sections = kinds.map((kind) => kind === run.kind ? section(run) : kept(kind))
-  fs.writeFileSync(file, [intro, ...sections].join("\n\n") + "\n")
+  fs.writeFileSync(file, [intro, ...sections, ...measuredSections(previous)].join("\n\n") + "\n")
 }

@@ -4,6 +4,7 @@
  */
 import { BadRequest, NotFound } from "@pulsebridge/domain"
 import { ApiKeyNotFound, AppNotFound } from "@pulsebridge/server/apps/Apps"
+import { UserNotFoundForErasure } from "@pulsebridge/server/users/Erasure"
 import { ExternalUserNotFound, UserInactive, UserNotFound } from "@pulsebridge/server/users/Users"
 import { EndpointNotFound, UrlRefused } from "@pulsebridge/server/webhooks/Endpoints"
 import * as Effect from "effect/Effect"
@@ -11,7 +12,8 @@ import * as Effect from "effect/Effect"
 const toContractError = <E>(error: E) => {
   if (
     error instanceof AppNotFound || error instanceof ApiKeyNotFound || error instanceof UserNotFound ||
-    error instanceof ExternalUserNotFound || error instanceof EndpointNotFound
+    error instanceof ExternalUserNotFound || error instanceof EndpointNotFound ||
+    error instanceof UserNotFoundForErasure
   ) {
     return new NotFound({ message: error.message })
   }

@@ -390,6 +390,47 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     120_000
   )
 
+  it.scoped(
+    "users export prints NDJSON; users erase erases the user and frees its externalUserId",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* dataDir
+        const app = yield* createApp(dir)
+        const { user } = yield* cliJson(dir, [
+          "users",
+          "create",
+          "--app",
+          app,
+          "--external-user-id",
+          "ext-erase",
+          "--metadata",
+          "{\"plan\":\"gold\"}"
+        ])
+
+        const exported = yield* cli(dir, ["users", "export", "--app", app, user.id])
+        expect(exported.code, exported.stderr).toBe(0)
+        const lines = exported.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+        expect(lines).toEqual([{ type: "user", data: { ...user, metadata: { plan: "gold" } } }])
+        const raw = yield* cli(dir, ["users", "export", "--app", app, user.id, "--include-raw"])
+        expect(raw.code, raw.stderr).toBe(0)
+
+        const erased = yield* cliJson(dir, ["users", "erase", "--app", app, user.id])
+        expect(erased).toEqual({ id: user.id, status: "Erased", requestedAt: expect.any(String) })
+        expect(isIsoTimestamp(erased.requestedAt)).toBe(true)
+
+        for (const args of [["users", "get"], ["users", "erase"], ["users", "export"]]) {
+          const gone = yield* cli(dir, [...args, "--app", app, user.id])
+          expect(gone.code, args.join(" ")).not.toBe(0)
+          expect(gone.stderr).toContain("no user with id")
+        }
+        const again = yield* cliJson(dir, ["users", "create", "--app", app, "--external-user-id", "ext-erase"])
+        expect(again.created).toBe(true)
+        expect(again.user.id).not.toBe(user.id)
+        expect(again.user.metadata).toEqual({})
+      }),
+    120_000
+  )
+
   it.scoped("invalid user input is refused with the schema's message and no change", () =>
     Effect.gen(function*() {
       const dir = yield* dataDir

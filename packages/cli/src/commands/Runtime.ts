@@ -1,7 +1,8 @@
 /**
  * How a command body runs: over the server's own services and database (attached to a running
  * server's embedded database when one holds DATA_DIR), with quiet logs and failures printed
- * once; and the app of `--app`, checked before the users service trusts it.
+ * once; the app of `--app`, checked before the users service trusts it; and the server's certificate,
+ * for commands that call providers (its own sandbox simulators included).
  */
 import { NotFound } from "@pulsebridge/domain"
 import { ProviderRegistry } from "@pulsebridge/providers"
@@ -9,7 +10,9 @@ import { DataLive } from "@pulsebridge/server/App"
 import { Apps } from "@pulsebridge/server/apps/Apps"
 import type { ProviderCredentials } from "@pulsebridge/server/apps/ProviderCredentials"
 import { DatabaseLive } from "@pulsebridge/server/platform/Database"
+import { ServerCertificate } from "@pulsebridge/server/platform/HttpServer"
 import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
+import { loadOrCreateCertificate } from "@pulsebridge/server/platform/Tls"
 import type { Quarantine } from "@pulsebridge/server/sync/Quarantine"
 import type { Users } from "@pulsebridge/server/users/Users"
 import * as Effect from "effect/Effect"
@@ -42,3 +45,18 @@ export const requireApp = (id: string) =>
       onSome: (app) => Effect.succeed(app.id)
     }))
   )
+
+/** This server's certificate, so calls to its own sandbox simulators are trusted as the server trusts them. */
+export const CertificateFromConfig = Layer.effect(
+  ServerCertificate,
+  Effect.gen(function*() {
+    const config = yield* ServerConfig
+    if (config.trustProxy) return { cert: null }
+    const certificate = yield* loadOrCreateCertificate({
+      dataDir: config.dataDir,
+      certFile: Option.getOrUndefined(config.tlsCertFile),
+      keyFile: Option.getOrUndefined(config.tlsKeyFile)
+    })
+    return { cert: certificate.cert }
+  })
+)

@@ -9,31 +9,14 @@ import type { AppId } from "@pulsebridge/domain"
 import { ConnectionTokens } from "@pulsebridge/server/connections/ConnectionTokens"
 import { ProviderAccess } from "@pulsebridge/server/connections/ProviderAccess"
 import { describeExchange, TokenExchange } from "@pulsebridge/server/connections/TokenExchange"
-import { ProviderHttpClientLive, ServerCertificate } from "@pulsebridge/server/platform/HttpServer"
+import { ProviderHttpClientLive } from "@pulsebridge/server/platform/HttpServer"
 import { ServerBases } from "@pulsebridge/server/platform/ServerBases"
-import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
-import { loadOrCreateCertificate } from "@pulsebridge/server/platform/Tls"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { printResult } from "../Output.js"
 import { json } from "./Options.js"
-import { requireApp, withServices } from "./Runtime.js"
-
-/** This server's certificate, so calls to its own sandbox simulators are trusted as the server trusts them. */
-const CertificateFromConfig = Layer.effect(
-  ServerCertificate,
-  Effect.gen(function*() {
-    const config = yield* ServerConfig
-    if (config.trustProxy) return { cert: null }
-    const certificate = yield* loadOrCreateCertificate({
-      dataDir: config.dataDir,
-      certFile: Option.getOrUndefined(config.tlsCertFile),
-      keyFile: Option.getOrUndefined(config.tlsKeyFile)
-    })
-    return { cert: certificate.cert }
-  })
-)
+import { CertificateFromConfig, requireApp, withServices } from "./Runtime.js"
 
 /** What the exchange needs beyond the data services: provider access, tokens, an HTTP client. */
 const ExchangeLive = TokenExchange.Default.pipe(

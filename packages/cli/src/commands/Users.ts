@@ -1,16 +1,27 @@
 /**
  * `pulsebridge users`: create (or find by external id), show, update, soft-delete an app's users
- * and rotate their tokens, printing users as the API's JSON has them.
+ * and rotate their tokens, printing users as the API's JSON has them; erase a user (the whole
+ * erasure runs in the command, as the server's background would run it) and export one as NDJSON
+ * on stdout.
  */
 import { Command, Options } from "@effect/cli"
 import { CreateUserPayload, UpdateUserPayload, User } from "@pulsebridge/domain"
+import { ConnectionTokens } from "@pulsebridge/server/connections/ConnectionTokens"
+import { ProviderAccess } from "@pulsebridge/server/connections/ProviderAccess"
+import { BlobStore } from "@pulsebridge/server/journal/BlobStore"
+import { ProviderHttpClientLive } from "@pulsebridge/server/platform/HttpServer"
+import { ServerBases } from "@pulsebridge/server/platform/ServerBases"
+import { Erasure, ErasureWork } from "@pulsebridge/server/users/Erasure"
+import { UserExport } from "@pulsebridge/server/users/Export"
 import { Users } from "@pulsebridge/server/users/Users"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { printResult } from "../Output.js"
 import { appId, decodeInput, given, json, locale, metadata, parseMetadata, timezone, userId } from "./Options.js"
-import { requireApp, withServices } from "./Runtime.js"
+import { CertificateFromConfig, requireApp, withServices } from "./Runtime.js"
 
 /** The user as the API's JSON has it. */
 const userJson = (user: User) => Schema.encode(User)(user).pipe(Effect.orDie)
@@ -143,7 +154,76 @@ const usersRotateToken = Command.make(
     }).pipe(withServices(json))
 ).pipe(Command.withDescription("Revoke every token of a user and issue a new one"))
 
+/** What the erasure's work needs beyond the data services: provider access for the revocations, the blob store. */
+const ErasureWorkLive = ErasureWork.Default.pipe(
+  Layer.provideMerge(BlobStore.Default),
+  Layer.provideMerge(ConnectionTokens.Default),
+  Layer.provideMerge(ProviderAccess.Default),
+  Layer.provideMerge(ServerBases.FromConfig),
+  Layer.provideMerge(ProviderHttpClientLive),
+  Layer.provide(CertificateFromConfig)
+)
+
+const usersErase = Command.make(
+  "erase",
+  { app: appId, id: userId, json },
+  ({ app, id, json }) =>
+    Effect.gen(function*() {
+      const appId = yield* requireApp(app)
+      const accepted = yield* Effect.flatMap(Erasure, (erasure) => erasure.begin(appId, id))
+      // Run here to its end; interrupted, the next start of a server's worker finishes it.
+      yield* Effect.flatMap(ErasureWork, (work) => work.run(accepted.id))
+      const requestedAt = accepted.requestedAt.toISOString()
+      yield* printResult(
+        json,
+        { id: accepted.id, status: "Erased", requestedAt },
+        () => `User ${accepted.id} is erased: grants revoked, every row and photo deleted; only its tombstone is kept.`
+      )
+    }).pipe(Effect.provide(ErasureWorkLive), withServices(json))
+).pipe(
+  Command.withDescription(
+    "Erase a user: revoke every provider grant, delete every row and photo of it, keep only a tombstone of ids"
+  )
+)
+
+/** Writes a chunk to stdout, waiting for it to drain when its buffer is full (so memory stays flat). */
+const writeStdout = (chunk: Uint8Array) =>
+  Effect.async<void>((resume) => {
+    if (process.stdout.write(chunk)) resume(Effect.void)
+    else process.stdout.once("drain", () => resume(Effect.void))
+  })
+
+const usersExport = Command.make(
+  "export",
+  {
+    app: appId,
+    id: userId,
+    includeRaw: Options.boolean("include-raw").pipe(
+      Options.withDescription("Add each canonical record's stored provider JSON as `raw`")
+    )
+  },
+  ({ app, id, includeRaw }) =>
+    Effect.gen(function*() {
+      const appId = yield* requireApp(app)
+      const stream = yield* Effect.flatMap(UserExport, (exporter) => exporter.stream(appId, id, { includeRaw }))
+      yield* Stream.runForEach(stream, writeStdout)
+    }).pipe(withServices(false))
+).pipe(
+  Command.withDescription(
+    "Print everything stored of a user as NDJSON on stdout, one {type, data} line per record (`> file.ndjson`)"
+  )
+)
+
 export const users = Command.make("users").pipe(
   Command.withDescription("Manage the users of an app"),
-  Command.withSubcommands([usersCreate, usersGet, usersFind, usersUpdate, usersDelete, usersRotateToken])
+  Command.withSubcommands([
+    usersCreate,
+    usersGet,
+    usersFind,
+    usersUpdate,
+    usersDelete,
+    usersRotateToken,
+    usersErase,
+    usersExport
+  ])
 )

@@ -26,7 +26,7 @@ const ByApp = Schema.Struct({ appId: AppId, id: Schema.String })
 
 /**
  * The canonical record tables, each with `user_id`; erasure deletes from each, export reads each.
- * A test lists every table of the schema and fails on one the erasure does not know.
+ * The erasure test dumps every table of the schema afterwards and fails on any row that still names the user.
  */
 export const recordTables = [
   "daily_activity",

@@ -1,6 +1,7 @@
 /**
  * The fuzz test: bad requests generated with fast-check for every operation of the OpenAPI
- * document the server publishes (the 24 endpoints of the contract and the journal image), the
+ * document the server publishes (the 24 endpoints of the contract, the journal image, re-sync, and a
+ * user's erasure and export), the
  * provider webhook routes, the sandbox consent pages, scan uploads, and requests malformed at the
  * HTTP level. Each request gets: an answer, no 5xx, the JSON error body `{_tag, message}` on every
  * 4xx/5xx, a refusal where the contract certainly refuses, and no change in the data tables unless
@@ -10,6 +11,7 @@
  * The server runs without rate limits in the test harness; a deployment's limits are not part of
  * what is fuzzed here.
  */
+import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
@@ -34,6 +36,7 @@ import {
   wrongTypes
 } from "../fixtures/Fuzz.js"
 import { json, preview, send } from "../fixtures/Http.js"
+import { eventually } from "../fixtures/Poll.js"
 import type { WireRequest } from "../fixtures/Wire.js"
 import { sendBytes, sendWire } from "../fixtures/Wire.js"
 import { makeJpeg, makePng } from "../journal/fixtures/Images.js"
@@ -64,6 +67,8 @@ interface World {
   readonly userK: { readonly id: string; readonly token: string }
   /** The user whose token the user-token endpoints are called with. */
   readonly userT: { readonly id: string; readonly token: string }
+  /** The user the erasure cases address, so an erasure that succeeds leaves the others in place. */
+  readonly erasable: string
   readonly connectionId: string
   readonly entryId: string
   readonly appId: string
@@ -172,13 +177,18 @@ const validQuery: Record<string, string> = {
   oauth_token: "unknown-token",
   oauth_verifier: "unknown-verifier",
   limit: "10",
-  cursor: "1"
+  cursor: "1",
+  includeRaw: "true"
 }
 
 const validPathValue = (world: World, operation: Operation, name: string) => {
   switch (name) {
     case "id":
-      return operation.path.startsWith("/api/v1/webhook-endpoints") ? world.webhookEndpointId : world.userK.id
+      return operation.path.startsWith("/api/v1/webhook-endpoints")
+        ? world.webhookEndpointId
+        : operation.path.endsWith("/erase")
+        ? world.erasable
+        : world.userK.id
     case "deliveryId":
       return world.webhookDeliveryId
     case "userId":
@@ -196,7 +206,7 @@ const validPathValue = (world: World, operation: Operation, name: string) => {
 
 /** Operations that change state without a body: only certainly bad requests are sent to them. */
 const changesStateWithoutBody = (operation: Operation) =>
-  operation.method === "DELETE" || /\/(rotate-token|rotate-secret|test|retry)$/.test(operation.path)
+  operation.method === "DELETE" || /\/(rotate-token|rotate-secret|test|retry|erase)$/.test(operation.path)
 
 const validCredential = (world: World, operation: Operation): ReadonlyArray<Header> =>
   operation.credential === "none"
@@ -637,11 +647,21 @@ const runCases = (recorder: Recorder, cases: Iterable<FuzzCase>) =>
     let before = yield* digest
     for (const fuzzCase of all.filter((c) => !isSafe(c.request.method))) {
       const reply = yield* timedSend(recorder, fuzzCase)
+      // An accepted erasure goes on in the background: its changes belong to it, not to the next case.
+      if (fuzzCase.operation.endsWith("/erase") && reply.status === 202) yield* erasuresFinished
       const after = yield* digest
       recorder.check(fuzzCase, reply, changedTables(before, after))
       before = after
     }
   })
+
+const erasuresFinished = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  eventually(
+    sql<{ count: number }>`select count(*)::int as count from erased_users where completed_at is null`,
+    (rows) => rows[0]!.count === 0,
+    "the accepted erasure to finish",
+    { within: "60 seconds" }
+  ))
 
 const finish = (recorder: Recorder) =>
   Effect.sync(() => {
@@ -658,6 +678,11 @@ const setUp = Effect.gen(function*() {
   })
   expect(holder.status, preview(holder)).toBe(201)
   const created = json(holder) as { id: string; token: string }
+  const erasable = yield* send("POST", "/api/v1/users", {
+    bearer: target.apiKey,
+    json: { externalUserId: "fuzz-erasable" }
+  })
+  expect(erasable.status, preview(erasable)).toBe(201)
   const { connectionId } = yield* connect(created.id, created.token, "Fitbit", simulatedUser("fuzz"))
   const entry = yield* send("POST", `/api/v1/users/${created.id}/journal-entries`, {
     bearer: created.token,
@@ -679,6 +704,7 @@ const setUp = Effect.gen(function*() {
     apiKey: target.apiKey,
     userK: { id: target.user.id, token: target.token },
     userT: { id: created.id, token: created.token },
+    erasable: (json(erasable) as { id: string }).id,
     connectionId,
     entryId: (json(entry) as { id: string }).id,
     appId: target.app.id,

@@ -8,9 +8,9 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Apps } from "@pulsebridge/server/apps/Apps"
-import { createApp, makeTestServer } from "@pulsebridge/testing"
+import { createApp, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import { sim, simCalls } from "../fixtures/Connect.js"
+import { connect, sim, simCalls, simulatedUser } from "../fixtures/Connect.js"
 import { expectError, json, preview, send, unknownId } from "../fixtures/Http.js"
 import { eventually } from "../fixtures/Poll.js"
 import { blobFiles, dumpAll, userWithEverything } from "./fixtures.js"
@@ -159,5 +159,39 @@ layer(makeTestServer({ sandbox: true, analyzer: "sandbox", syncCron: "0 0 1 1 *"
         expectError(yield* send("GET", `/api/v1/users/${u.userId}`, { bearer: u.apiKey }), 404, "NotFound")
       }),
     280_000
+  )
+
+  it.effect(
+    "a provider that keeps failing to revoke is given up after a few tries and the erasure still ends",
+    () =>
+      Effect.gen(function*() {
+        const { apiKey, token, user } = yield* createUser(`erase-refused-${simulatedUser("u")}`)
+        const { connectionId } = yield* connect(user.id, token, "Fitbit", simulatedUser("fitbit"))
+        const revokes = Effect.map(simCalls("Fitbit", { path: "/revoke" }), (calls) =>
+          calls.filter((call) => call.method === "POST" && call.fault === "serverError").length)
+        const before = yield* revokes
+        yield* sim("Fitbit", "POST", "faults", { path: "/revoke", kind: "serverError", count: 50 })
+        const accepted = yield* send("POST", `/api/v1/users/${user.id}/erase`, { bearer: apiKey })
+        expect(accepted.status, preview(accepted)).toBe(202)
+        yield* eventually(
+          tombstoneOf(user.id),
+          (t) =>
+            t?.completedAt != null,
+          "the erasure to end",
+          {
+            within: "90 seconds",
+            every: "500 millis"
+          }
+        )
+        yield* sim("Fitbit", "DELETE", "faults")
+        // The first try and 3 retries, then given up.
+        expect((yield* revokes) - before).toBe(4)
+        const dump = yield* dumpAll
+        for (const [table, rows] of Object.entries(dump)) {
+          if (isClusterTable(table)) continue
+          for (const row of rows) expect(row, table).not.toContain(connectionId)
+        }
+      }),
+    120_000
   )
 })

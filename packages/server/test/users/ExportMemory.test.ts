@@ -1,0 +1,110 @@
+/**
+ * The export streams with flat memory: the real server in a child process, a user with a year of
+ * Dexcom glucose (a 365-day backfill in the sandbox, about 105,000 readings), and the server's
+ * resident memory sampled while the whole export is read. The peak growth must stay far below the
+ * size of the export (what a server buffering it would need at the very least), and the NDJSON parses
+ * line by line with as many readings as the glucose read answers.
+ */
+import { HttpClient } from "@effect/platform"
+import { expect, it } from "@effect/vitest"
+import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
+import { childServerClient, freePort, startChildServer, tempDir } from "@pulsebridge/testing"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
+import { connect, simulatedUser } from "../fixtures/Connect.js"
+import { json, preview, request, send } from "../fixtures/Http.js"
+import { databaseEnv } from "../fixtures/Restart.js"
+import { waitForSync } from "../fixtures/Sync.js"
+
+/** The resident set size of a process, in bytes (Linux). */
+const rssOf = (pid: number) => {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
+  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN)
+  return kb * 1024
+}
+
+const mib = (bytes: number) => Math.round(bytes / 1024 / 1024 * 10) / 10
+
+it.live(
+  "exporting a year of glucose keeps the server's memory flat",
+  () =>
+    Effect.scoped(Effect.gen(function*() {
+      const dataDir = yield* tempDir("pulsebridge-export-")
+      const env = { ...(yield* databaseEnv), BACKFILL_DAYS: "365", LOG_LEVEL: "Warn" }
+      const port = yield* freePort
+      const server = yield* startChildServer({ dataDir, port, args: ["--sandbox"], env })
+      const pid = server.process.pid!
+      yield* Effect.gen(function*() {
+        const created = yield* send("POST", "/api/v1/users", {
+          bearer: server.apiKey!,
+          json: { externalUserId: simulatedUser("export-year") }
+        })
+        expect(created.status, preview(created)).toBe(201)
+        const { id: userId, token } = json(created) as { id: string; token: string }
+        const { connectionId } = yield* connect(userId, token, "Dexcom", simulatedUser("dexcom"))
+        yield* waitForSync(userId, token, connectionId, { timeout: "280 seconds" })
+        // The backfill's oldest window reaches past a year (its padding): two reads of 366 days cover it.
+        const to = localToday(new Date(), null)
+        let readings = 0
+        for (const [from, until] of [[addDays(to, -365), to], [addDays(to, -731), addDays(to, -366)]] as const) {
+          const glucose = yield* send(
+            "GET",
+            `/api/v1/users/${userId}/connections/glucose?from=${from}&to=${until}`,
+            { bearer: token }
+          )
+          expect(glucose.status, preview(glucose)).toBe(200)
+          readings += (json(glucose) as any).readings.length as number
+        }
+        expect(readings).toBeGreaterThan(100_000)
+
+        const baseline = rssOf(pid)
+        let peak = baseline
+        const sampler = yield* Effect.fork(
+          Effect.sync(() => (peak = Math.max(peak, rssOf(pid)))).pipe(
+            Effect.zipRight(Effect.sleep("20 millis")),
+            Effect.forever
+          )
+        )
+        const client = yield* HttpClient.HttpClient
+        const req = yield* request("GET", `/api/v1/users/${userId}/export?includeRaw=true`, {
+          bearer: server.apiKey!
+        })
+        const counts: Record<string, number> = {}
+        let bytes = 0
+        const started = Date.now()
+        yield* Effect.scoped(Effect.gen(function*() {
+          const response = yield* client.execute(req)
+          expect(response.status).toBe(200)
+          yield* response.stream.pipe(
+            Stream.tap((chunk) => Effect.sync(() => (bytes += chunk.length))),
+            Stream.decodeText(),
+            Stream.splitLines,
+            Stream.runForEach((line) =>
+              Effect.sync(() => {
+                const parsed = JSON.parse(line) as { type: string; data: unknown }
+                counts[parsed.type] = (counts[parsed.type] ?? 0) + 1
+              })
+            )
+          )
+        }))
+        const seconds = (Date.now() - started) / 1000
+        yield* Effect.sync(() => (peak = Math.max(peak, rssOf(pid))))
+        yield* Fiber.interrupt(sampler)
+        const growth = peak - baseline
+        console.log(
+          `export: ${counts["glucoseReading"]} readings, ${mib(bytes)} MiB of NDJSON in ${seconds.toFixed(1)} s; ` +
+            `server RSS ${mib(baseline)} MiB before, peak ${mib(peak)} MiB (growth ${mib(growth)} MiB)`
+        )
+        expect(counts["user"]).toBe(1)
+        expect(counts["connection"]).toBe(1)
+        expect(counts["glucoseReading"]).toBe(readings)
+        expect(bytes).toBeGreaterThan(40 * 1024 * 1024)
+        // Flat: the growth (garbage between collections, and the embedded database's own cache) stays well
+        // below the size of the body, which a server buffering the export would need at the very least.
+        expect(growth).toBeLessThan(bytes / 2)
+      }).pipe(Effect.provide(childServerClient(dataDir, port)))
+    })),
+  600_000
+)
