@@ -101,7 +101,7 @@ export const jsonTextProblem = (value: unknown): string | undefined => {
  * A UUID of any case, decoded to lower case: every comparison and every SQL statement sees one form
  * (a client may send the user's own id in upper case).
  */
-const uuidId = <B extends string>(brand: B) =>
+export const uuidId = <B extends string>(brand: B) =>
   Schema.Lowercase.pipe(
     Schema.compose(Schema.UUID.annotations({ message: () => "expected a UUID" })),
     Schema.brand(brand)

@@ -5,25 +5,15 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { ApiKeyAuth } from "./Auth.js"
-import { ContractString, Timestamp, UrlString } from "./Common.js"
+import { ContractString, Timestamp, UrlString, uuidId } from "./Common.js"
 import { BadRequest, Conflict, Forbidden, NotFound } from "./Errors.js"
 import { allWebhookEventTypes, exampleWebhookEvent, WebhookEventType } from "./Webhooks.js"
 
 /** An endpoint or delivery id: a UUID of any case, answered in lower case. */
-const ResourceId = (brand: "WebhookEndpointId" | "WebhookDeliveryId") =>
-  Schema.Lowercase.pipe(
-    Schema.compose(Schema.UUID.annotations({ message: () => "expected a UUID" })),
-    Schema.brand(brand)
-  ).annotations({
-    identifier: brand,
-    description: "A UUID (any case; answered in lower case)",
-    jsonSchema: { type: "string", format: "uuid", description: "A UUID (any case; answered in lower case)" }
-  })
-
-export const WebhookEndpointId = ResourceId("WebhookEndpointId")
+export const WebhookEndpointId = uuidId("WebhookEndpointId")
 export type WebhookEndpointId = typeof WebhookEndpointId.Type
 
-export const WebhookDeliveryId = ResourceId("WebhookDeliveryId")
+export const WebhookDeliveryId = uuidId("WebhookDeliveryId")
 export type WebhookDeliveryId = typeof WebhookDeliveryId.Type
 
 export const WebhookUrl = UrlString(
