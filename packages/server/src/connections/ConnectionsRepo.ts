@@ -100,7 +100,7 @@ export const EventSnapshot = Schema.Struct({
 export type EventSnapshot = typeof EventSnapshot.Type
 
 /** Which connection a status change touched, with what its event names. */
-const ChangedRow = Schema.Struct({ id: ConnectionId, appId: AppId, userId: UserId, provider: Provider })
+const ChangedRow = Schema.Struct({ ...ConnectionRef.fields, userId: UserId })
 export type ChangedConnection = typeof ChangedRow.Type
 
 export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebridge/server/ConnectionsRepo", {

@@ -83,6 +83,10 @@ const tables = {
   glucoseCalibrations: "glucose_calibrations"
 } as const satisfies Record<keyof RecordLists, string>
 
+/** The canonical record tables, each with `connection_id` and `user_id` (what an erasure deletes, an export reads). */
+export const recordTables = Object.values(tables)
+export type RecordTable = (typeof recordTables)[number]
+
 /** The quarantine's name of each record list's kind (`QuarantinedRecord.kind`). */
 const kinds = {
   dailyActivity: "DailyActivity",
@@ -454,14 +458,15 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         const now = yield* Clock.currentTimeMillis
         const before = yield* lockState(connectionId)
         const [after] = yield* sql<{ readonly state: SyncStateName }>`
+          with halt as (select ${haltReason(connectionId)} as reason)
           insert into sync_state (connection_id, state, rate_limited_until, last_error, last_synced_at)
           values (${connectionId}, ${update.state}, ${update.rateLimitedUntil ?? null}, ${update.lastError ?? null},
             ${update.synced === true ? new Date(now) : null})
           on conflict (connection_id) do update set
-            state = case when ${haltReason(connectionId)} is not null then 'Stopped' else excluded.state end,
+            state = case when (select reason from halt) is not null then 'Stopped' else excluded.state end,
             rate_limited_until = excluded.rate_limited_until,
             last_error = case when excluded.state <> 'Stopped'
-              then coalesce(${haltReason(connectionId)}, excluded.last_error) else excluded.last_error end,
+              then coalesce((select reason from halt), excluded.last_error) else excluded.last_error end,
             last_synced_at = coalesce(excluded.last_synced_at, sync_state.last_synced_at),
             updated_at = now()
           returning state

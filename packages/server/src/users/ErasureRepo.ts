@@ -12,6 +12,7 @@ import { AppId, ConnectionId, Provider, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { recordTables } from "../sync/SyncStore.js"
 
 /** An erasure: the user's app, when it was asked for, and when it ended (null while under way). */
 export const Tombstone = Schema.Struct({
@@ -23,23 +24,6 @@ export const Tombstone = Schema.Struct({
 export type Tombstone = typeof Tombstone.Type
 
 const ByApp = Schema.Struct({ appId: AppId, id: Schema.String })
-
-/**
- * The canonical record tables, each with `user_id`; erasure deletes from each, export reads each.
- * The erasure test dumps every table of the schema afterwards and fails on any row that still names the user.
- */
-export const recordTables = [
-  "daily_activity",
-  "daily_load",
-  "sleep_sessions",
-  "recoveries",
-  "workouts",
-  "profile_snapshots",
-  "body_measurement_snapshots",
-  "glucose_readings",
-  "glucose_events",
-  "glucose_calibrations"
-] as const
 
 /**
  * The user-token rate-limit bucket key (`RateLimit.hashKey("token", token)`: the base64url SHA-256

@@ -10,9 +10,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import * as Effect from "effect/Effect"
-import type { recordTables } from "./ErasureRepo.js"
-
-export type RecordTable = (typeof recordTables)[number]
+import type { RecordTable } from "../sync/SyncStore.js"
 
 /** The export line type of each record table, and its columns (besides the key and `raw_json`). */
 export const recordTypes: ReadonlyArray<{
