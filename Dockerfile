@@ -6,26 +6,24 @@
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# ---- build: install every dependency, compile, then drop the development ones ----
+# ---- build: install every dependency, compile, then drop what does not run ----
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
 
-# The manifests alone first, so that the dependency layer is reused until they change.
-COPY package.json package-lock.json ./
-COPY packages/domain/package.json packages/domain/
-COPY packages/providers/package.json packages/providers/
-COPY packages/sandbox/package.json packages/sandbox/
-COPY packages/server/package.json packages/server/
-COPY packages/cli/package.json packages/cli/
-COPY packages/cli/bin packages/cli/bin/
-COPY packages/testing/package.json packages/testing/
+# The whole workspace (.dockerignore keeps out local state, build output and tests): install scripts of the
+# workspace itself, such as the build of a browser bundle into a package's dist/, need their sources.
+COPY . .
 RUN npm ci
 
-COPY tsconfig.base.json tsconfig.json ./
-COPY packages packages
-# The CLI's compilation builds every package it imports (domain, providers, sandbox, server).
-RUN npm run build && npm prune --omit=dev
+# The CLI's compilation builds every package it imports; then the development dependencies, the test
+# harness and every source file go, leaving each package's package.json, build/src and any built dist/.
+RUN npm run build \
+    && npm prune --omit=dev \
+    && rm -rf packages/testing \
+    && rm -rf packages/*/src packages/*/test packages/*/ui packages/*/scripts packages/*/.tsbuildinfo \
+              packages/*/tsconfig*.json packages/*/vitest.config.ts \
+    && find packages -name "*.d.ts" -delete -o -name "*.d.ts.map" -delete
 
 # ---- runtime: the compiled packages and the production node_modules, nothing else ----
 FROM ${NODE_IMAGE} AS runtime
@@ -41,17 +39,7 @@ WORKDIR /app
 # Owned by root and read-only to the server's user: the process cannot change its own code.
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules/
-COPY --from=build /app/packages/domain/package.json packages/domain/
-COPY --from=build /app/packages/domain/build/src packages/domain/build/src/
-COPY --from=build /app/packages/providers/package.json packages/providers/
-COPY --from=build /app/packages/providers/build/src packages/providers/build/src/
-COPY --from=build /app/packages/sandbox/package.json packages/sandbox/
-COPY --from=build /app/packages/sandbox/build/src packages/sandbox/build/src/
-COPY --from=build /app/packages/server/package.json packages/server/
-COPY --from=build /app/packages/server/build/src packages/server/build/src/
-COPY --from=build /app/packages/cli/package.json packages/cli/
-COPY --from=build /app/packages/cli/build/src packages/cli/build/src/
-COPY --from=build /app/packages/cli/bin packages/cli/bin/
+COPY --from=build /app/packages packages/
 COPY deploy/healthcheck.mjs deploy/
 
 # The data directory (meal photos under blobs/, and the embedded database, certificate and key when
