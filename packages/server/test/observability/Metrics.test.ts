@@ -3,7 +3,7 @@
  * the request counter names routes by template; the public route requires `METRICS_TOKEN` (401
  * without it or with a wrong one) and does not exist without it (404); the separate listener of
  * `METRICS_PORT` serves the same document without a token; a request refused by the rate limits
- * moves the rate-limited counter.
+ * moves the rate-limited counter, and webhook deliveries and meal analyses the counters of their outcome.
  *
  * The metric registry is the process's, shared by the servers of this file: assertions compare
  * values before and after, or name what only one server does.
@@ -17,8 +17,12 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
-import { execute, expectError, preview, send } from "../fixtures/Http.js"
+import { execute, expectError, json, preview, send } from "../fixtures/Http.js"
+import { eventually } from "../fixtures/Poll.js"
+import { receiverCaFile, startReceiver } from "../fixtures/Receiver.js"
 import { waitForSync } from "../fixtures/Sync.js"
+import { makePng } from "../journal/fixtures/Images.js"
+import { isSettled, pollEntry, scan, scanForm } from "../journal/fixtures/Journal.js"
 
 const token = "metrics-token-0123456789abcdef"
 
@@ -164,5 +168,50 @@ layer(
       expect(total(after, "pulsebridge_http_rate_limited_total", kind)).toBe(before + 2)
       expect(total(after, "pulsebridge_http_requests_total", { route: "/api/v1/webhook-endpoints", status: "429" }))
         .toBeGreaterThanOrEqual(2)
+    }))
+})
+
+layer(
+  makeTestServer({ analyzer: "sandbox", webhookCaFile: receiverCaFile, metricsToken: Redacted.make(token) }),
+  { timeout: "120 seconds", excludeTestServices: true }
+)("metrics of webhook deliveries and meal analyses", (it) => {
+  it.effect("a delivered and a failed webhook delivery move the counter of their outcome", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const receiver = yield* startReceiver()
+      const count = (outcome: string) =>
+        Effect.map(scrape, (samples) => total(samples, "pulsebridge_webhook_deliveries_total", { outcome }))
+      const delivered = yield* count("delivered")
+      const failed = yield* count("failed_attempt")
+      const { apiKey } = yield* createApp()
+      const created = yield* send("POST", "/api/v1/webhook-endpoints", { bearer: apiKey, json: { url: receiver.url } })
+      expect(created.status, preview(created)).toBe(201)
+      const endpointId = json(created).id as string
+
+      const sendTest = send("POST", `/api/v1/webhook-endpoints/${endpointId}/test`, { bearer: apiKey })
+      expect((yield* sendTest).status).toBe(202)
+      yield* eventually(count("delivered"), (n) => n === delivered + 1, "the delivery to be counted")
+      expect(receiver.received).toHaveLength(1)
+
+      receiver.answer = () => ({ status: 500 })
+      expect((yield* sendTest).status).toBe(202)
+      yield* eventually(count("failed_attempt"), (n) => n === failed + 1, "the failed attempt to be counted")
+      expect(yield* count("delivered")).toBe(delivered + 1)
+    })))
+
+  it.effect("a completed meal analysis moves the counter of its outcome", () =>
+    Effect.gen(function*() {
+      const count = (outcome: string) =>
+        Effect.map(scrape, (samples) => total(samples, "pulsebridge_meal_analyses_total", { outcome }))
+      const completed = yield* count("completed")
+      const { token: userToken, user } = yield* createUser(`metrics-meal-${simulatedUser("u")}`)
+      const entry = yield* scan(
+        userToken,
+        user.id,
+        scanForm({ bytes: makePng(32, 32, 7), type: "image/png", name: "m.png" })
+      )
+      const done = yield* pollEntry(userToken, user.id, entry.id, isSettled)
+      expect(done.analysisStatus).toBe("Completed")
+      expect(yield* count("completed")).toBe(completed + 1)
+      expect(total(yield* scrape, "pulsebridge_meal_analysis_pending")).toBe(0)
     }))
 })
