@@ -7,7 +7,7 @@
  *
  * The gauges that are queries (the database pool, the analysis queue) are read at scrape time.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import * as Context from "effect/Context"
@@ -89,7 +89,8 @@ export const MetricsListenerLive = Layer.scoped(
       HttpRouter.get("/metrics", metricsResponse(sql)),
       Effect.catchTag("RouteNotFound", () => Effect.succeed(notFound))
     )
-    yield* server.serve(app)
+    // Scrapes are not traced: a span every few seconds would say nothing.
+    yield* server.serve(app).pipe(HttpMiddleware.withTracerDisabledWhenEffect(() => true))
     const port = server.address._tag === "TcpAddress" ? server.address.port : config.metricsPort
     yield* Effect.logInfo("Serving /metrics on the metrics listener").pipe(Effect.annotateLogs({ host, port }))
     return { address: Option.some({ host, port }) }

@@ -16,7 +16,7 @@ import { createApp, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { connect, simulatedUser } from "../fixtures/Connect.js"
+import { connect, sim, simulatedUser } from "../fixtures/Connect.js"
 import { execute, expectError, json, preview, send } from "../fixtures/Http.js"
 import { eventually } from "../fixtures/Poll.js"
 import { receiverCaFile, startReceiver } from "../fixtures/Receiver.js"
@@ -65,9 +65,22 @@ layer(
   it.effect("after a sandbox backfill the sync counters of the provider and the request counter have moved", () =>
     Effect.gen(function*() {
       const { token: userToken, user } = yield* createUser(`metrics-${simulatedUser("u")}`)
+      // Two 429s from the provider on the way, each counted as a failed call.
+      yield* sim("Dexcom", "DELETE", "faults")
+      yield* sim("Dexcom", "POST", "faults", {
+        path: "/v3/users/self/egvs",
+        kind: "rateLimit",
+        count: 2,
+        retryAfterSeconds: 1
+      })
       const { connectionId } = yield* connect(user.id, userToken, "Dexcom", simulatedUser("dexcom"))
       yield* waitForSync(user.id, userToken, connectionId)
+      expect((yield* sim("Dexcom", "GET", "faults")).faults, "every injected fault was hit").toEqual([])
       const samples = yield* scrape
+      expect(total(samples, "pulsebridge_sync_provider_errors_total", { provider: "dexcom", kind: "rate_limited" }))
+        .toBe(2)
+      expect(total(samples, "pulsebridge_sync_provider_errors_total", { provider: "dexcom", kind: "server_error" }))
+        .toBe(0)
 
       expect(total(samples, "pulsebridge_sync_windows_fetched_total", { provider: "dexcom" })).toBeGreaterThan(0)
       expect(total(samples, "pulsebridge_sync_records_stored_total", { provider: "dexcom" })).toBeGreaterThan(0)
