@@ -65,6 +65,7 @@ export const testConfig = (dataDir: string, overrides: Partial<ServerConfigShape
   metricsHost: "127.0.0.1",
   otelEndpoint: undefined,
   otelServiceName: "pulsebridge-test",
+  otelMetricExportIntervalMs: 60_000,
   ...overrides
 })
 

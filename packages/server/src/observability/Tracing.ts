@@ -1,6 +1,6 @@
 /**
  * OpenTelemetry export: with `OTEL_EXPORTER_OTLP_ENDPOINT` set, Effect's spans and metrics go to an
- * OTLP/HTTP collector (`<endpoint>/v1/traces`, `<endpoint>/v1/metrics`) through `@effect/opentelemetry`,
+ * OTLP/HTTP collector (`<endpoint>/v1/traces`, and `<endpoint>/v1/metrics` every `OTEL_METRIC_EXPORT_INTERVAL`) through `@effect/opentelemetry`,
  * under `service.name` = `OTEL_SERVICE_NAME`. The spans are those the libraries already make: one
  * per request (the platform's HTTP server tracer), per SQL statement (`@effect/sql`), per outgoing
  * HTTP call (the platform's client: provider calls, webhook deliveries), per cluster message (the
@@ -15,9 +15,6 @@ import type * as OtelApi from "@opentelemetry/api"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ServerConfig } from "../platform/ServerConfig.js"
-
-/** How often metrics are pushed to the collector. */
-export const metricExportIntervalMs = 60_000
 
 /** The headers whose values may be recorded on spans. */
 const keptHeaders: ReadonlySet<string> = new Set([
@@ -138,7 +135,7 @@ export const TracingLive = Layer.unwrapScoped(Effect.gen(function*() {
   const MetricsLive = OtelMetrics.layer(() =>
     new SdkMetrics.PeriodicExportingMetricReader({
       exporter: new MetricExporter.OTLPMetricExporter({ url: `${base}/v1/metrics` }),
-      exportIntervalMillis: metricExportIntervalMs
+      exportIntervalMillis: config.otelMetricExportIntervalMs ?? 60_000
     })
   )
   yield* Effect.logInfo("Exporting traces and metrics over OTLP/HTTP").pipe(

@@ -66,6 +66,8 @@ export interface ServerConfigShape {
   readonly otelEndpoint?: string | undefined
   /** The `service.name` of exported telemetry (`OTEL_SERVICE_NAME`, default `pulsebridge`). */
   readonly otelServiceName?: string | undefined
+  /** How often metrics are exported (`OTEL_METRIC_EXPORT_INTERVAL`, milliseconds, default 60000). */
+  readonly otelMetricExportIntervalMs?: number | undefined
 }
 
 /** A token bucket: refills `perSecond` tokens a second up to `burst`; a request takes one. */
@@ -205,7 +207,11 @@ const baseConfig = Config.all({
     Config.option,
     Config.map((value) => Option.getOrUndefined(Option.filter(value, (url) => url.trim() !== "")))
   ),
-  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("pulsebridge"))
+  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("pulsebridge")),
+  otelMetricExportIntervalMs: Config.integer("OTEL_METRIC_EXPORT_INTERVAL").pipe(
+    Config.validate({ message: "OTEL_METRIC_EXPORT_INTERVAL must be 1000 (ms) or more", validation: (n) => n >= 1000 }),
+    Config.withDefault(60_000)
+  )
 })
 
 const resolve = (

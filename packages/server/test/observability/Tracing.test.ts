@@ -1,8 +1,8 @@
 /**
  * OpenTelemetry export end to end: a sandbox server with `OTEL_EXPORTER_OTLP_ENDPOINT` pointing at a
  * tiny OTLP/HTTP receiver sends it spans of the requests, of the SQL statements, of the provider
- * calls and of the cluster's messages, and none of them carries a query string, a credential or the
- * OAuth callback's `code` and `state`.
+ * calls and of the cluster's messages, and its metrics; nothing sent carries a query string, a
+ * credential or the OAuth callback's `code` and `state`.
  */
 import { expect, layer } from "@effect/vitest"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
@@ -63,7 +63,8 @@ const ServerLive = Layer.unwrapEffect(
     makeTestServer({
       sandbox: true,
       otelEndpoint: `http://127.0.0.1:${port}`,
-      otelServiceName: "pulsebridge-otel-test"
+      otelServiceName: "pulsebridge-otel-test",
+      otelMetricExportIntervalMs: 1000
     }))
 ).pipe(Layer.provideMerge(CollectorLive))
 
@@ -101,7 +102,11 @@ layer(ServerLive, { timeout: "300 seconds", excludeTestServices: true })("traces
       const { token, user } = yield* createUser(`otel-${simulatedUser("u")}`)
       const { callbackPath, connectionId } = yield* connect(user.id, token, "Dexcom", simulatedUser("dexcom"))
       yield* waitForSync(user.id, token, connectionId)
-      yield* send("GET", `/api/v1/users/${user.id}/connections?probe=visible-only-in-the-query`, { bearer: token })
+      const probePath = `/api/v1/users/${user.id}/journal-entries`
+      const probe = yield* send("GET", `${probePath}?date=2026-01-05&probe=visible-only-in-the-query`, {
+        bearer: token
+      })
+      expect(probe.status).toBe(200)
 
       const spans = yield* eventually(
         receivedSpans,
@@ -109,8 +114,9 @@ layer(ServerLive, { timeout: "300 seconds", excludeTestServices: true })("traces
           spans.some((s) => s.kind === SERVER && s.attributes["http.route"] === "/api/v1/connections/callback") &&
           spans.some((s) => s.name === "sql.execute") &&
           spans.some((s) => s.kind === CLIENT && String(s.attributes["url.full"]).includes("/sandbox/dexcom/")) &&
-          spans.some((s) => s.name.startsWith("ConnectionSync(")),
-        "the spans of a request, a statement, a provider call and a cluster message",
+          spans.some((s) => s.name.startsWith("ConnectionSync(")) &&
+          spans.some((s) => s.kind === SERVER && s.attributes["url.path"] === probePath),
+        "the spans of requests, a statement, a provider call and a cluster message",
         { every: "500 millis", within: "60 seconds" }
       )
 
@@ -126,6 +132,17 @@ layer(ServerLive, { timeout: "300 seconds", excludeTestServices: true })("traces
         s.kind === CLIENT && String(s.attributes["url.full"]).includes("/sandbox/dexcom/")
       )!
       expect(providerCall.attributes["http.request.method"]).toMatch(/^(GET|POST)$/)
+
+      // The metrics go out too, with the same names and labels as on /metrics.
+      const metrics = yield* eventually(
+        Effect.map(Collector, ({ bodies }) => bodies.filter((body) => body.path === "/v1/metrics")),
+        (bodies) => bodies.some((body) => body.text.includes("pulsebridge_sync_records_stored_total")),
+        "an export of the metrics",
+        { every: "500 millis", within: "30 seconds" }
+      )
+      const exported = metrics.map((body) => body.text).join("\n")
+      expect(exported).toContain("pulsebridge_http_requests_total")
+      expect(exported).toContain("\"dexcom\"")
 
       // Nothing secret and no query string left the server.
       const query = new URLSearchParams(callbackPath.split("?")[1] ?? "")
