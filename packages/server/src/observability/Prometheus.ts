@@ -6,6 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
+import * as MetricKeyType from "effect/MetricKeyType"
 import type * as MetricPair from "effect/MetricPair"
 import * as MetricState from "effect/MetricState"
 import * as Option from "effect/Option"
@@ -46,10 +47,17 @@ interface Family {
 const samples = (
   name: string,
   tags: ReadonlyArray<readonly [string, string]>,
-  state: MetricState.MetricState.Untyped
+  pair: MetricPair.MetricPair.Untyped
 ): { readonly type: Family["type"]; readonly lines: ReadonlyArray<string> } | undefined => {
+  const state = pair.metricState
   if (MetricState.isCounterState(state)) {
-    return { type: "counter", lines: [`${name}${labels(tags)} ${formatNumber(state.count)}`] }
+    // A counter that is not `incremental` may go down (e.g. active fibers): Prometheus calls that a gauge.
+    const keyType = pair.metricKey.keyType
+    const incremental = MetricKeyType.isCounterKey(keyType) && keyType.incremental
+    return {
+      type: incremental ? "counter" : "gauge",
+      lines: [`${name}${labels(tags)} ${formatNumber(state.count)}`]
+    }
   }
   if (MetricState.isGaugeState(state)) {
     return { type: "gauge", lines: [`${name}${labels(tags)} ${formatNumber(state.value)}`] }
@@ -98,7 +106,7 @@ export const render = (pairs: ReadonlyArray<MetricPair.MetricPair.Untyped>): str
   }).sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0))
   for (const { pair, tags } of keyed) {
     const name = metricName(pair.metricKey.name)
-    const rendered = samples(name, tags, pair.metricState)
+    const rendered = samples(name, tags, pair)
     if (rendered === undefined) continue
     const family = families.get(name) ??
       { type: rendered.type, help: Option.getOrUndefined(pair.metricKey.description), lines: [] }
