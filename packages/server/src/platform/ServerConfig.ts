@@ -205,7 +205,11 @@ const baseConfig = Config.all({
   metricsHost: Config.string("METRICS_HOST").pipe(Config.withDefault("127.0.0.1")),
   otelEndpoint: Config.string("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
     Config.option,
-    Config.map((value) => Option.getOrUndefined(Option.filter(value, (url) => url.trim() !== "")))
+    Config.map((value) => Option.getOrUndefined(Option.filter(value, (url) => url.trim() !== ""))),
+    Config.validate({
+      message: "OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (the collector's OTLP/HTTP receiver)",
+      validation: (url) => url === undefined || /^https?:\/\/[^/?#]+/i.test(url.trim())
+    })
   ),
   otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("pulsebridge")),
   otelMetricExportIntervalMs: Config.integer("OTEL_METRIC_EXPORT_INTERVAL").pipe(
