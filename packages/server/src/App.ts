@@ -33,6 +33,8 @@ import { Journal } from "./journal/Journal.js"
 import { AnalysisQueueLive, MealAnalysisLive, ResumePendingLive } from "./journal/MealAnalysis.js"
 import { MealAnalyzerLive } from "./journal/MealAnalyzer.js"
 import { NutrientResolver } from "./journal/NutrientResolver.js"
+import { MetricsListenerLive, MetricsRoutesLive } from "./observability/MetricsRoutes.js"
+import { TracingLive } from "./observability/Tracing.js"
 import { ShardingLive } from "./platform/Cluster.js"
 import { HttpServerLive, ProviderHttpClientLive } from "./platform/HttpServer.js"
 import { SecretBox } from "./platform/SecretBox.js"
@@ -196,6 +198,7 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
     Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(RootRoutesLive),
+    Layer.provide(MetricsRoutesLive),
     Layer.provide(WebhookRoutesLive),
     Layer.provide(SandboxRoutesLive),
     Layer.provide(ApiLive)
@@ -207,10 +210,13 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
  * `ProviderRegistry`.
  */
 export const AppLive = HttpAppLive.pipe(
+  Layer.provideMerge(MetricsListenerLive),
   Layer.provideMerge(WebhooksOutLive),
   Layer.provideMerge(ErasureLive),
   Layer.provideMerge(JournalLive),
   Layer.provideMerge(ConnectLive),
   Layer.provideMerge(HttpServerLive),
-  Layer.provideMerge(DataLive)
+  Layer.provideMerge(DataLive),
+  // First, so that everything built after it makes its spans with the exporting tracer.
+  Layer.provide(TracingLive)
 )

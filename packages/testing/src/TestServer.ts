@@ -59,6 +59,13 @@ export const testConfig = (dataDir: string, overrides: Partial<ServerConfigShape
   production: false,
   // The suite sends many requests quickly with one key; rate-limit tests turn the limits on.
   rateLimits: { ...defaultRateLimits, enabled: false },
+  // No `/metrics` on the public port, no admin listener and no telemetry export unless a test asks.
+  metricsToken: undefined,
+  metricsPort: undefined,
+  metricsHost: "127.0.0.1",
+  otelEndpoint: undefined,
+  otelServiceName: "pulsebridge-test",
+  otelMetricExportIntervalMs: 60_000,
   ...overrides
 })
 

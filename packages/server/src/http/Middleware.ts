@@ -23,6 +23,7 @@ import * as crypto from "node:crypto"
 import type { IncomingMessage } from "node:http"
 import { presentedCredential } from "./Credentials.js"
 import { drain, hasBody, MaxDrainBytes } from "./Drain.js"
+import { recordRequest } from "./RequestMetrics.js"
 
 export const MaxJsonBodyBytes = 1024 * 1024
 
@@ -351,6 +352,7 @@ export const makeAppMiddleware =
       const started = Date.now()
       const exit = yield* Effect.exit(options.rateLimit === undefined ? inner : options.rateLimit(inner))
       const status = exit._tag === "Success" ? exit.value.status : failureStatus(exit.cause)
+      yield* recordRequest(request, status, Date.now() - started)
       const annotations = {
         "http.method": request.method,
         "http.path": request.url.split("?")[0],

@@ -20,6 +20,7 @@ import { defaultRateLimits, ServerConfig } from "../platform/ServerConfig.js"
 import { presentedCredential } from "./Credentials.js"
 import { drain } from "./Drain.js"
 import { RateLimitRepo } from "./RateLimitRepo.js"
+import { countRateLimited } from "./RequestMetrics.js"
 
 /** Routes never limited: probes, the landing page and the API's documentation. */
 const exemptPaths: ReadonlySet<string> = new Set([
@@ -211,6 +212,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
           Effect.succeed(HttpServerResponse.setHeaders(response, verdict.headers))
         )
         if (!verdict.allowed) {
+          yield* countRateLimited(bucket.key)
           yield* drain(request)
           return HttpServerResponse.unsafeJson(
             { _tag: "TooManyRequests", message: verdict.message, retryAfterSeconds: verdict.retryAfterSeconds },

@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import { countAnalysis } from "./AnalysisMetrics.js"
 import { AnalysisQueue } from "./AnalysisQueue.js"
 import { Journal } from "./Journal.js"
 import type { AnalysisFailed } from "./MealAnalyzer.js"
@@ -47,6 +48,7 @@ export const analyzeEntry = (entryId: string) =>
     ).pipe(Option.flatten)
     if (Option.isSome(image) && Option.isNone(bytes)) {
       yield* journal.failAnalysis(entryId, "The stored photo is missing")
+      yield* countAnalysis("failed")
       return
     }
     const outcome = yield* analyzer.analyze({
@@ -66,11 +68,13 @@ export const analyzeEntry = (entryId: string) =>
     )
     if (outcome._tag === "Left") {
       yield* journal.failAnalysis(entryId, outcome.left.reason)
+      yield* countAnalysis("failed")
       yield* Effect.logInfo("Meal analysis failed").pipe(Effect.annotateLogs({ entryId, reason: outcome.left.reason }))
       return
     }
     const items = resolver.resolve(outcome.right.items)
     const applied = yield* journal.completeAnalysis(entryId, items, outcome.right.model)
+    yield* countAnalysis(applied ? "completed" : "discarded")
     yield* Effect.logInfo(applied ? "Meal analysis completed" : "Meal analysis result discarded: the entry was edited")
       .pipe(Effect.annotateLogs({ entryId, items: items.length }))
   }).pipe(Effect.withSpan("MealAnalysis.analyze", { attributes: { entryId } }))

@@ -19,6 +19,7 @@ import * as String from "effect/String"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Pg from "pg"
+import { trackPool } from "./DatabasePool.js"
 import { migrations } from "./migrations/index.js"
 import { ServerConfig } from "./ServerConfig.js"
 
@@ -165,16 +166,41 @@ export const defaultStatementTimeoutMs = 60_000
  * which cancels the statement of an interrupted request, for work that runs outside any request.
  */
 export const pgClientFromUrl = (url: Redacted.Redacted, statementTimeoutMs = defaultStatementTimeoutMs) =>
+  pgClientFromPool(() =>
+    new Pg.Pool({
+      connectionString: Redacted.value(url),
+      connectionTimeoutMillis: Duration.toMillis(clientOptions.connectTimeout),
+      application_name: "pulsebridge",
+      ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {})
+    })
+  )
+
+export const pgClientFromEndpoint = (endpoint: EmbeddedEndpoint) =>
+  pgClientFromPool(() =>
+    new Pg.Pool({
+      host: endpoint.host,
+      port: endpoint.port,
+      database: "postgres",
+      user: "postgres",
+      connectionTimeoutMillis: Duration.toMillis(clientOptions.connectTimeout),
+      application_name: "pulsebridge",
+      // PGlite has one session: its socket server interleaves the messages of concurrent client
+      // connections, which mixes up prepared statements across transactions. One connection
+      // keeps every query and transaction whole.
+      max: 1
+    })
+  )
+
+/**
+ * A client over a pool this module opens (so that its gauges are observed, `DatabasePool.ts`), checked
+ * with one query before it is handed out.
+ */
+const pgClientFromPool = (makePool: () => Pg.Pool) =>
   PgClient.layerFromPool({
     ...clientOptions,
     acquire: Effect.acquireRelease(
       Effect.gen(function*() {
-        const pool = new Pg.Pool({
-          connectionString: Redacted.value(url),
-          connectionTimeoutMillis: Duration.toMillis(clientOptions.connectTimeout),
-          application_name: "pulsebridge",
-          ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {})
-        })
+        const pool = makePool()
         // An idle client that loses its server is replaced on the next checkout; the error is not the process's.
         pool.on("error", () => {})
         yield* Effect.tryPromise({
@@ -194,20 +220,7 @@ export const pgClientFromUrl = (url: Redacted.Redacted, statementTimeoutMs = def
         return pool
       }),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
-    )
-  })
-
-export const pgClientFromEndpoint = (endpoint: EmbeddedEndpoint) =>
-  PgClient.layer({
-    ...clientOptions,
-    host: endpoint.host,
-    port: endpoint.port,
-    database: "postgres",
-    username: "postgres",
-    // PGlite has one session: its socket server interleaves the messages of concurrent client
-    // connections, which mixes up prepared statements across transactions. One connection
-    // keeps every query and transaction whole.
-    maxConnections: 1
+    ).pipe(Effect.tap(trackPool))
   })
 
 /**

@@ -57,6 +57,17 @@ export interface ServerConfigShape {
   readonly webhookCaFile?: string | undefined
   /** Whether this worker process delivers webhooks (`WEBHOOK_DELIVERY=on|off`, default on). */
   readonly webhookDelivery?: boolean | undefined
+  /** The bearer token `/metrics` requires on the public port (`METRICS_TOKEN`); unset: no `/metrics` there. Never logged. */
+  readonly metricsToken?: Redacted.Redacted | undefined
+  /** A separate plain-HTTP listener serving `/metrics` without a token (`METRICS_PORT`, on `METRICS_HOST`). */
+  readonly metricsPort?: number | undefined
+  readonly metricsHost?: string | undefined
+  /** The OTLP/HTTP collector traces and metrics are exported to (`OTEL_EXPORTER_OTLP_ENDPOINT`); unset: none. */
+  readonly otelEndpoint?: string | undefined
+  /** The `service.name` of exported telemetry (`OTEL_SERVICE_NAME`, default `pulsebridge`). */
+  readonly otelServiceName?: string | undefined
+  /** How often metrics are exported (`OTEL_METRIC_EXPORT_INTERVAL`, milliseconds, default 60000). */
+  readonly otelMetricExportIntervalMs?: number | undefined
 }
 
 /** A token bucket: refills `perSecond` tokens a second up to `burst`; a request takes one. */
@@ -174,6 +185,36 @@ const baseConfig = Config.all({
   webhookDelivery: Config.literal("on", "off")("WEBHOOK_DELIVERY").pipe(
     Config.map((value) => value === "on"),
     Config.withDefault(true)
+  ),
+  metricsToken: Config.redacted("METRICS_TOKEN").pipe(
+    Config.validate({
+      message: "METRICS_TOKEN must be at least 16 characters (e.g. `openssl rand -hex 32`)",
+      validation: (token) => Redacted.value(token).length >= 16
+    }),
+    Config.option,
+    Config.map(Option.getOrUndefined)
+  ),
+  metricsPort: Config.integer("METRICS_PORT").pipe(
+    Config.validate({
+      message: "METRICS_PORT must be a port number (0 picks a free port)",
+      validation: (n) => n >= 0 && n <= 65535
+    }),
+    Config.option,
+    Config.map(Option.getOrUndefined)
+  ),
+  metricsHost: Config.string("METRICS_HOST").pipe(Config.withDefault("127.0.0.1")),
+  otelEndpoint: Config.string("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
+    Config.option,
+    Config.map((value) => Option.getOrUndefined(Option.filter(value, (url) => url.trim() !== ""))),
+    Config.validate({
+      message: "OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (the collector's OTLP/HTTP receiver)",
+      validation: (url) => url === undefined || /^https?:\/\/[^/?#]+/i.test(url.trim())
+    })
+  ),
+  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("pulsebridge")),
+  otelMetricExportIntervalMs: Config.integer("OTEL_METRIC_EXPORT_INTERVAL").pipe(
+    Config.validate({ message: "OTEL_METRIC_EXPORT_INTERVAL must be 1000 (ms) or more", validation: (n) => n >= 1000 }),
+    Config.withDefault(60_000)
   )
 })
 

@@ -26,6 +26,7 @@ import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import type { SyncTarget as ConnectionInfo } from "../connections/ConnectionsRepo.js"
 import { ConnectionTokens, ConnectionUnusable } from "../connections/ConnectionTokens.js"
 import { ProviderAccess } from "../connections/ProviderAccess.js"
+import { countProviderError, countStored, countWindow } from "./SyncMetrics.js"
 import { SyncStore } from "./SyncStore.js"
 
 /**
@@ -171,7 +172,12 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
             providerUserId: info.providerUserId,
             now
           })
-        }).pipe(Effect.provideService(HttpClient.HttpClient, httpClient))
+        }).pipe(
+          Effect.provideService(HttpClient.HttpClient, httpClient),
+          Effect.tapError((error) =>
+            error._tag === "ProviderError" ? countProviderError(slugOf(info), error) : Effect.void
+          )
+        )
 
         type Failure = ProviderError | ConnectionUnusable
         const isRateLimited = (error: Failure): error is ProviderError =>
@@ -251,7 +257,12 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       })
 
     const fetchWindow = (info: ConnectionInfo, window: DateWindow) =>
-      fetchWith(info, (input) => dataOf(info).fetchWindow(input, window))
+      fetchWith(info, (input) => dataOf(info).fetchWindow(input, window)).pipe(
+        Effect.tap(() => countWindow(slugOf(info)))
+      )
+
+    /** The provider's slug, the label of its metrics. */
+    const slugOf = (info: ConnectionInfo) => registry.plugin(info.provider).catalog.slug
 
     /** The data reader of the connection's provider (`usable` checked that it is registered). */
     const dataOf = (info: ConnectionInfo) => registry.plugin(info.provider).data
@@ -349,6 +360,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           const window = windows[i]!
           const next = window.from > from ? addDays(window.from, -1) : null
           yield* store.storeBackfillWindow(ownerOf(info), batch, yield* todayOf(info), next)
+          yield* countStored(slugOf(info), batch)
           if (next === null) yield* afterBackfill(info)
           // A disconnect or a user's deletion stops the backfill at the next window.
           if (next !== null && (yield* usable(connectionId)) === undefined) {
@@ -377,6 +389,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         for (const window of windowsNewestFirst(from, to, dataOf(info).windowDays)) {
           const batch = yield* fetchWindow(info, window)
           yield* store.storeBatch(ownerOf(info), batch, today)
+          yield* countStored(slugOf(info), batch)
         }
         yield* store.setState(connectionId, { state: "Idle", synced: true })
       }).pipe(
@@ -390,6 +403,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         const info = yield* usable(connectionId)
         if (info === undefined) return
         yield* store.storeBatch(ownerOf(info), batch, yield* todayOf(info))
+        yield* countStored(slugOf(info), batch)
         yield* store.setState(connectionId, { state: "Idle", synced: true })
       }
     )

@@ -35,6 +35,7 @@ import type { AddressRules } from "./Addresses.js"
 import { guardedLookup, isInternalAddress, mustRefuseInternal, unbracket, urlProblem } from "./Addresses.js"
 import type { ClaimedDelivery, Outcome } from "./DeliveriesRepo.js"
 import { DeliveriesRepo, maxAttempts } from "./DeliveriesRepo.js"
+import { countDelivery } from "./DeliveryMetrics.js"
 import { EndpointsRepo } from "./EndpointsRepo.js"
 import { signHeaders } from "./Signing.js"
 
@@ -212,8 +213,11 @@ export class Delivery extends Effect.Service<Delivery>()("@pulsebridge/server/De
         }
       return Effect.gen(function*() {
         const recorded = yield* deliveries.record(claimed.id, at, outcome)
-        if (!recorded) return
-        if (outcome._tag === "Delivered") return yield* endpoints.markSucceeded(claimed.endpointId)
+        if (!recorded) return undefined
+        if (outcome._tag === "Delivered") {
+          yield* endpoints.markSucceeded(claimed.endpointId)
+          return { delivered: true, retried: false, disabled: false }
+        }
         const disabled = yield* endpoints.markFailed(
           claimed.endpointId,
           at,
@@ -225,7 +229,11 @@ export class Delivery extends Effect.Service<Delivery>()("@pulsebridge/server/De
             Effect.annotateLogs({ endpointId: claimed.endpointId })
           )
         }
-      }).pipe(sql.withTransaction)
+        return { delivered: false, retried: outcome.nextAttemptAt !== null, disabled }
+      }).pipe(
+        sql.withTransaction,
+        Effect.tap((counted) => counted === undefined ? Effect.void : countDelivery(counted))
+      )
     }
 
     const deliver = (claimed: ClaimedDelivery, at: Date) =>

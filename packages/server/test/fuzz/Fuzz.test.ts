@@ -1,9 +1,8 @@
 /**
  * The fuzz test: bad requests generated with fast-check for every operation of the OpenAPI
  * document the server publishes (the 24 endpoints of the contract, the journal image, re-sync, and a
- * user's erasure and export), the
- * provider webhook routes, the sandbox consent pages, scan uploads, and requests malformed at the
- * HTTP level. Each request gets: an answer, no 5xx, the JSON error body `{_tag, message}` on every
+ * user's erasure and export), the provider webhook routes, the sandbox consent pages, scan uploads,
+ * the Prometheus scrape (`/metrics`), and requests malformed at the HTTP level. Each request gets: an answer, no 5xx, the JSON error body `{_tag, message}` on every
  * 4xx/5xx, a refusal where the contract certainly refuses, and no change in the data tables unless
  * it succeeded. Seeded (`FUZZ_SEED`) and bounded (`FUZZ_RUNS` cases per operation); the figures
  * (cases, 5xx, statuses) are printed and appended to `FUZZ_REPORT` when set.
@@ -15,6 +14,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import fc from "fast-check"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
 import { specEndpoints } from "../fixtures/Endpoints.js"
@@ -1223,12 +1223,47 @@ const wireCases = (world: World): ReadonlyArray<FuzzCase & { readonly bytes?: st
 }
 
 // ---------------------------------------------------------------------------------------------
+// The Prometheus scrape (`/metrics`, with METRICS_TOKEN set)
+
+/** The fuzzed server's `METRICS_TOKEN`. */
+const metricsToken = "fuzz-metrics-token-0123456789"
+
+const metricsCases: fc.Arbitrary<FuzzCase> = fc.record({
+  // (HEAD is left out: its answers have no body, so no JSON error body to check.)
+  method: fc.constantFrom("GET", "POST", "PUT", "DELETE"),
+  credential: fc.constantFrom<readonly [string, ReadonlyArray<Header>, boolean]>(
+    ["no credential", [], true],
+    ["the token", [["Authorization", `Bearer ${metricsToken}`]], false],
+    ["the token without its scheme", [["Authorization", metricsToken]], true],
+    ["the token in lower-case scheme", [["Authorization", `bearer ${metricsToken}`]], false],
+    ["the token with one character more", [["Authorization", `Bearer ${metricsToken}x`]], true],
+    ["a prefix of the token", [["Authorization", `Bearer ${metricsToken.slice(0, 10)}`]], true],
+    ["an empty bearer", [["Authorization", "Bearer "]], true],
+    ["a 5,000-character bearer", [["Authorization", `Bearer ${"t".repeat(5_000)}`]], true],
+    ["a NUL in the bearer", [["Authorization", "Bearer a%00b"]], true],
+    ["two bearers", [["Authorization", `Bearer ${metricsToken} Bearer x`]], true],
+    ["the token in X-App-Api-Key", [["X-App-Api-Key", metricsToken]], true]
+  ),
+  query: fc.constantFrom("", "?name[]=pulsebridge_http_requests_total", "?%FF=%00", `?x=${"q".repeat(5_000)}`),
+  extra: oddHeaders
+}).map(({ credential: [label, headers, certain], extra, method, query }): FuzzCase => ({
+  operation: `${method} /metrics`,
+  mutation: `${label}, query ${query.slice(0, 20)}`,
+  // Only GET with the token is served; every other request is refused.
+  mustReject: certain || method !== "GET",
+  request: { method, target: `/metrics${query}`, headers: [...headers, ...extra] }
+}))
+
+// ---------------------------------------------------------------------------------------------
 
 /** Generous: the time a run takes grows with `FUZZ_RUNS`. */
 const fuzzTimeout = 600_000
 
 // Without the test services: the server runs on the real clock.
-layer(makeTestServer({ sandbox: true }), { timeout: "600 seconds", excludeTestServices: true })("fuzz", (it) => {
+layer(
+  makeTestServer({ sandbox: true, metricsToken: Redacted.make(metricsToken) }),
+  { timeout: "600 seconds", excludeTestServices: true }
+)("fuzz", (it) => {
   it.effect(
     "the OpenAPI document lists every endpoint of the contract, and each has a generator",
     () =>
@@ -1364,6 +1399,14 @@ layer(makeTestServer({ sandbox: true }), { timeout: "600 seconds", excludeTestSe
       }),
     fuzzTimeout
   )
+
+  it.effect("generated requests to the Prometheus scrape", () =>
+    Effect.gen(function*() {
+      yield* setUp
+      const recorder = new Recorder("metrics")
+      yield* runCases(recorder, samples("metrics", metricsCases, fuzzRuns * 2))
+      yield* finish(recorder)
+    }), fuzzTimeout)
 
   it.effect("requests malformed at the HTTP level", () =>
     Effect.gen(function*() {

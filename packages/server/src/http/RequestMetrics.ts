@@ -1,0 +1,112 @@
+/**
+ * The request metrics: a counter by route, method and status and a duration histogram by route and
+ * method. The route is the router's template (`/api/v1/users/:userId`), never the raw path, so the
+ * number of series stays bounded whatever clients send: the router names the matched route on the
+ * request's server span (`http.route`), which is read back here; paths no route matched collapse to
+ * `unmatched`, and the simulators mounted under `/sandbox/` to `/sandbox/*`.
+ */
+import type { HttpServerRequest } from "@effect/platform"
+import { HttpApi } from "@effect/platform"
+import { Api } from "@pulsebridge/domain"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
+import * as MetricLabel from "effect/MetricLabel"
+
+export const requestsTotal = Metric.counter("pulsebridge_http_requests_total", {
+  description: "HTTP requests answered, by route template, method and status",
+  incremental: true
+})
+
+export const requestDuration = Metric.histogram(
+  "pulsebridge_http_request_duration_seconds",
+  MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]),
+  "Time from a request's arrival to its answer, by route template and method"
+)
+
+/** The label of a request that no route matched (unknown paths, and requests refused before routing). */
+export const unmatchedRoute = "unmatched"
+
+const knownMethods: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+
+/** The method as a label: any method outside the usual ones is `OTHER`. */
+export const methodLabel = (method: string): string => knownMethods.has(method) ? method : "OTHER"
+
+interface Template {
+  readonly method: string
+  readonly path: string
+  readonly pattern: RegExp
+}
+
+/**
+ * The contract's routes, for requests answered before the router saw them (a 429, a 413): literal
+ * segments before parameters, so `/callback` wins over `/:id`.
+ */
+const apiTemplates: ReadonlyArray<Template> = (() => {
+  const templates: Array<Template & { readonly params: number }> = []
+  HttpApi.reflect(Api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      const segments = endpoint.path.split("/")
+      const pattern = segments.map((segment) =>
+        segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+      ).join("/")
+      templates.push({
+        method: endpoint.method,
+        path: endpoint.path,
+        pattern: new RegExp(`^${pattern}/?$`),
+        params: segments.filter((segment) => segment.startsWith(":")).length
+      })
+    }
+  })
+  return templates.sort((a, b) => a.params - b.params)
+})()
+
+/** The contract's route template of a path, if one matches (`method`'s first). */
+export const templateOf = (method: string, url: string): string | undefined => {
+  const path = url.split("?")[0]!
+  const matching = apiTemplates.filter((template) => template.pattern.test(path))
+  return (matching.find((template) => template.method === method) ?? matching[0])?.path
+}
+
+/** The route template the router matched for the current request, read from its server span. */
+export const currentRoute = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.map(Effect.option(Effect.currentSpan), (span): string => {
+    // A mounted simulator's own router names routes relative to its mount; they are one label.
+    if (request.url.startsWith("/sandbox/")) return "/sandbox/*"
+    const route = span._tag === "Some" ? span.value.attributes.get("http.route") : undefined
+    if (typeof route === "string" && route.startsWith("/")) return route
+    return request.url.startsWith("/api/") ? templateOf(request.method, request.url) ?? unmatchedRoute : unmatchedRoute
+  })
+
+/** Counts one answered request and observes its duration. */
+export const recordRequest = (
+  request: HttpServerRequest.HttpServerRequest,
+  status: number,
+  durationMs: number
+) =>
+  Effect.gen(function*() {
+    const route = yield* currentRoute(request)
+    const method = methodLabel(request.method)
+    const labels = [MetricLabel.make("route", route), MetricLabel.make("method", method)]
+    yield* Metric.increment(
+      Metric.taggedWithLabels(requestsTotal, [...labels, MetricLabel.make("status", String(status))])
+    )
+    yield* Metric.update(Metric.taggedWithLabels(requestDuration, labels), durationMs / 1000)
+  })
+
+export const rateLimited = Metric.counter("pulsebridge_http_rate_limited_total", {
+  description: "Requests refused with 429, by the kind of credential whose bucket was empty",
+  incremental: true
+})
+
+const credentialKinds: Readonly<Record<string, string>> = {
+  key: "api_key",
+  token: "user_token",
+  provider: "provider_token",
+  address: "address"
+}
+
+/** Counts a request refused by the rate limits; `bucketKey` is the bucket's key (`<kind>:<hash>`). */
+export const countRateLimited = (bucketKey: string) =>
+  Metric.increment(Metric.tagged(rateLimited, "credential", credentialKinds[bucketKey.split(":")[0]!] ?? "address"))
