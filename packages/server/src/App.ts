@@ -37,9 +37,11 @@ import { HttpServerLive, ProviderHttpClientLive } from "./platform/HttpServer.js
 import { SecretBox } from "./platform/SecretBox.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
+import { AppsHttpLive } from "./portal/AppsHttp.js"
 import { Audit } from "./portal/Audit.js"
 import { Operators } from "./portal/Operators.js"
 import { OperatorsHttpLive } from "./portal/OperatorsHttp.js"
+import { PortalApps } from "./portal/PortalApps.js"
 import { PortalAuthLive } from "./portal/PortalAuthLive.js"
 import { ServedApi } from "./portal/ServedApi.js"
 import { SessionHttpLive } from "./portal/SessionHttp.js"
@@ -171,7 +173,10 @@ const ErasureLive = Layer.unwrapEffect(
 )
 
 /** The portal's handlers, one layer per group, behind the session check. */
-const PortalHttpLive = Layer.mergeAll(SessionHttpLive, OperatorsHttpLive).pipe(Layer.provide(PortalAuthLive))
+const PortalHttpLive = Layer.mergeAll(SessionHttpLive, OperatorsHttpLive, AppsHttpLive).pipe(
+  Layer.provide(PortalAuthLive),
+  Layer.provide(PortalApps.DefaultWithoutDependencies)
+)
 
 /** The contract's handlers and the portal's, one layer per group. */
 export const ApiLive = HttpApiBuilder.api(ServedApi).pipe(
