@@ -17,6 +17,7 @@ import * as crypto from "node:crypto"
 import * as net from "node:net"
 import type { RateLimit, RateLimitSettings } from "../platform/ServerConfig.js"
 import { defaultRateLimits, ServerConfig } from "../platform/ServerConfig.js"
+import { sessionCookieName } from "../portal/PortalApi.js"
 import { presentedCredential } from "./Credentials.js"
 import { drain } from "./Drain.js"
 import { RateLimitRepo } from "./RateLimitRepo.js"
@@ -74,12 +75,12 @@ export const addressKey = (address: string): string => {
 }
 
 /** Keys are hashes: no credential and no address is stored, and no lookup is needed to key a request. */
-export const hashKey = (kind: "key" | "token" | "provider" | "address" | "failed", value: string) =>
+export const hashKey = (kind: "key" | "token" | "session" | "provider" | "address" | "failed", value: string) =>
   `${kind}:${crypto.createHash("sha256").update(value).digest("base64url").slice(0, 32)}`
 
 /**
  * Which bucket a request draws from: its credential's when it carries an API key or a user token
- * (told apart by their prefixes) or, on the simulators' routes, a simulated provider's token; else
+ * (told apart by their prefixes), or a portal session on the portal's JSON API, or, on the simulators' routes, a simulated provider's token; else
  * its address's.
  */
 export const bucketFor = (
@@ -96,6 +97,12 @@ export const bucketFor = (
   }
   if (credential?.startsWith("pb_ut_") === true) {
     return { key: hashKey("token", credential), limit: settings.userToken, failures }
+  }
+  // An operator's pages call the portal's JSON API several at a time: each session gets a bucket at
+  // an API key's limit. A made-up session answers 401 and so draws from the failure bucket.
+  const session = request.url.startsWith("/portal/api/") ? request.cookies[sessionCookieName] : undefined
+  if (session !== undefined && session !== "") {
+    return { key: hashKey("session", session), limit: settings.apiKey, failures }
   }
   // The simulators' provider APIs (sandbox mode) are called with their own access tokens, mostly by
   // this server's sync from its own address: each token gets a bucket, at the address's limit.

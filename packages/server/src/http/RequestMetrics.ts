@@ -103,6 +103,7 @@ export const rateLimited = Metric.counter("pulsebridge_http_rate_limited_total",
 const credentialKinds: Readonly<Record<string, string>> = {
   key: "api_key",
   token: "user_token",
+  session: "portal_session",
   provider: "provider_token",
   address: "address"
 }

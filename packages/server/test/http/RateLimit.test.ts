@@ -13,7 +13,17 @@ import { hashKey, RateLimiter } from "@pulsebridge/server/http/RateLimit"
 import { RateLimitRepo } from "@pulsebridge/server/http/RateLimitRepo"
 import type { RateLimitSettings } from "@pulsebridge/server/platform/ServerConfig"
 import { ServerConfig, serverConfig } from "@pulsebridge/server/platform/ServerConfig"
-import { createApp, createUser, makeTestServer, testConfig } from "@pulsebridge/testing"
+import {
+  createApp,
+  createOperator,
+  createUser,
+  makeTestServer,
+  portalClient,
+  portalLogin,
+  portalRequest,
+  testConfig,
+  TestServer
+} from "@pulsebridge/testing"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -179,6 +189,37 @@ it.layer(makeTestServer({ rateLimits: limits }), { timeout: "120 seconds" })("ra
       // A credential has its own bucket, whatever the address's.
       const { apiKey } = yield* createApp("after the address")
       expectError(yield* send("GET", `/api/v1/users/${unknownId()}`, { bearer: apiKey }), 404)
+    }))
+})
+
+it.layer(makeTestServer({ rateLimits: limits }), { timeout: "120 seconds" })("rate limits of the portal", (it) => {
+  it.effect("a portal session has its own bucket at an API key's limit; a made-up session is a failed authentication", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* TestServer
+      yield* createOperator("limits@example.com", "a long enough password")
+      // The login carries no session yet: it draws from the address's bucket.
+      const login = yield* portalLogin(baseUrl, "limits@example.com", "a long enough password")
+      expect(login.reply.headers["ratelimit-limit"]).toBe("4")
+      const portal = portalClient(baseUrl, login)
+      for (let i = 0; i < 5; i++) {
+        const reply = yield* portal.get("/portal/api/session")
+        expect(reply.status, reply.text).toBe(200)
+        expect(reply.headers["ratelimit-limit"]).toBe("5")
+        expect(reply.headers["ratelimit-remaining"]).toBe(String(4 - i))
+      }
+      expect((yield* portal.get("/portal/api/session")).status).toBe(429)
+      // A session nobody holds gets 401 and is charged to the address's failure bucket.
+      for (let i = 0; i < 4; i++) {
+        const guess = yield* portalRequest(baseUrl, "GET", "/portal/api/session", {
+          cookie: `pb_portal_session=${crypto.randomBytes(24).toString("base64url")}`
+        })
+        expect(guess.status, guess.text).toBe(401)
+      }
+      const refused = yield* portalRequest(baseUrl, "GET", "/portal/api/session", {
+        cookie: `pb_portal_session=${crypto.randomBytes(24).toString("base64url")}`
+      })
+      expect(refused.status).toBe(429)
+      expect(refused.body.message).toMatch(/failed authentications/)
     }))
 })
 
