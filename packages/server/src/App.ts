@@ -38,6 +38,7 @@ import { HttpServerLive, ProviderHttpClientLive } from "./platform/HttpServer.js
 import { SecretBox } from "./platform/SecretBox.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
+import { PortalAssetsLive } from "./portal/Assets.js"
 import { SandboxRoutesLive } from "./sandbox/SandboxRoutes.js"
 import { ScoresHttpLive } from "./scoring/Http.js"
 import { ScoreData } from "./scoring/ScoreData.js"
@@ -198,6 +199,7 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
     Layer.provide(RootRoutesLive),
     Layer.provide(WebhookRoutesLive),
     Layer.provide(SandboxRoutesLive),
+    Layer.provide(PortalAssetsLive),
     Layer.provide(ApiLive)
   )
 })).pipe(Layer.provide([RateLimiter.Default, UserTokenCheck.Default]))
