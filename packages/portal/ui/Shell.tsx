@@ -29,7 +29,7 @@ const Page = (props: { readonly path: string; readonly session: Session }) => {
     return session.sandbox ? <SandboxPage /> : <NotFound text="The sandbox page exists only in sandbox mode." />
   }
   const user = match("/portal/apps/:appId/users/:userId", path)
-  if (user !== undefined) return <UserPage appId={user.appId!} userId={user.userId!} />
+  if (user !== undefined) return <UserPage appId={user.appId!} userId={user.userId!} sandbox={session.sandbox} />
   const app = match("/portal/apps/:appId", path) ?? match("/portal/apps/:appId/:tab", path)
   if (app !== undefined) return <AppPage appId={app.appId!} tab={app.tab ?? "keys"} session={session} />
   return <NotFound text="There is no page at this address." />

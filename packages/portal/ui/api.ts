@@ -177,19 +177,30 @@ export interface UserOverview {
   readonly from: string
   readonly to: string
   readonly timezone: string
-  /** The contract's `DailyActivity` has no date; the portal's overview adds it (`date`). */
-  readonly dailyActivity: ReadonlyArray<{ readonly date?: string; readonly steps: number }>
-  readonly dailyLoad: ReadonlyArray<{ readonly date: string; readonly loadScore: number }>
+  readonly dailyActivity: ReadonlyArray<{ readonly date: string; readonly provider: string; readonly steps: number }>
+  readonly dailyLoad: ReadonlyArray<{ readonly date: string; readonly provider: string; readonly loadScore: number }>
+  /** Minutes per glucose point: the server averages readings into buckets so long ranges stay small. */
+  readonly glucoseBucketMinutes: number
   readonly glucose: ReadonlyArray<
-    { readonly displayTime: string; readonly value: number | null; readonly unit: string }
+    { readonly time: string; readonly provider: string; readonly value: number; readonly unit: string }
   >
   readonly meals: ReadonlyArray<JournalMark>
   readonly scores: ReadonlyArray<DailyScore>
 }
 
+export interface Fault {
+  readonly kind: string
+  readonly path: string
+  readonly method?: string
+  readonly count?: number
+  readonly retryAfterSeconds?: number
+  readonly delayMs?: number
+}
+
 export interface SimulatorFaults {
   readonly provider: string
-  readonly faults: ReadonlyArray<Record<string, unknown>>
+  /** Pending knobs, each with how many more requests it will hit. */
+  readonly faults: ReadonlyArray<Fault & { readonly remaining: number }>
 }
 
 /** An answer other than 2xx, with the server's `_tag` and `message`. */
@@ -316,7 +327,7 @@ export const api = {
   sandboxConnect: (userId: string, provider: string) =>
     request<Connection>("POST", `/portal/api/sandbox/users/${userId}/connections`, { provider }),
   faults: () => request<{ data: ReadonlyArray<SimulatorFaults> }>("GET", "/portal/api/sandbox/faults"),
-  setFaults: (provider: string, faults: ReadonlyArray<Record<string, unknown>>) =>
+  setFaults: (provider: string, faults: ReadonlyArray<Fault>) =>
     request<SimulatorFaults>("PUT", `/portal/api/sandbox/faults/${encodeURIComponent(provider)}`, { faults })
 }
 

@@ -3,7 +3,7 @@
  * (the hosted connect flow runs against the simulators), and set the simulators' fault knobs.
  */
 import { useEffect, useState } from "preact/hooks"
-import type { SimulatorFaults, UserDetail } from "../api.js"
+import type { Fault, SimulatorFaults, UserDetail } from "../api.js"
 import { api } from "../api.js"
 import { Badge, ErrorNote, Field, Link, Loading, toneOf, useLoad } from "../components.js"
 
@@ -15,7 +15,7 @@ const Faults = (props: { readonly simulator: SimulatorFaults; readonly onChange:
   const [path, setPath] = useState("*")
   const [count, setCount] = useState("1")
   const [error, setError] = useState<unknown>(undefined)
-  const save = (faults: ReadonlyArray<Record<string, unknown>>) => {
+  const save = (faults: ReadonlyArray<Fault>) => {
     setError(undefined)
     api.setFaults(provider, faults).then(props.onChange, setError)
   }
@@ -35,7 +35,9 @@ const Faults = (props: { readonly simulator: SimulatorFaults; readonly onChange:
         class="inline"
         onSubmit={(event) => {
           event.preventDefault()
-          save([...props.simulator.faults, { kind, path, count: Number(count) }])
+          // The pending knobs stay as they are (with the requests they still hit); the new one joins them.
+          const pending = props.simulator.faults.map(({ remaining, ...fault }) => ({ ...fault, count: remaining }))
+          save([...pending, { kind, path, count: Number(count) }])
         }}
       >
         <div class="field">

@@ -108,20 +108,18 @@ const Charts = (props: { readonly overview: UserOverview }) => {
       d = new Date(d.getTime() + 86_400_000)
     }
     const stepsByDay = new Map<string, number>()
-    overview.dailyActivity.forEach((a, i) => {
-      const date = a.date ?? days[i]
-      if (date !== undefined) stepsByDay.set(date, (stepsByDay.get(date) ?? 0) + a.steps)
-    })
+    // One value per day: with several providers, the one that counted the most steps.
+    for (const a of overview.dailyActivity) stepsByDay.set(a.date, Math.max(stepsByDay.get(a.date) ?? 0, a.steps))
     const loadByDay = new Map<string, number>()
     for (const l of overview.dailyLoad) loadByDay.set(l.date, Math.max(loadByDay.get(l.date) ?? 0, l.loadScore))
-    const glucose = [...overview.glucose].sort((a, b) => a.displayTime.localeCompare(b.displayTime))
+    const glucose = [...overview.glucose].sort((a, b) => a.time.localeCompare(b.time))
     const glucoseValues = glucose.map((g) => g.value)
-    const present = glucoseValues.filter((v): v is number => v !== null)
+    const present = glucoseValues
     return {
       x: days.map(dayAt),
       steps: days.map((d) => stepsByDay.get(d) ?? null),
       load: days.map((d) => loadByDay.get(d) ?? null),
-      glucoseX: glucose.map((g) => new Date(g.displayTime).getTime() / 1000),
+      glucoseX: glucose.map((g) => new Date(g.time).getTime() / 1000),
       glucoseY: glucoseValues,
       glucoseUnit: glucose[0]?.unit ?? "mg/dL",
       glucoseRange: present.length === 0 ? "" : `from ${Math.min(...present)} to ${Math.max(...present)}`,
@@ -222,7 +220,46 @@ const Scores = (props: { readonly scores: ReadonlyArray<DailyScore> }) =>
     </div>
   )
 
-export const UserPage = (props: { readonly appId: string; readonly userId: string }) => {
+/** Sandbox mode: connects the user to a simulated provider in one click (the connect flow runs on the server). */
+const SandboxConnect = (props: {
+  readonly appId: string
+  readonly userId: string
+  readonly connected: ReadonlyArray<string>
+  readonly onConnected: () => void
+}) => {
+  const providers = useLoad(() => api.providers(props.appId), [props.appId])
+  const [busy, setBusy] = useState<string | undefined>(undefined)
+  const [error, setError] = useState<unknown>(undefined)
+  const missing = providers.data?.data.filter((p) => !props.connected.includes(p.provider)) ?? []
+  if (missing.length === 0) return null
+  return (
+    <div class="card" role="region" aria-label="Sandbox connections">
+      <p class="small muted">Sandbox: connect this user to a simulated provider.</p>
+      <div class="actions">
+        {missing.map((p) => (
+          <button
+            key={p.provider}
+            type="button"
+            class="secondary small"
+            disabled={busy !== undefined}
+            onClick={() => {
+              setBusy(p.provider)
+              setError(undefined)
+              api.sandboxConnect(props.userId, p.provider).then(props.onConnected, setError).finally(() =>
+                setBusy(undefined)
+              )
+            }}
+          >
+            {busy === p.provider ? `Connecting ${p.displayName}…` : `Connect ${p.displayName}`}
+          </button>
+        ))}
+      </div>
+      <ErrorNote error={error} />
+    </div>
+  )
+}
+
+export const UserPage = (props: { readonly appId: string; readonly userId: string; readonly sandbox: boolean }) => {
   const detail = useLoad(() => api.user(props.userId), [props.userId])
   const overview = useLoad(() => api.overview(props.userId, 14), [props.userId])
   const journal = useLoad(() => api.journal(props.userId), [props.userId])
@@ -278,6 +315,16 @@ export const UserPage = (props: { readonly appId: string; readonly userId: strin
 
       <h2>Connections</h2>
       <Connections userId={user.id} connections={connections} onChange={detail.reload} />
+      {props.sandbox && user.status === "Active"
+        ? (
+          <SandboxConnect
+            appId={props.appId}
+            userId={user.id}
+            connected={connections.map((c) => c.provider)}
+            onConnected={detail.reload}
+          />
+        )
+        : null}
 
       <h2>Last 14 days</h2>
       <ErrorNote error={overview.error} />
