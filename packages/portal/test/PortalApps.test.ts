@@ -4,7 +4,7 @@
  * never shown again, webhook endpoints, and the audit log. Every page passes axe-core and is
  * screenshotted.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { chromiumAvailable, chromiumPath, phone, screenshot } from "./fixtures/Browser.js"
 import { checkPage, createAppInPortal, createKeyInPortal, PortalTestLive, runScenario } from "./fixtures/Portal.js"
 
@@ -13,8 +13,8 @@ if (!chromiumAvailable) {
 }
 
 describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", () => {
-  it.layer(PortalTestLive, { timeout: "180 seconds", excludeTestServices: true })((it) => {
-    it.live("an operator logs in with the keyboard, sees who they are, and logs out", () =>
+  layer(PortalTestLive, { timeout: "180 seconds", excludeTestServices: true })((it) => {
+    it.effect("an operator logs in with the keyboard, sees who they are, and logs out", () =>
       runScenario(async (session) => {
         const { page } = session
         await expect.poll(() => page.getByTestId("operator").textContent()).toBe(session.email)
@@ -34,7 +34,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         await screenshot(page, "login-failed")
       }))
 
-    it.live("a key is shown once; it creates a user over the API; revoked in the portal, the API answers 401", () =>
+    it.effect("a key is shown once; it creates a user over the API; revoked in the portal, the API answers 401", () =>
       runScenario(async (session) => {
         const { api, page } = session
         const appId = await createAppInPortal(session, "Key test app")
@@ -71,7 +71,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         expect(refused.status()).toBe(401)
       }))
 
-    it.live("provider credentials are set with the URLs to register beside them, and the secret is never shown", () =>
+    it.effect("provider credentials are set with the URLs to register beside them, and the secret is never shown", () =>
       runScenario(async (session) => {
         const { page } = session
         const appId = await createAppInPortal(session, "Credentials app")
@@ -98,7 +98,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         expect(await card.getByLabel("Client id").inputValue()).toBe("")
       }))
 
-    it.live("a webhook endpoint is created with its secret shown once, then disabled and enabled", () =>
+    it.effect("a webhook endpoint is created with its secret shown once, then disabled and enabled", () =>
       runScenario(async (session) => {
         const { page } = session
         const appId = await createAppInPortal(session, "Webhook app")
@@ -120,7 +120,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         await endpoint.getByText("enabled", { exact: true }).waitFor()
       }))
 
-    it.live("the audit log shows who created and renamed an app", () =>
+    it.effect("the audit log shows who created and renamed an app", () =>
       runScenario(async (session) => {
         const { page } = session
         const appId = await createAppInPortal(session, "Audited app")
@@ -135,7 +135,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         await checkPage(session, "audit-log")
       }))
 
-    it.live("on a phone the apps page fits the screen's width", () =>
+    it.effect("on a phone the apps page fits the screen's width", () =>
       runScenario(async (session) => {
         const { page } = session
         await createAppInPortal(session, "Phone app")
@@ -145,5 +145,26 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
         expect(overflow).toBeLessThanOrEqual(0)
       }, phone))
+  })
+
+  // Its own server: failed logins from this address slow down every later login from it.
+  layer(PortalTestLive, { timeout: "120 seconds", excludeTestServices: true })((it) => {
+    it.effect("after repeated failed logins the form says how long to wait and counts down", () =>
+      runScenario(async (session) => {
+        const { page } = session
+        await page.getByRole("button", { name: "Log out" }).click()
+        await page.getByLabel("Email").fill(session.email)
+        const throttled = page.getByText(/Too many attempts, try again in \d+ s/)
+        for (let attempt = 0; attempt < 10 && (await throttled.count()) === 0; attempt++) {
+          await page.getByRole("button", { name: "Log in" }).waitFor({ state: "visible" })
+          await expect.poll(() => page.getByRole("button", { name: "Log in" }).isEnabled()).toBe(true)
+          await page.getByLabel("Password").fill(`wrong password ${attempt}`)
+          await page.getByRole("button", { name: "Log in" }).click()
+          await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/wrong|Too many attempts/)
+        }
+        await throttled.waitFor()
+        expect(await page.getByRole("button", { name: "Log in" }).isDisabled()).toBe(true)
+        await checkPage(session, "login-throttled")
+      }))
   })
 })

@@ -4,7 +4,7 @@
  * glucose chart), erasure confirmed by typing the external id (then the API answers 404), and the
  * sandbox page. Every page passes axe-core and is screenshotted.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import type { APIRequestContext } from "playwright-core"
 import { chromiumAvailable, phone, pixelsOfColor, screenshot } from "./fixtures/Browser.js"
 import { checkPage, createAppInPortal, createKeyInPortal, PortalTestLive, runScenario } from "./fixtures/Portal.js"
@@ -19,8 +19,8 @@ const createUser = async (api: APIRequestContext, key: string, externalUserId: s
 }
 
 describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
-  it.layer(PortalTestLive, { timeout: "300 seconds", excludeTestServices: true })((it) => {
-    it.live("the users list pages and finds a user by external id", () =>
+  layer(PortalTestLive, { timeout: "300 seconds", excludeTestServices: true })((it) => {
+    it.effect("the users list pages and finds a user by external id", () =>
       runScenario(async (session) => {
         const { api, page } = session
         const appId = await createAppInPortal(session, "Paged app")
@@ -40,7 +40,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
         await checkPage(session, "users-search")
       }))
 
-    it.live("after a sandbox backfill the user page charts steps, load and glucose with the meal marked; erase", () =>
+    it.effect("after a sandbox backfill the user page charts steps, load and glucose with the meal marked; erase", () =>
       runScenario(async (session) => {
         const { api, page } = session
         const appId = await createAppInPortal(session, "Chart app")
@@ -110,7 +110,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
         expect(gone.status()).toBe(404)
       }))
 
-    it.live("the sandbox page makes a test user, connects a simulated provider and sets a fault knob", () =>
+    it.effect("the sandbox page makes a test user, connects a simulated provider and sets a fault knob", () =>
       runScenario(async (session) => {
         const { page } = session
         await createAppInPortal(session, "Sandbox app")
