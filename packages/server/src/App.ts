@@ -9,7 +9,6 @@
  * other layer is named `<What>Live`.
  */
 import { HttpApiBuilder, HttpApiScalar } from "@effect/platform"
-import { Api } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Apps } from "./apps/Apps.js"
@@ -38,6 +37,13 @@ import { HttpServerLive, ProviderHttpClientLive } from "./platform/HttpServer.js
 import { SecretBox } from "./platform/SecretBox.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
+import { Audit } from "./portal/Audit.js"
+import { Operators } from "./portal/Operators.js"
+import { OperatorsHttpLive } from "./portal/OperatorsHttp.js"
+import { PortalAuthLive } from "./portal/PortalAuthLive.js"
+import { ServedApi } from "./portal/ServedApi.js"
+import { SessionHttpLive } from "./portal/SessionHttp.js"
+import { Sessions } from "./portal/Sessions.js"
 import { SandboxRoutesLive } from "./sandbox/SandboxRoutes.js"
 import { ScoresHttpLive } from "./scoring/Http.js"
 import { ScoreData } from "./scoring/ScoreData.js"
@@ -77,7 +83,10 @@ export const DataLive = Endpoints.Default.pipe(
     Quarantine.Default,
     Outbox.Default,
     Erasure.Default,
-    UserExport.Default
+    UserExport.Default,
+    Operators.Default,
+    Sessions.Default,
+    Audit.Default
   )),
   Layer.provideMerge(SecretBox.Default)
 )
@@ -161,15 +170,19 @@ const ErasureLive = Layer.unwrapEffect(
   )
 )
 
-/** The contract's handlers, one layer per group. */
-export const ApiLive = HttpApiBuilder.api(Api).pipe(
+/** The portal's handlers, one layer per group, behind the session check. */
+const PortalHttpLive = Layer.mergeAll(SessionHttpLive, OperatorsHttpLive).pipe(Layer.provide(PortalAuthLive))
+
+/** The contract's handlers and the portal's, one layer per group. */
+export const ApiLive = HttpApiBuilder.api(ServedApi).pipe(
   Layer.provide([
     UsersHttpLive,
     ConnectionsHttpLive,
     JournalHttpLive,
     ScoresHttpLive,
     OAuthHttpLive,
-    WebhookEndpointsHttpLive
+    WebhookEndpointsHttpLive,
+    PortalHttpLive
   ])
 )
 

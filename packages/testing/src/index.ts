@@ -1,3 +1,4 @@
 export * from "./ChildServer.js"
+export * from "./Portal.js"
 export * from "./TestDatabase.js"
 export * from "./TestServer.js"

@@ -173,14 +173,17 @@ const isJsonContentType = (contentType: string) => {
   return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
 }
 
+/** The routes of the contract's API and of the portal's JSON API. */
+const isJsonApi = (url: string) => url.startsWith("/api/") || url.startsWith("/portal/api/")
+
 /** Reads and checks a JSON body before routing; the parsed text stays cached on the request. */
 const checkBody = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
     if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") {
       return Option.none<HttpServerResponse.HttpServerResponse>()
     }
-    // Only the API speaks JSON; the sandbox providers parse their own (form) bodies.
-    if (!request.url.startsWith("/api/") || isMultipartRoute(request.url) || !hasBody(request.headers)) {
+    // Only the API (and the portal's API) speaks JSON; the sandbox providers parse their own (form) bodies.
+    if (!isJsonApi(request.url) || isMultipartRoute(request.url) || !hasBody(request.headers)) {
       return Option.none()
     }
     const length = Number(request.headers["content-length"] ?? 0)
@@ -243,7 +246,7 @@ export const jsonDepthOver = (value: unknown, max: number): boolean => {
  * valid percent-encoded UTF-8, or one longer than any id (the router gives up on those with a 404).
  */
 const checkPath = (request: HttpServerRequest.HttpServerRequest) => {
-  if (!request.url.startsWith("/api/")) return Option.none<HttpServerResponse.HttpServerResponse>()
+  if (!isJsonApi(request.url)) return Option.none<HttpServerResponse.HttpServerResponse>()
   const path = request.url.split("?")[0]!
   for (const segment of path.split("/")) {
     if (segment.length > MaxPathSegmentLength) {

@@ -15,6 +15,7 @@ import m0011 from "./0011_sync_progress.js"
 import m0012 from "./0012_webhooks_out.js"
 import m0013 from "./0013_backfill_quarantined.js"
 import m0014 from "./0014_erasure.js"
+import m0015 from "./0015_portal.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -30,5 +31,6 @@ export const migrations = {
   "0011_sync_progress": m0011,
   "0012_webhooks_out": m0012,
   "0013_backfill_quarantined": m0013,
-  "0014_erasure": m0014
+  "0014_erasure": m0014,
+  "0015_portal": m0015
 }

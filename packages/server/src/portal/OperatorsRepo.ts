@@ -1,0 +1,198 @@
+/**
+ * Every statement on the `operators` and `operator_sessions` tables. Emails are matched in any case
+ * (a unique index on `lower(email)`); sessions are found by the hash of their token, together with
+ * their operator, in one statement per request.
+ */
+import { SqlClient, SqlSchema } from "@effect/sql"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { OperatorId, OperatorStatus } from "./PortalApi.js"
+
+export const OperatorRow = Schema.Struct({
+  id: OperatorId,
+  email: Schema.String,
+  status: OperatorStatus,
+  createdAt: Schema.DateFromSelf,
+  lastLoginAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export type OperatorRow = typeof OperatorRow.Type
+
+const OperatorWithHash = Schema.Struct({ ...OperatorRow.fields, passwordHash: Schema.NullOr(Schema.String) })
+
+/** A live-looking session and its operator, as the middleware checks it. */
+export const SessionRow = Schema.Struct({
+  id: Schema.String,
+  operatorId: OperatorId,
+  email: Schema.String,
+  status: OperatorStatus,
+  csrfTokenSealed: Schema.String,
+  lastSeenAt: Schema.DateFromSelf,
+  expiresAt: Schema.DateFromSelf
+})
+export type SessionRow = typeof SessionRow.Type
+
+export class EmailTaken extends Schema.TaggedError<EmailTaken>()("EmailTaken", { email: Schema.String }) {
+  override get message() {
+    return `an operator with the email ${this.email} exists already`
+  }
+}
+
+export interface NewOperator {
+  readonly id: string
+  readonly email: string
+  readonly passwordHash: string | null
+  readonly setupTokenHash: string | null
+  readonly setupExpiresAt: Date | null
+  readonly createdAt: Date
+}
+
+const operatorColumns = "id, email, status, created_at, last_login_at"
+
+export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("@pulsebridge/server/OperatorsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(operatorColumns)
+
+    const insert = SqlSchema.single({
+      Request: Schema.Struct({
+        id: Schema.String,
+        email: Schema.String,
+        passwordHash: Schema.NullOr(Schema.String),
+        setupTokenHash: Schema.NullOr(Schema.String),
+        setupExpiresAt: Schema.NullOr(Schema.DateFromSelf),
+        createdAt: Schema.DateFromSelf
+      }),
+      Result: OperatorRow,
+      execute: (row) =>
+        sql`
+          insert into operators (id, email, password_hash, setup_token_hash, setup_expires_at, created_at)
+          values (${row.id}, ${row.email}, ${row.passwordHash}, ${row.setupTokenHash}, ${row.setupExpiresAt},
+            ${row.createdAt})
+          returning ${columns}
+        `
+    })
+
+    const findByEmail = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: OperatorWithHash,
+      execute: (email) => sql`select ${columns}, password_hash from operators where lower(email) = lower(${email})`
+    })
+
+    const findById = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: OperatorRow,
+      execute: (id) => sql`select ${columns} from operators where id = ${id}`
+    })
+
+    const csrfOf = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ csrfTokenSealed: Schema.String }),
+      execute: (id) => sql`select csrf_token_sealed from operator_sessions where id = ${id}`
+    })
+
+    const list = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: OperatorRow,
+      execute: () => sql`select ${columns} from operators order by created_at, id`
+    })
+
+    const setStatus = SqlSchema.findOne({
+      Request: Schema.Struct({ email: Schema.String, status: OperatorStatus }),
+      Result: OperatorRow,
+      execute: ({ email, status }) =>
+        sql`update operators set status = ${status} where lower(email) = lower(${email}) returning ${columns}`
+    })
+
+    const completeSetup = SqlSchema.findOne({
+      Request: Schema.Struct({ tokenHash: Schema.String, passwordHash: Schema.String, now: Schema.DateFromSelf }),
+      Result: OperatorRow,
+      execute: ({ now, passwordHash, tokenHash }) =>
+        sql`
+          update operators set password_hash = ${passwordHash}, setup_token_hash = null, setup_expires_at = null
+          where setup_token_hash = ${tokenHash} and setup_expires_at > ${now} and status = 'Active'
+          returning ${columns}
+        `
+    })
+
+    const findSession = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: SessionRow,
+      execute: (tokenHash) =>
+        sql`
+          select s.id, s.operator_id, o.email, o.status, s.csrf_token_sealed, s.last_seen_at, s.expires_at
+          from operator_sessions s join operators o on o.id = s.operator_id
+          where s.token_hash = ${tokenHash}
+        `
+    })
+
+    return {
+      /** A new operator; `EmailTaken` when the email exists in any case. */
+      insert: (row: NewOperator) =>
+        insert(row).pipe(
+          Effect.catchIf(
+            (error) => (error as { cause?: { code?: unknown } }).cause?.code === "23505",
+            () => Effect.fail(new EmailTaken({ email: row.email }))
+          ),
+          Effect.catchTag("ParseError", Effect.die),
+          Effect.catchTag("SqlError", Effect.die)
+        ),
+
+      findByEmail: (email: string) => findByEmail(email).pipe(Effect.orDie),
+
+      findById: (id: string) => findById(id).pipe(Effect.orDie),
+
+      list: list(undefined).pipe(Effect.orDie),
+
+      /** The sealed CSRF token of a session. */
+      csrfOf: (sessionId: string) =>
+        csrfOf(sessionId).pipe(Effect.map(Option.map((row) => row.csrfTokenSealed)), Effect.orDie),
+
+      setStatus: (email: string, status: typeof OperatorStatus.Type) => setStatus({ email, status }).pipe(Effect.orDie),
+
+      /** Sets the password of the operator whose setup token this is, if the token is still valid; the token is spent. */
+      completeSetup: (tokenHash: string, passwordHash: string, now: Date) =>
+        completeSetup({ tokenHash, passwordHash, now }).pipe(Effect.orDie),
+
+      recordLogin: (id: string, at: Date) =>
+        sql`update operators set last_login_at = ${at} where id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+
+      insertSession: (session: {
+        readonly id: string
+        readonly tokenHash: string
+        readonly operatorId: string
+        readonly csrfTokenSealed: string
+        readonly now: Date
+        readonly expiresAt: Date
+      }) =>
+        sql`
+          insert into operator_sessions (id, token_hash, operator_id, csrf_token_sealed, created_at, last_seen_at,
+            expires_at)
+          values (${session.id}, ${session.tokenHash}, ${session.operatorId}, ${session.csrfTokenSealed},
+            ${session.now}, ${session.now}, ${session.expiresAt})
+        `.pipe(Effect.asVoid, Effect.orDie),
+
+      findSession: (tokenHash: string) => findSession(tokenHash).pipe(Effect.orDie),
+
+      touchSession: (id: string, at: Date) =>
+        sql`update operator_sessions set last_seen_at = ${at} where id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+
+      deleteSession: (id: string) =>
+        sql`delete from operator_sessions where id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+
+      /** Ends every session of the operator; how many there were. */
+      deleteSessionsOf: (operatorId: string) =>
+        sql<{ id: string }>`delete from operator_sessions where operator_id = ${operatorId} returning id`.pipe(
+          Effect.map((rows) => rows.length),
+          Effect.orDie
+        ),
+
+      /** Sessions past either limit, removed now and then so the table does not grow. */
+      deleteExpiredSessions: (now: Date, idleSince: Date) =>
+        sql`delete from operator_sessions where expires_at <= ${now} or last_seen_at <= ${idleSince}`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
+    } as const
+  })
+}) {}

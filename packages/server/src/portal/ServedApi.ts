@@ -1,0 +1,8 @@
+/**
+ * The API this server serves: the contract's `Api` and the portal's groups (which `OpenApi.Exclude`
+ * keeps out of `/openapi.json`). Every group added here needs its handler layer in `App.ts`.
+ */
+import { Api } from "@pulsebridge/domain"
+import { OperatorsGroup, SessionGroup } from "./PortalApi.js"
+
+export const ServedApi = Api.add(SessionGroup).add(OperatorsGroup)

@@ -1,0 +1,98 @@
+/**
+ * The portal's session endpoints: login (sets the cookie, answers the CSRF token), the one-time setup
+ * of a password, the current session, and logout (ends the session and clears the cookie).
+ */
+import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import { BadRequest, TooManyRequests, Unauthorized } from "@pulsebridge/domain"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import { ServerBases } from "../platform/ServerBases.js"
+import { ServerConfig } from "../platform/ServerConfig.js"
+import { requestAddress } from "./Audit.js"
+import { Operators } from "./Operators.js"
+import type { OperatorRow } from "./OperatorsRepo.js"
+import { CurrentOperator, Operator, PortalSession, sessionCookieName } from "./PortalApi.js"
+import { ServedApi } from "./ServedApi.js"
+import { Sessions, sessionSettings } from "./Sessions.js"
+
+const cookieOptions = {
+  httpOnly: true,
+  secure: true,
+  sameSite: "strict",
+  path: "/portal"
+} as const
+
+export const toOperator = (row: OperatorRow) => new Operator(row)
+
+export const SessionHttpLive = HttpApiBuilder.group(ServedApi, "portalSession", (handlers) =>
+  Effect.gen(function*() {
+    const sessions = yield* Sessions
+    const operators = yield* Operators
+    const config = yield* ServerConfig
+    const bases = yield* ServerBases
+    const sessionOf = (operator: OperatorRow, csrfToken: string) =>
+      new PortalSession({
+        operator: toOperator(operator),
+        csrfToken,
+        sandbox: config.sandbox,
+        publicUrl: bases.publicBase
+      })
+    return handlers
+      .handle("login", ({ payload }) =>
+        Effect.gen(function*() {
+          const address = yield* requestAddress
+          const opened = yield* sessions.login(payload.email, Redacted.make(payload.password), address).pipe(
+            Effect.catchTags({
+              LoginRefused: (error) => Effect.fail(new Unauthorized({ message: error.message })),
+              LoginThrottled: (error) =>
+                Effect.zipRight(
+                  HttpApp.appendPreResponseHandler((_request, response) =>
+                    Effect.succeed(
+                      response.status === 429
+                        ? HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfterSeconds))
+                        : response
+                    )
+                  ),
+                  Effect.fail(
+                    new TooManyRequests({ message: error.message, retryAfterSeconds: error.retryAfterSeconds })
+                  )
+                )
+            })
+          )
+          yield* HttpApp.appendPreResponseHandler((_request, response) =>
+            Effect.orDie(HttpServerResponse.setCookie(response, sessionCookieName, opened.token, {
+              ...cookieOptions,
+              maxAge: sessionSettings.absoluteTimeout
+            }))
+          )
+          return sessionOf(opened.operator, opened.csrfToken)
+        }))
+      .handle("setup", ({ payload }) =>
+        Effect.gen(function*() {
+          const address = yield* requestAddress
+          yield* operators.completeSetup(payload.token, Redacted.make(payload.password), address).pipe(
+            Effect.catchTag("SetupTokenInvalid", (error) => Effect.fail(new BadRequest({ message: error.message })))
+          )
+        }))
+      .handle("session", () =>
+        Effect.gen(function*() {
+          const current = yield* CurrentOperator
+          const described = yield* sessions.describe(current.sessionId, current.operatorId).pipe(
+            Effect.catchTag("SessionInvalid", (error) => Effect.fail(new Unauthorized({ message: error.message })))
+          )
+          return sessionOf(described.operator, described.csrfToken)
+        }))
+      .handle("logout", () =>
+        Effect.gen(function*() {
+          const current = yield* CurrentOperator
+          yield* sessions.logout(current, yield* requestAddress)
+          yield* HttpApp.appendPreResponseHandler((_request, response) =>
+            Effect.orDie(HttpServerResponse.setCookie(response, sessionCookieName, "", {
+              ...cookieOptions,
+              maxAge: Duration.zero,
+              expires: new Date(0)
+            }))
+          )
+        }))
+  }))

@@ -1,0 +1,212 @@
+/**
+ * Operators' sessions: the login with its growing delay after failures, the check of a session
+ * cookie on every portal request, and the logout. The cookie holds a random token of which only the
+ * hash is stored; the session's CSRF token is stored sealed (the pages ask for it again after a
+ * reload). A session ends after `idleTimeout` without a request or `absoluteTimeout` after the login,
+ * whichever comes first, and at once when its operator is disabled.
+ *
+ * Failed logins are counted per email and per client address; from the `freeFailures`-th on, the next
+ * attempt for that email or from that address waits 1 s, 2 s, 4 s ... up to 15 minutes, and is refused
+ * before the password is looked at. A success resets both counters. An unknown email is checked
+ * against a dummy hash, so the answer takes as long and reads the same as for a wrong password.
+ */
+import { SqlClient } from "@effect/sql"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as crypto from "node:crypto"
+import { addressKey, hashKey } from "../http/RateLimit.js"
+import { hashSecret } from "../platform/CredentialHash.js"
+import { newId } from "../platform/Ids.js"
+import { SecretBox } from "../platform/SecretBox.js"
+import { Audit } from "./Audit.js"
+import { LoginFailuresRepo } from "./LoginFailuresRepo.js"
+import { OperatorsRepo } from "./OperatorsRepo.js"
+import { dummyHash, sameToken, verifyPassword } from "./Passwords.js"
+
+export const sessionSettings = {
+  idleTimeout: Duration.hours(12),
+  absoluteTimeout: Duration.days(7),
+  /** How stale `last_seen_at` may get before a request writes it again. */
+  touchEvery: Duration.minutes(1),
+  /** Failures before the delay starts. */
+  freeFailures: 3,
+  firstDelay: Duration.seconds(1),
+  maxDelay: Duration.minutes(15),
+  /** A counter untouched this long starts again from zero. */
+  forgetAfter: Duration.hours(24)
+} as const
+
+/** The one answer to a wrong email, a wrong password or a disabled operator. */
+export class LoginRefused extends Data.TaggedError("LoginRefused")<{}> {
+  override get message() {
+    return "Wrong email or password"
+  }
+}
+
+export class LoginThrottled extends Data.TaggedError("LoginThrottled")<{ readonly retryAfterSeconds: number }> {
+  override get message() {
+    return `Too many failed logins; try again in ${this.retryAfterSeconds} s`
+  }
+}
+
+/** No session for this cookie, or it expired, or its operator is disabled. */
+export class SessionInvalid extends Data.TaggedError("SessionInvalid")<{ readonly reason: string }> {
+  override get message() {
+    return this.reason
+  }
+}
+
+const newToken = () => crypto.randomBytes(32).toString("base64url")
+
+/** The delay after `failures` failures, or none while they are few. */
+export const delayAfter = (failures: number): Duration.Duration | undefined => {
+  if (failures < sessionSettings.freeFailures) return undefined
+  const ms = Duration.toMillis(sessionSettings.firstDelay) * 2 ** Math.min(failures - sessionSettings.freeFailures, 30)
+  return Duration.millis(Math.min(ms, Duration.toMillis(sessionSettings.maxDelay)))
+}
+
+export class Sessions extends Effect.Service<Sessions>()("@pulsebridge/server/Sessions", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* OperatorsRepo
+    const failures = yield* LoginFailuresRepo
+    const audit = yield* Audit
+    const box = yield* SecretBox
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    const throttleKeys = (email: string, address: string) => [
+      hashKey("failed", `login-email:${email.trim().toLowerCase()}`),
+      hashKey("failed", `login-address:${addressKey(address)}`)
+    ]
+
+    const refuse = (email: string, address: string, reason: string, keys: ReadonlyArray<string>, at: Date) =>
+      Effect.gen(function*() {
+        for (const key of keys) {
+          const count = yield* failures.increment(
+            key,
+            at,
+            new Date(at.getTime() - Duration.toMillis(sessionSettings.forgetAfter))
+          )
+          const delay = delayAfter(count)
+          if (delay !== undefined) yield* failures.block(key, new Date(at.getTime() + Duration.toMillis(delay)))
+        }
+        yield* audit.record({ operator: null, action: "login.failed", detail: { email, reason }, address })
+      }).pipe(sql.withTransaction, Effect.orDie)
+
+    return {
+      /** Checks the email and password and opens a session: the cookie's token and the CSRF token. */
+      login: Effect.fn("Sessions.login")(function*(email: string, password: Redacted.Redacted, address: string) {
+        const at = yield* now
+        const keys = throttleKeys(email, address)
+        const blockedUntil = yield* failures.blockedUntil(keys)
+        if (blockedUntil !== null && blockedUntil > at) {
+          yield* audit.record({
+            operator: null,
+            action: "login.failed",
+            detail: { email, reason: "throttled" },
+            address
+          })
+          return yield* new LoginThrottled({
+            retryAfterSeconds: Math.max(1, Math.ceil((blockedUntil.getTime() - at.getTime()) / 1000))
+          })
+        }
+        const found = yield* repo.findByEmail(email.trim())
+        const operator = Option.getOrUndefined(found)
+        const hash = operator?.passwordHash ?? (yield* dummyHash)
+        const matches = yield* verifyPassword(Redacted.value(password), hash)
+        if (operator === undefined || operator.passwordHash === null || !matches || operator.status !== "Active") {
+          const reason = operator === undefined
+            ? "unknown email"
+            : operator.passwordHash === null
+            ? "no password set"
+            : !matches
+            ? "wrong password"
+            : "operator disabled"
+          yield* refuse(email, address, reason, keys, at)
+          return yield* new LoginRefused()
+        }
+        const token = newToken()
+        const csrfToken = newToken()
+        yield* Effect.gen(function*() {
+          yield* failures.reset(keys)
+          yield* repo.insertSession({
+            id: newId(),
+            tokenHash: hashSecret(token),
+            operatorId: operator.id,
+            csrfTokenSealed: box.seal(csrfToken),
+            now: at,
+            expiresAt: new Date(at.getTime() + Duration.toMillis(sessionSettings.absoluteTimeout))
+          })
+          yield* repo.recordLogin(operator.id, at)
+          yield* audit.record({
+            operator: { id: operator.id, email: operator.email },
+            action: "login",
+            targetType: "operator",
+            targetId: operator.id,
+            address
+          })
+        }).pipe(sql.withTransaction, Effect.orDie)
+        const operatorNow = yield* repo.findById(operator.id)
+        return { token, csrfToken, operator: Option.getOrThrow(operatorNow) }
+      }),
+
+      /** The session of a cookie's token, if it is live; last seen is written at most once a minute. */
+      authenticate: Effect.fn("Sessions.authenticate")(function*(token: string) {
+        if (token === "" || token.length > 200) return yield* new SessionInvalid({ reason: "Not logged in" })
+        const found = yield* repo.findSession(hashSecret(token))
+        if (Option.isNone(found)) return yield* new SessionInvalid({ reason: "Not logged in, or the session ended" })
+        const session = found.value
+        const at = yield* now
+        const idleUntil = session.lastSeenAt.getTime() + Duration.toMillis(sessionSettings.idleTimeout)
+        if (session.expiresAt <= at || idleUntil <= at.getTime()) {
+          yield* repo.deleteSession(session.id)
+          return yield* new SessionInvalid({ reason: "The session expired; log in again" })
+        }
+        if (session.status !== "Active") {
+          return yield* new SessionInvalid({ reason: "The operator is disabled" })
+        }
+        if (at.getTime() - session.lastSeenAt.getTime() >= Duration.toMillis(sessionSettings.touchEvery)) {
+          yield* repo.touchSession(session.id, at)
+        }
+        return session
+      }),
+
+      /** Whether `presented` is the session's CSRF token (constant time). */
+      checkCsrf: Effect.fn("Sessions.checkCsrf")(function*(csrfTokenSealed: string, presented: string) {
+        const csrf = yield* Effect.orDie(box.open(csrfTokenSealed))
+        return sameToken(Redacted.value(csrf), presented)
+      }),
+
+      /** What the pages need of a live session: its operator and CSRF token. */
+      describe: Effect.fn("Sessions.describe")(function*(sessionId: string, operatorId: string) {
+        const sealed = yield* repo.csrfOf(sessionId)
+        const operator = yield* repo.findById(operatorId)
+        if (Option.isNone(sealed) || Option.isNone(operator)) {
+          return yield* new SessionInvalid({ reason: "The session ended" })
+        }
+        const csrf = yield* Effect.orDie(box.open(sealed.value))
+        return { operator: operator.value, csrfToken: Redacted.value(csrf) }
+      }),
+
+      logout: Effect.fn("Sessions.logout")(
+        function*(session: { sessionId: string; operatorId: string; email: string }, address: string) {
+          yield* Effect.gen(function*() {
+            yield* repo.deleteSession(session.sessionId)
+            yield* audit.record({
+              operator: { id: session.operatorId, email: session.email },
+              action: "logout",
+              targetType: "operator",
+              targetId: session.operatorId,
+              address
+            })
+          }).pipe(sql.withTransaction, Effect.orDie)
+        }
+      )
+    } as const
+  }),
+  dependencies: [OperatorsRepo.Default, LoginFailuresRepo.Default, Audit.Default]
+}) {}
