@@ -77,7 +77,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         const appId = await createAppInPortal(session, "Credentials app")
         await page.goto(`/portal/apps/${appId}/providers`)
         const card = page.locator("article.provider", { hasText: "Fitbit" })
-        await card.getByText("Callback URL").waitFor()
+        await card.getByText("Callback URL", { exact: true }).waitFor()
         expect(await card.locator("code").first().textContent()).toMatch(/^https:\/\//)
         await checkPage(session, "provider-credentials")
 

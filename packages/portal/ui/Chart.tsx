@@ -62,7 +62,13 @@ const options = (props: ChartProps, width: number): uPlot.Options => ({
   height: props.height ?? 220,
   legend: { show: true, live: true },
   cursor: { drag: { x: false, y: false } },
-  scales: { x: { time: true } },
+  scales: props.kind === "bars"
+    ? {
+      // Half a day of room on each side, so the first and last bars are whole, and bars rise from zero.
+      x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] },
+      y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] }
+    }
+    : { x: { time: true } },
   axes: [
     { stroke: "#374151", grid: { stroke: "#e5e7eb" }, ticks: { stroke: "#d1d5db" } },
     {

@@ -91,7 +91,7 @@ export const CopyValue = (props: { readonly label: string; readonly value: strin
   <div class="copy-value">
     <span class="copy-label">{props.label}</span>
     <code>{props.value}</code>
-    <CopyButton text={props.value} label={`Copy ${props.label.toLowerCase()}`} />
+    <CopyButton text={props.value} label={`Copy ${props.label.charAt(0).toLowerCase()}${props.label.slice(1)}`} />
   </div>
 )
 

@@ -45,7 +45,11 @@ const ProviderForm = (
             <span class="muted">The secret is stored sealed and is never shown.</span>
           </p>
         )
-        : <p class="muted small">Without credentials of its own the app uses the sandbox's, in sandbox mode only.</p>}
+        : (
+          <p class="muted small">
+            Not set: in sandbox mode the app uses the simulator's credentials; otherwise its users cannot connect.
+          </p>
+        )}
       <CopyValue label="Callback URL" value={setup.callbackUrl} />
       {setup.webhookUrl === null ? null : <CopyValue label="Webhook URL" value={setup.webhookUrl} />}
       {saved ? <p class="note ok" role="status">Saved. The secret will not be shown again.</p> : null}
