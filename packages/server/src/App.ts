@@ -42,9 +42,15 @@ import { Audit } from "./portal/Audit.js"
 import { Operators } from "./portal/Operators.js"
 import { OperatorsHttpLive } from "./portal/OperatorsHttp.js"
 import { PortalAuthLive } from "./portal/PortalAuthLive.js"
+import { PortalSandbox } from "./portal/Sandbox.js"
+import { PortalSandboxHttpLive } from "./portal/SandboxHttp.js"
 import { ServedApi } from "./portal/ServedApi.js"
 import { SessionHttpLive } from "./portal/SessionHttp.js"
 import { Sessions } from "./portal/Sessions.js"
+import { UserChanges, UserPages } from "./portal/UserPages.js"
+import { PortalUsersHttpLive } from "./portal/UsersHttp.js"
+import { PortalWebhooks } from "./portal/Webhooks.js"
+import { PortalWebhooksHttpLive } from "./portal/WebhooksHttp.js"
 import { SandboxRoutesLive } from "./sandbox/SandboxRoutes.js"
 import { ScoresHttpLive } from "./scoring/Http.js"
 import { ScoreData } from "./scoring/ScoreData.js"
@@ -172,7 +178,20 @@ const ErasureLive = Layer.unwrapEffect(
 )
 
 /** The portal's handlers, one layer per group, behind the session check. */
-const PortalHttpLive = Layer.mergeAll(SessionHttpLive, OperatorsHttpLive).pipe(Layer.provide(PortalAuthLive))
+const PortalHttpLive = Layer.mergeAll(
+  SessionHttpLive,
+  OperatorsHttpLive,
+  PortalUsersHttpLive,
+  PortalWebhooksHttpLive,
+  PortalSandboxHttpLive
+).pipe(
+  Layer.provide(PortalAuthLive),
+  Layer.provide(
+    Layer.mergeAll(UserChanges.Default, PortalWebhooks.Default, PortalSandbox.Default).pipe(
+      Layer.provideMerge(UserPages.Default)
+    )
+  )
+)
 
 /** The contract's handlers and the portal's, one layer per group. */
 export const ApiLive = HttpApiBuilder.api(ServedApi).pipe(

@@ -3,6 +3,10 @@
  * keeps out of `/openapi.json`). Every group added here needs its handler layer in `App.ts`.
  */
 import { Api } from "@pulsebridge/domain"
-import { OperatorsGroup, SessionGroup } from "./PortalApi.js"
+import { OperatorsGroup, SandboxGroup, SessionGroup, UsersGroup, WebhooksGroup } from "./PortalApi.js"
 
-export const ServedApi = Api.add(SessionGroup).add(OperatorsGroup)
+export const ServedApi = Api.add(SessionGroup)
+  .add(OperatorsGroup)
+  .add(UsersGroup)
+  .add(WebhooksGroup)
+  .add(SandboxGroup)
