@@ -139,7 +139,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
       runScenario(async (session) => {
         const { page } = session
         await createAppInPortal(session, "Phone app")
-        await page.getByRole("link", { name: "Apps", exact: true }).click()
+        await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Apps" }).click()
         await page.getByRole("link", { name: "Phone app" }).waitFor()
         await checkPage(session, "phone-apps")
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)

@@ -53,7 +53,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
             entryKind: "Meal",
             title: "Porridge",
             consumedAtUtc: new Date(Date.now() - 3 * 3_600_000).toISOString(),
-            nutrients: { energyKcal: 350 }
+            nutrients: { caloriesKcal: 350 }
           }
         })
         expect(meal.status(), await meal.text()).toBe(201)
@@ -108,7 +108,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
 
         const gone = await api.get(`/api/v1/users/${user.id}`, { headers: { authorization: `Bearer ${key}` } })
         expect(gone.status()).toBe(404)
-      }))
+      }), 240_000)
 
     it.effect("the sandbox page makes a test user, connects a simulated provider and sets a fault knob", () =>
       runScenario(async (session) => {

@@ -221,3 +221,10 @@ export const toneOf = (state: string): "ok" | "warn" | "bad" | "info" =>
     : ["Reauthorize", "RateLimited", "Stopped", "Pending"].includes(state)
     ? "warn"
     : "info"
+
+/** A table's frame: it scrolls sideways on a narrow screen, so it takes focus for keyboard scrolling. */
+export const TableFrame = (props: { readonly label: string; readonly children: ComponentChildren }) => (
+  <div class="table-wrap" tabIndex={0} role="region" aria-label={props.label}>
+    {props.children}
+  </div>
+)

@@ -3,7 +3,7 @@
  */
 import { useEffect, useState } from "preact/hooks"
 import { api } from "../api.js"
-import { ErrorNote, Field, Link, Loading, Time, useLoad } from "../components.js"
+import { ErrorNote, Field, Link, Loading, TableFrame, Time, useLoad } from "../components.js"
 import { navigate } from "../router.js"
 
 export const AppsPage = () => {
@@ -18,7 +18,7 @@ export const AppsPage = () => {
       {apps.data === undefined ? (apps.loading ? <Loading what="apps" /> : null) : apps.data.data.length === 0
         ? <p class="muted">No apps yet. Create the first one below.</p>
         : (
-          <div class="table-wrap">
+          <TableFrame label="Apps">
             <table>
               <thead>
                 <tr>
@@ -45,7 +45,7 @@ export const AppsPage = () => {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableFrame>
         )}
       <h2>Create an app</h2>
       <form

@@ -3,7 +3,7 @@
  */
 import { useEffect } from "preact/hooks"
 import { api } from "../api.js"
-import { ErrorNote, Loading, Time, useLoad, usePager } from "../components.js"
+import { ErrorNote, Loading, TableFrame, Time, useLoad, usePager } from "../components.js"
 
 const describe = (detail: Record<string, unknown>) => {
   const entries = Object.entries(detail)
@@ -21,41 +21,43 @@ export const AuditPage = () => {
       <ErrorNote error={events.error} />
       {events.data === undefined ? (events.loading ? <Loading what="the audit log" /> : null) : (
         <>
-          {events.data.data.length === 0 ? <p class="muted">Nothing recorded yet.</p> : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Who</th>
-                    <th scope="col">What</th>
-                    <th scope="col">Target</th>
-                    <th scope="col">Detail</th>
-                    <th scope="col">From</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {events.data.data.map((event) => (
-                    <tr key={event.id}>
-                      <td>
-                        <Time at={event.at} />
-                      </td>
-                      <td>{event.operatorEmail ?? <span class="muted">CLI or anonymous</span>}</td>
-                      <td>
-                        <code class="small">{event.action}</code>
-                      </td>
-                      <td class="small">
-                        {event.targetType === null ? "" : `${event.targetType} `}
-                        {event.targetId === null ? null : <code>{event.targetId}</code>}
-                      </td>
-                      <td class="small">{describe(event.detail)}</td>
-                      <td class="small">{event.address ?? ""}</td>
+          {events.data.data.length === 0 ?
+            <p class="muted">Nothing recorded yet.</p> :
+            (
+              <TableFrame label="Audit events">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">When</th>
+                      <th scope="col">Who</th>
+                      <th scope="col">What</th>
+                      <th scope="col">Target</th>
+                      <th scope="col">Detail</th>
+                      <th scope="col">From</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+                  </thead>
+                  <tbody>
+                    {events.data.data.map((event) => (
+                      <tr key={event.id}>
+                        <td>
+                          <Time at={event.at} />
+                        </td>
+                        <td>{event.operatorEmail ?? <span class="muted">CLI or anonymous</span>}</td>
+                        <td>
+                          <code class="small">{event.action}</code>
+                        </td>
+                        <td class="small">
+                          {event.targetType === null ? "" : `${event.targetType} `}
+                          {event.targetId === null ? null : <code>{event.targetId}</code>}
+                        </td>
+                        <td class="small">{describe(event.detail)}</td>
+                        <td class="small">{event.address ?? ""}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableFrame>
+            )}
           {pager.controls(events.data.nextCursor)}
         </>
       )}

@@ -6,7 +6,7 @@
 import { useState } from "preact/hooks"
 import type { ApiKeySummary, CreatedKey, Permission } from "../api.js"
 import { api, permissions } from "../api.js"
-import { Badge, Confirm, CopyButton, ErrorNote, Field, Loading, Time, useLoad } from "../components.js"
+import { Badge, Confirm, CopyButton, ErrorNote, Field, Loading, TableFrame, Time, useLoad } from "../components.js"
 
 export const KeysTab = (props: { readonly appId: string }) => {
   const keys = useLoad(() => api.keys(props.appId), [props.appId])
@@ -78,7 +78,7 @@ export const KeysTab = (props: { readonly appId: string }) => {
       {keys.data === undefined ? (keys.loading ? <Loading what="keys" /> : null) : keys.data.data.length === 0
         ? <p class="muted">This app has no keys yet.</p>
         : (
-          <div class="table-wrap">
+          <TableFrame label="API keys">
             <table>
               <thead>
                 <tr>
@@ -134,7 +134,7 @@ export const KeysTab = (props: { readonly appId: string }) => {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableFrame>
         )}
       {revoking === undefined ? null : (
         <Confirm

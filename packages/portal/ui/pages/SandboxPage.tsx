@@ -26,7 +26,9 @@ const Faults = (props: { readonly simulator: SimulatorFaults; readonly onChange:
         <ul class="small">
           {props.simulator.faults.map((fault, i) => (
             <li key={i}>
-              <code>{JSON.stringify(fault)}</code>
+              <code>{fault.kind}</code> on <code>{fault.method ?? "any method"} {fault.path}</code>: {fault.remaining}
+              {" "}
+              more requests
             </li>
           ))}
         </ul>

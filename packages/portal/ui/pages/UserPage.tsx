@@ -8,7 +8,7 @@ import { useEffect, useMemo, useState } from "preact/hooks"
 import type { Connection, DailyScore, PillarBreakdown, UserOverview } from "../api.js"
 import { api } from "../api.js"
 import { Chart } from "../Chart.js"
-import { Badge, Confirm, ErrorNote, Link, Loading, message, Time, toneOf, useLoad } from "../components.js"
+import { Badge, Confirm, ErrorNote, Link, Loading, message, TableFrame, Time, toneOf, useLoad } from "../components.js"
 import { navigate } from "../router.js"
 
 const syncing = (connection: Connection) =>
@@ -31,7 +31,7 @@ const Connections = (props: {
     <>
       <ErrorNote error={error} />
       {asked === undefined ? null : <p class="note ok" role="status">{asked}</p>}
-      <div class="table-wrap">
+      <TableFrame label="Connections">
         <table>
           <thead>
             <tr>
@@ -94,7 +94,7 @@ const Connections = (props: {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableFrame>
     </>
   )
 }

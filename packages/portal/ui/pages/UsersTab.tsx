@@ -3,7 +3,7 @@
  */
 import { useState } from "preact/hooks"
 import { api } from "../api.js"
-import { Badge, ErrorNote, Field, Link, Loading, Time, toneOf, useLoad, usePager } from "../components.js"
+import { Badge, ErrorNote, Field, Link, Loading, TableFrame, Time, toneOf, useLoad, usePager } from "../components.js"
 
 export const UsersTab = (props: { readonly appId: string; readonly sandbox: boolean }) => {
   const [input, setInput] = useState("")
@@ -60,7 +60,7 @@ export const UsersTab = (props: { readonly appId: string; readonly sandbox: bool
               : `${users.data.data.length} users on this page${search === "" ? "" : ` matching “${search}”`}.`}
           </p>
           {users.data.data.length === 0 ? null : (
-            <div class="table-wrap">
+            <TableFrame label="Users">
               <table>
                 <thead>
                   <tr>
@@ -91,7 +91,7 @@ export const UsersTab = (props: { readonly appId: string; readonly sandbox: bool
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableFrame>
           )}
           {pager.controls(users.data.nextCursor)}
         </>

@@ -5,7 +5,18 @@
 import { useState } from "preact/hooks"
 import type { WebhookEndpoint } from "../api.js"
 import { api } from "../api.js"
-import { Badge, CopyButton, ErrorNote, Field, Loading, Time, toneOf, useLoad, usePager } from "../components.js"
+import {
+  Badge,
+  CopyButton,
+  ErrorNote,
+  Field,
+  Loading,
+  TableFrame,
+  Time,
+  toneOf,
+  useLoad,
+  usePager
+} from "../components.js"
 
 const Deliveries = (props: { readonly appId: string; readonly endpoint: WebhookEndpoint }) => {
   const pager = usePager()
@@ -21,7 +32,7 @@ const Deliveries = (props: { readonly appId: string; readonly endpoint: WebhookE
     <div>
       <ErrorNote error={error} />
       {deliveries.data.data.length === 0 ? <p class="muted">No deliveries yet.</p> : (
-        <div class="table-wrap">
+        <TableFrame label="Deliveries">
           <table>
             <thead>
               <tr>
@@ -73,7 +84,7 @@ const Deliveries = (props: { readonly appId: string; readonly endpoint: WebhookE
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
       {pager.controls(deliveries.data.nextCursor)}
     </div>
