@@ -37,9 +37,11 @@ import { HttpServerLive, ProviderHttpClientLive } from "./platform/HttpServer.js
 import { SecretBox } from "./platform/SecretBox.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
+import { AppsHttpLive } from "./portal/AppsHttp.js"
 import { Audit } from "./portal/Audit.js"
 import { Operators } from "./portal/Operators.js"
 import { OperatorsHttpLive } from "./portal/OperatorsHttp.js"
+import { PortalApps } from "./portal/PortalApps.js"
 import { PortalAuthLive } from "./portal/PortalAuthLive.js"
 import { PortalSandbox } from "./portal/Sandbox.js"
 import { PortalSandboxHttpLive } from "./portal/SandboxHttp.js"
@@ -180,11 +182,13 @@ const ErasureLive = Layer.unwrapEffect(
 const PortalHttpLive = Layer.mergeAll(
   SessionHttpLive,
   OperatorsHttpLive,
+  AppsHttpLive,
   PortalUsersHttpLive,
   PortalWebhooksHttpLive,
   PortalSandboxHttpLive
 ).pipe(
   Layer.provide(PortalAuthLive),
+  Layer.provide(PortalApps.DefaultWithoutDependencies),
   Layer.provide(
     Layer.mergeAll(UserChanges.Default, PortalWebhooks.Default, PortalSandbox.Default).pipe(
       Layer.provideMerge(UserPages.Default)

@@ -73,6 +73,8 @@ export const makeTestServer = (
     readonly providers?: Layer.Layer<ProviderRegistry> | undefined
     /** The simulators sandbox mode may mount (the built-in ones unless a test registers others). */
     readonly simulators?: SimulatorRegistry | undefined
+    /** The server's least log level (Warning: the suite's output stays short). */
+    readonly logLevel?: LogLevel.LogLevel | undefined
   } = {}
 ) =>
   Layer.unwrapScoped(Effect.gen(function*() {
@@ -103,7 +105,7 @@ export const makeTestServer = (
     return ClientLive.pipe(
       Layer.provideMerge(Info),
       Layer.provideMerge(Http),
-      Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+      Layer.provide(Logger.minimumLogLevel(registries.logLevel ?? LogLevel.Warning))
     )
   }))
 

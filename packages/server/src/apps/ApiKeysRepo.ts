@@ -11,9 +11,11 @@ import * as Schema from "effect/Schema"
 export const ApiKeyRecord = Schema.Struct({
   id: ApiKeyId,
   appId: AppId,
+  name: Schema.NullOr(Schema.String),
   prefix: Schema.String,
   permissions: Schema.Array(Permission),
   createdAt: Schema.DateFromSelf,
+  lastUsedAt: Schema.NullOr(Schema.DateFromSelf),
   revokedAt: Schema.NullOr(Schema.DateFromSelf)
 })
 export type ApiKeyRecord = typeof ApiKeyRecord.Type
@@ -32,13 +34,14 @@ export interface NewApiKey {
   readonly keyHash: string
   readonly prefix: string
   readonly permissions: ReadonlyArray<Permission>
+  readonly name?: string | null | undefined
 }
 
 export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("@pulsebridge/server/ApiKeysRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const recordColumns = sql.literal("id, app_id, prefix, permissions, created_at, revoked_at")
+    const recordColumns = sql.literal("id, app_id, name, prefix, permissions, created_at, last_used_at, revoked_at")
 
     const listOfApp = SqlSchema.findAll({
       Request: AppId,
@@ -47,12 +50,12 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("@pulsebridge/ser
     })
 
     const revoke = SqlSchema.findOne({
-      Request: Schema.String,
+      Request: Schema.Struct({ id: Schema.String, appId: Schema.NullOr(Schema.String) }),
       Result: ApiKeyRecord,
-      execute: (id) =>
+      execute: ({ appId, id }) =>
         sql`
           update api_keys set revoked_at = coalesce(revoked_at, now())
-          where id = ${id}
+          where id = ${id} ${appId === null ? sql`` : sql`and app_id = ${appId}`}
           returning ${recordColumns}
         `
     })
@@ -70,18 +73,28 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("@pulsebridge/ser
     return {
       insert: (key: NewApiKey) =>
         sql`
-          insert into api_keys (id, app_id, key_hash, prefix, permissions)
+          insert into api_keys (id, app_id, key_hash, prefix, permissions, name)
           values (
             ${key.id}, ${key.appId}, ${key.keyHash}, ${key.prefix},
-            string_to_array(${key.permissions.join(",")}, ',')
+            string_to_array(${key.permissions.join(",")}, ','), ${key.name ?? null}
           )
         `.pipe(Effect.asVoid, Effect.orDie),
 
       /** The app's keys, live and revoked, oldest first. */
       listOfApp: (appId: AppId) => listOfApp(appId).pipe(Effect.orDie),
 
-      /** Revokes the key (a second revocation keeps the first time); none for an unknown id (a UUID). */
-      revoke: (id: string) => revoke(id).pipe(Effect.orDie),
+      /**
+       * Revokes the key (a second revocation keeps the first time); none for an unknown id (a UUID), or
+       * for a key of another app than `appId` when it is given.
+       */
+      revoke: (id: string, appId?: string) => revoke({ id, appId: appId ?? null }).pipe(Effect.orDie),
+
+      /** Notes the key's use, unless a use within the last minute is noted already (one write a minute at most). */
+      touch: (id: string) =>
+        sql`
+          update api_keys set last_used_at = now()
+          where id = ${id} and (last_used_at is null or last_used_at < now() - interval '1 minute')
+        `.pipe(Effect.asVoid, Effect.orDie),
 
       /** The app of the live key with this hash. */
       findLive: (keyHash: string) => findLive(keyHash).pipe(Effect.orDie)

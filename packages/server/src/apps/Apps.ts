@@ -5,6 +5,7 @@
 import { SqlClient } from "@effect/sql"
 import type { ApiKeyId, AppId, Permission } from "@pulsebridge/domain"
 import { allPermissions } from "@pulsebridge/domain"
+import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -14,7 +15,7 @@ import { ApiKeysRepo } from "./ApiKeysRepo.js"
 import { AppsRepo } from "./AppsRepo.js"
 
 export { ApiKeyRecord, AuthenticatedApp } from "./ApiKeysRepo.js"
-export { App } from "./AppsRepo.js"
+export { App, AppWithUsers } from "./AppsRepo.js"
 
 /** No app has this id (or the id is not one an app could have). */
 export class AppNotFound extends Data.TaggedError("AppNotFound")<{ readonly appId: string }> {
@@ -43,11 +44,15 @@ export class Apps extends Effect.Service<Apps>()("@pulsebridge/server/Apps", {
     const appsRepo = yield* AppsRepo
     const keysRepo = yield* ApiKeysRepo
 
-    const issueKey = (appId: AppId, permissions: ReadonlyArray<Permission>) =>
+    /** When this process last wrote each key's `last_used_at`. */
+    const lastTouched = new Map<string, number>()
+    const touchEveryMs = 60_000
+
+    const issueKey = (appId: AppId, permissions: ReadonlyArray<Permission>, name?: string) =>
       Effect.gen(function*() {
         const apiKey = generateSecret(ApiKeyPrefix)
         const key = { id: newId<ApiKeyId>(), prefix: displayPrefix(apiKey), permissions }
-        yield* keysRepo.insert({ ...key, appId, keyHash: hashSecret(apiKey) })
+        yield* keysRepo.insert({ ...key, appId, keyHash: hashSecret(apiKey), name: name ?? null })
         return { ...key, apiKey } satisfies CreatedApiKey
       })
 
@@ -73,7 +78,28 @@ export class Apps extends Effect.Service<Apps>()("@pulsebridge/server/Apps", {
         Effect.orDie
       ),
 
+      /** Creates an app without a key (the portal creates keys one by one, each shown once). */
+      createWithoutKey: Effect.fn("Apps.createWithoutKey")(function*(name: string) {
+        return yield* appsRepo.insert(newId<AppId>(), name)
+      }),
+
       list: appsRepo.list.pipe(Effect.withSpan("Apps.list")),
+
+      /** Every app with the number of its users. */
+      listWithUsers: appsRepo.listWithUsers.pipe(Effect.withSpan("Apps.listWithUsers")),
+
+      /** The app with the number of its users. */
+      getWithUsers: Effect.fn("Apps.getWithUsers")(function*(appId: string) {
+        const found = isUuid(appId) ? yield* appsRepo.findWithUsers(appId) : Option.none()
+        if (Option.isNone(found)) return yield* new AppNotFound({ appId })
+        return found.value
+      }),
+
+      rename: Effect.fn("Apps.rename")(function*(appId: string, name: string) {
+        const renamed = isUuid(appId) ? yield* appsRepo.rename(appId, name) : Option.none()
+        if (Option.isNone(renamed)) return yield* new AppNotFound({ appId })
+        return renamed.value
+      }),
 
       /** How many apps there are (none on a fresh database). */
       count: appsRepo.count.pipe(Effect.withSpan("Apps.count")),
@@ -81,26 +107,43 @@ export class Apps extends Effect.Service<Apps>()("@pulsebridge/server/Apps", {
       /** The app with this id, or none (also for an id that is not a UUID). */
       get,
 
-      createApiKey: Effect.fn("Apps.createApiKey")(function*(appId: string, permissions: ReadonlyArray<Permission>) {
-        const app = yield* requireApp(appId)
-        return yield* issueKey(app.id, permissions)
-      }),
+      createApiKey: Effect.fn("Apps.createApiKey")(
+        function*(appId: string, permissions: ReadonlyArray<Permission>, name?: string) {
+          const app = yield* requireApp(appId)
+          return yield* issueKey(app.id, permissions, name)
+        }
+      ),
 
       listApiKeys: Effect.fn("Apps.listApiKeys")(function*(appId: string) {
         const app = yield* requireApp(appId)
         return yield* keysRepo.listOfApp(app.id)
       }),
 
-      /** Revokes a key; revoking twice is harmless. */
-      revokeApiKey: Effect.fn("Apps.revokeApiKey")(function*(apiKeyId: string) {
-        const revoked = isUuid(apiKeyId) ? yield* keysRepo.revoke(apiKeyId) : Option.none()
+      /** Revokes a key (of `appId`, when given); revoking twice is harmless. */
+      revokeApiKey: Effect.fn("Apps.revokeApiKey")(function*(apiKeyId: string, appId?: string) {
+        const revoked = isUuid(apiKeyId) && (appId === undefined || isUuid(appId))
+          ? yield* keysRepo.revoke(apiKeyId, appId)
+          : Option.none()
         if (Option.isNone(revoked)) return yield* new ApiKeyNotFound({ apiKeyId })
         return revoked.value
       }),
 
-      /** The app of a live API key, by the hash of the presented secret. */
+      /**
+       * The app of a live API key, by the hash of the presented secret. The key's last use is written
+       * at most once a minute per key and process, not on every request.
+       */
       authenticate: Effect.fn("Apps.authenticate")(function*(secret: string) {
-        return yield* keysRepo.findLive(hashSecret(secret))
+        const found = yield* keysRepo.findLive(hashSecret(secret))
+        if (Option.isSome(found)) {
+          const now = yield* Clock.currentTimeMillis
+          const last = lastTouched.get(found.value.apiKeyId)
+          if (last === undefined || now - last >= touchEveryMs || now < last) {
+            lastTouched.set(found.value.apiKeyId, now)
+            if (lastTouched.size > 10_000) lastTouched.clear()
+            yield* keysRepo.touch(found.value.apiKeyId)
+          }
+        }
+        return found
       })
     } as const
   }),

@@ -1,6 +1,6 @@
 /**
  * Every statement on the `apps` table: the tenants, created by an operator (or as the first
- * start's demo app) and never changed since. Rows are decoded with the `App` schema.
+ * start's demo app); only their name changes later. Rows are decoded with the `App` schema.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { AppId } from "@pulsebridge/domain"
@@ -9,6 +9,10 @@ import * as Schema from "effect/Schema"
 
 export const App = Schema.Struct({ id: AppId, name: Schema.String, createdAt: Schema.DateFromSelf })
 export type App = typeof App.Type
+
+/** An app and how many users it has (erased users are gone from the table). */
+export const AppWithUsers = Schema.Struct({ ...App.fields, users: Schema.Int })
+export type AppWithUsers = typeof AppWithUsers.Type
 
 export class AppsRepo extends Effect.Service<AppsRepo>()("@pulsebridge/server/AppsRepo", {
   effect: Effect.gen(function*() {
@@ -32,6 +36,29 @@ export class AppsRepo extends Effect.Service<AppsRepo>()("@pulsebridge/server/Ap
       execute: () => sql`select id, name, created_at from apps order by created_at, id`
     })
 
+    const withUsers = sql.literal(
+      "a.id, a.name, a.created_at, (select count(*)::int from users u where u.app_id = a.id) as users"
+    )
+
+    const listWithUsers = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: AppWithUsers,
+      execute: () => sql`select ${withUsers} from apps a order by a.created_at, a.id`
+    })
+
+    const findWithUsers = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: AppWithUsers,
+      execute: (id) => sql`select ${withUsers} from apps a where a.id = ${id}`
+    })
+
+    const rename = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Schema.String, name: Schema.String }),
+      Result: App,
+      execute: ({ id, name }) =>
+        sql`update apps set name = ${name}, updated_at = now() where id = ${id} returning id, name, created_at`
+    })
+
     const count = SqlSchema.single({
       Request: Schema.Void,
       Result: Schema.Struct({ count: Schema.Int }),
@@ -46,6 +73,15 @@ export class AppsRepo extends Effect.Service<AppsRepo>()("@pulsebridge/server/Ap
 
       /** Every app, oldest first. */
       list: list(undefined).pipe(Effect.orDie),
+
+      /** Every app with the number of its users, oldest first. */
+      listWithUsers: listWithUsers(undefined).pipe(Effect.orDie),
+
+      /** The app with the number of its users; the id must be a UUID. */
+      findWithUsers: (id: string) => findWithUsers(id).pipe(Effect.orDie),
+
+      /** Renames the app; none for an unknown id (a UUID). */
+      rename: (id: string, name: string) => rename({ id, name }).pipe(Effect.orDie),
 
       count: count(undefined).pipe(Effect.map((row) => row.count), Effect.orDie)
     } as const

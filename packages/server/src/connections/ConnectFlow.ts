@@ -69,6 +69,10 @@ const redirectTo = (redirectUrl: string, params: Record<string, string>): Callba
   return { _tag: "Redirect", location: url.toString() }
 }
 
+/** The redirect URL registered at a provider: where its consent page sends the browser back to. */
+export const callbackUrlOf = (publicBase: string, authType: "OAuth2" | "OAuth1") =>
+  `${publicBase}/api/v1/connections/callback${authType === "OAuth1" ? "/oauth1" : ""}`
+
 /** Why a callback failed, as the app's redirect will say it. */
 interface CallbackFailure {
   readonly code: string
@@ -100,8 +104,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
     const httpClient = yield* HttpClient.HttpClient
     const withClient = Effect.provideService(HttpClient.HttpClient, httpClient)
 
-    const callbackUrl = (authType: "OAuth2" | "OAuth1") =>
-      `${bases.publicBase}/api/v1/connections/callback${authType === "OAuth1" ? "/oauth1" : ""}`
+    const callbackUrl = (authType: "OAuth2" | "OAuth1") => callbackUrlOf(bases.publicBase, authType)
 
     const createSession = Effect.fn("ConnectFlow.createSession")(function*(
       user: { readonly appId: AppId; readonly userId: UserId },

@@ -60,7 +60,7 @@ export class Audit extends Effect.Service<Audit>()("@pulsebridge/server/Audit", 
             detail, address
           from audit_events
           where ${before === null ? sql`true` : sql`id < ${before}::bigint`}
-          order by id desc
+          order by audit_events.id desc
           limit ${limit}
         `
     })

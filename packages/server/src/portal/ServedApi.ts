@@ -3,10 +3,11 @@
  * keeps out of `/openapi.json`). Every group added here needs its handler layer in `App.ts`.
  */
 import { Api } from "@pulsebridge/domain"
-import { OperatorsGroup, SandboxGroup, SessionGroup, UsersGroup, WebhooksGroup } from "./PortalApi.js"
+import { AppsGroup, OperatorsGroup, SandboxGroup, SessionGroup, UsersGroup, WebhooksGroup } from "./PortalApi.js"
 
 export const ServedApi = Api.add(SessionGroup)
   .add(OperatorsGroup)
+  .add(AppsGroup)
   .add(UsersGroup)
   .add(WebhooksGroup)
   .add(SandboxGroup)

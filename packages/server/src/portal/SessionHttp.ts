@@ -45,21 +45,15 @@ export const SessionHttpLive = HttpApiBuilder.group(ServedApi, "portalSession", 
           const opened = yield* sessions.login(payload.email, Redacted.make(payload.password), address).pipe(
             Effect.catchTags({
               LoginRefused: (error) => Effect.fail(new Unauthorized({ message: error.message })),
+              // Answered here rather than failed: the error body is the contract's, plus the Retry-After header.
               LoginThrottled: (error) =>
-                Effect.zipRight(
-                  HttpApp.appendPreResponseHandler((_request, response) =>
-                    Effect.succeed(
-                      response.status === 429
-                        ? HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfterSeconds))
-                        : response
-                    )
-                  ),
-                  Effect.fail(
-                    new TooManyRequests({ message: error.message, retryAfterSeconds: error.retryAfterSeconds })
-                  )
-                )
+                Effect.succeed(HttpServerResponse.unsafeJson(
+                  new TooManyRequests({ message: error.message, retryAfterSeconds: error.retryAfterSeconds }),
+                  { status: 429, headers: { "retry-after": String(error.retryAfterSeconds) } }
+                ))
             })
           )
+          if (HttpServerResponse.isServerResponse(opened)) return opened
           yield* HttpApp.appendPreResponseHandler((_request, response) =>
             Effect.orDie(HttpServerResponse.setCookie(response, sessionCookieName, opened.token, {
               ...cookieOptions,

@@ -1,0 +1,61 @@
+/**
+ * The portal's apps group: apps with their user counts, their API keys (a new key is answered once,
+ * whole) and their credentials at each registered provider (secrets are write-only).
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import { BadRequest, NotFound } from "@pulsebridge/domain"
+import * as Effect from "effect/Effect"
+import { portalActor } from "./Audit.js"
+import { CreatedKey } from "./PortalApi.js"
+import { PortalApps } from "./PortalApps.js"
+import { ServedApi } from "./ServedApi.js"
+
+const notFound = (error: { readonly message: string }) => Effect.fail(new NotFound({ message: error.message }))
+
+export const AppsHttpLive = HttpApiBuilder.group(ServedApi, "portalApps", (handlers) =>
+  Effect.gen(function*() {
+    const portalApps = yield* PortalApps
+    return handlers
+      .handle("list", () => Effect.map(portalApps.list, (data) => ({ data })))
+      .handle("create", ({ payload }) => Effect.flatMap(portalActor, (actor) => portalApps.create(payload.name, actor)))
+      .handle("get", ({ path }) => portalApps.get(path.appId).pipe(Effect.catchTag("AppNotFound", notFound)))
+      .handle("rename", ({ path, payload }) =>
+        Effect.flatMap(portalActor, (actor) =>
+          portalApps.rename(path.appId, payload.name, actor)).pipe(
+            Effect.catchTag("AppNotFound", notFound)
+          ))
+      .handle("keys", ({ path }) =>
+        portalApps.keys(path.appId).pipe(
+          Effect.map((data) => ({ data })),
+          Effect.catchTag("AppNotFound", notFound)
+        ))
+      .handle("createKey", ({ path, payload }) =>
+        Effect.flatMap(
+          portalActor,
+          (actor) =>
+            portalApps.createKey(path.appId, payload.permissions, payload.name, actor)
+        ).pipe(
+          Effect.map((created) => new CreatedKey(created)),
+          Effect.catchTag("AppNotFound", notFound)
+        ))
+      .handle("revokeKey", ({ path }) =>
+        Effect.flatMap(portalActor, (actor) =>
+          portalApps.revokeKey(path.appId, path.keyId, actor)).pipe(
+            Effect.catchTags({ AppNotFound: notFound, ApiKeyNotFound: notFound })
+          ))
+      .handle("providers", ({ path }) =>
+        portalApps.providers(path.appId).pipe(
+          Effect.map((data) => ({ data })),
+          Effect.catchTag("AppNotFound", notFound)
+        ))
+      .handle("setProvider", ({ path, payload }) =>
+        Effect.flatMap(portalActor, (actor) =>
+          portalApps.setProvider(path.appId, path.provider, payload, actor)).pipe(
+            Effect.catchTags({
+              AppNotFound: notFound,
+              ProviderNotRegistered: notFound,
+              CredentialsRefused: (error) =>
+                Effect.fail(new BadRequest({ message: error.message }))
+            })
+          ))
+  }))
