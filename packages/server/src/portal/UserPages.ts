@@ -23,8 +23,7 @@ import { SyncQueue } from "../sync/SyncQueue.js"
 import { Erasure, ErasureQueue } from "../users/Erasure.js"
 import { UserExport } from "../users/Export.js"
 import { UserNotFound } from "../users/Users.js"
-import type { JournalMark } from "./PortalApi.js"
-import { GlucosePoint, UserDetail, UserOverview, UserPage, UserSummary } from "./PortalApi.js"
+import { GlucosePoint, JournalMark, UserDetail, UserOverview, UserPage, UserSummary } from "./PortalApi.js"
 import { defaultPageSize, UserDirectoryRepo } from "./UserDirectoryRepo.js"
 
 /** No app with this id. */
@@ -83,16 +82,18 @@ export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/
       Effect.map(
         journal.listRange(user.id, from, to),
         (entries): ReadonlyArray<JournalMark> =>
-          entries.map((entry) => ({
-            id: entry.id,
-            kind: entry.entryKind,
-            title: entry.title,
-            consumedAtUtc: entry.consumedAtUtc,
-            localDate: entry.journalDate,
-            analysisStatus: entry.analysisStatus,
-            energyKcal: entry.nutrients.caloriesKcal,
-            imageUrl: entry.hasImage ? `/portal/api/users/${user.id}/journal/${entry.id}/photo` : null
-          }))
+          entries.map((entry) =>
+            new JournalMark({
+              id: entry.id,
+              kind: entry.entryKind,
+              title: entry.title,
+              consumedAtUtc: entry.consumedAtUtc,
+              localDate: entry.journalDate,
+              analysisStatus: entry.analysisStatus,
+              energyKcal: entry.nutrients.caloriesKcal,
+              imageUrl: entry.hasImage ? `/portal/api/users/${user.id}/journal/${entry.id}/photo` : null
+            })
+          )
       )
 
     return {

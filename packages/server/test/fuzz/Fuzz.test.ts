@@ -1,7 +1,8 @@
 /**
  * The fuzz test: bad requests generated with fast-check for every operation of the OpenAPI
  * document the server publishes (the 24 endpoints of the contract, the journal image, re-sync, and a
- * user's erasure and export), the
+ * user's erasure and export), the portal's users, webhook endpoints and sandbox routes (from their
+ * own document, with a logged-in session and its CSRF token), the
  * provider webhook routes, the sandbox consent pages, scan uploads, and requests malformed at the
  * HTTP level. Each request gets: an answer, no 5xx, the JSON error body `{_tag, message}` on every
  * 4xx/5xx, a refusal where the contract certainly refuses, and no change in the data tables unless
@@ -11,9 +12,11 @@
  * The server runs without rate limits in the test harness; a deployment's limits are not part of
  * what is fuzzed here.
  */
+import { HttpApi, OpenApi } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { createUser, makeTestServer } from "@pulsebridge/testing"
+import { SandboxGroup, UsersGroup, WebhooksGroup } from "@pulsebridge/server/portal/PortalApi"
+import { createOperator, createUser, makeTestServer, portalLogin, TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
@@ -57,7 +60,8 @@ interface Operation {
   readonly label: string
   readonly parameters: ReadonlyArray<Parameter>
   readonly body: { readonly contentType: string; readonly schema: Schema } | undefined
-  readonly credential: "K" | "T" | "none"
+  /** An API key, a user token, none, or the portal's session cookie with its CSRF token. */
+  readonly credential: "K" | "T" | "P" | "none"
 }
 
 /** What the generated requests are built from: credentials and ids of rows that exist. */
@@ -75,6 +79,13 @@ interface World {
   /** A webhook endpoint of the API key's app, and a delivery to it. */
   readonly webhookEndpointId: string
   readonly webhookDeliveryId: string
+  /** An operator's session, and the user the portal's erasure cases address (`setUpPortal`). */
+  readonly portal?: {
+    readonly cookie: string
+    readonly csrfToken: string
+    readonly erasable: string
+    readonly erasableExternalId: string
+  }
 }
 
 const KiB = 1024
@@ -111,7 +122,9 @@ const operationsOf = (document: Schema): Array<Operation> => {
         body: contentType === undefined
           ? undefined
           : { contentType, schema: deref(document, content![contentType]!.schema) },
-        credential: spec?.credential ?? (path.startsWith("/api/v1/users/{userId}") ? "T" : "K")
+        credential: path.startsWith("/portal/api/")
+          ? "P"
+          : spec?.credential ?? (path.startsWith("/api/v1/users/{userId}") ? "T" : "K")
       })
     }
   }
@@ -156,6 +169,22 @@ const validBodies: Record<string, () => Record<string, unknown>> = {
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
     return { from: day(-7), to: day(-1) }
   },
+  "POST /portal/api/apps/{appId}/webhook-endpoints": () => ({
+    url: "https://127.0.0.1:9/fuzz",
+    events: ["data.updated"],
+    description: "fuzz"
+  }),
+  "PATCH /portal/api/apps/{appId}/webhook-endpoints/{endpointId}": () => ({
+    url: "https://127.0.0.1:9/fuzz",
+    events: ["data.updated", "scores.updated"],
+    description: "fuzz",
+    enabled: true
+  }),
+  "POST /portal/api/sandbox/users/{userId}/connections": () => ({ provider: "Fitbit", account: "fuzz-account" }),
+  // A knob on a path no request takes: setting it changes nothing else.
+  "PUT /portal/api/sandbox/faults/{provider}": () => ({
+    faults: [{ path: "/fuzz-nothing-here", kind: "serverError", method: "GET", count: 1 }]
+  }),
   "PATCH /api/v1/users/{userId}/journal-entries/{entryId}": () => ({
     items: [{ name: "egg", quantity: 1, unit: "piece", nutrients: { caloriesKcal: 70 } }],
     entryKind: "Meal",
@@ -192,7 +221,15 @@ const validPathValue = (world: World, operation: Operation, name: string) => {
     case "deliveryId":
       return world.webhookDeliveryId
     case "userId":
-      return world.userT.id
+      return operation.path.startsWith("/portal/api/") && operation.path.endsWith("/erase")
+        ? portalOf(world).erasable
+        : world.userT.id
+    case "appId":
+      return world.appId
+    case "endpointId":
+      return world.webhookEndpointId
+    case "provider":
+      return "Dexcom"
     case "connectionId":
       return world.connectionId
     case "entryId":
@@ -204,6 +241,11 @@ const validPathValue = (world: World, operation: Operation, name: string) => {
   }
 }
 
+const portalOf = (world: World) => {
+  if (world.portal === undefined) throw new Error("a portal operation needs the world of setUpPortal")
+  return world.portal
+}
+
 /** Operations that change state without a body: only certainly bad requests are sent to them. */
 const changesStateWithoutBody = (operation: Operation) =>
   operation.method === "DELETE" || /\/(rotate-token|rotate-secret|test|retry|erase)$/.test(operation.path)
@@ -211,7 +253,42 @@ const changesStateWithoutBody = (operation: Operation) =>
 const validCredential = (world: World, operation: Operation): ReadonlyArray<Header> =>
   operation.credential === "none"
     ? []
+    : operation.credential === "P"
+    ? [["Cookie", portalOf(world).cookie], ["X-CSRF-Token", portalOf(world).csrfToken]]
     : [["Authorization", `Bearer ${operation.credential === "K" ? world.apiKey : world.userT.token}`]]
+
+/** The portal's session: no cookie, a wrong one, and on changes a missing or wrong CSRF token. */
+const sessionDrafts = (world: World, operation: Operation): Array<Draft> => {
+  const { cookie, csrfToken } = portalOf(world)
+  const session = (value: string | undefined, csrf: string | undefined, label: string, certain = true): Draft => ({
+    mutation: `session: ${label}`,
+    certain,
+    credential: [
+      ...(value === undefined ? [] : [["Cookie", value] as const]),
+      ...(csrf === undefined ? [] : [["X-CSRF-Token", csrf] as const])
+    ]
+  })
+  return [
+    session(undefined, csrfToken, "no cookie"),
+    session("pb_portal_session=", csrfToken, "an empty session cookie"),
+    session(`pb_portal_session=${"A".repeat(43)}`, csrfToken, "a well-formed unknown session"),
+    session(`${cookie}x`, csrfToken, "the session and one more character"),
+    session(cookie.slice(0, -1), csrfToken, "the session less its last character"),
+    session(`pb_portal_session=${"k".repeat(5_000)}`, csrfToken, "a 5,000-character session"),
+    session(`other=1; ${cookie}`, csrfToken, "another cookie before the session", false),
+    {
+      mutation: "session: an API key instead",
+      certain: true,
+      credential: [["Authorization", `Bearer ${world.apiKey}`]]
+    },
+    ...(operation.method === "GET" ? [] : [
+      session(cookie, undefined, "no CSRF token"),
+      session(cookie, "x", "a one-letter CSRF token"),
+      session(cookie, `${csrfToken}x`, "the CSRF token and one more character"),
+      session(cookie, csrfToken.toUpperCase(), "the CSRF token in upper case")
+    ])
+  ]
+}
 
 // ---------------------------------------------------------------------------------------------
 // Mutations
@@ -286,6 +363,10 @@ const nonNull = (document: Schema, schema: Schema): { schema: Schema; nullable: 
   return { schema, nullable: false }
 }
 
+/** Query parameters of free text (the portal's user search), and of a count (a page size, days). */
+const freeTextQueryNames = /^search$/
+const countQueryNames = /^(limit|days)$/
+
 /** Identifiers and URLs: no control characters. */
 const identifierNames = /(Id|Url|_id|url)$/
 /** Fields with a format of their own (a URL, a time zone, a provider name). */
@@ -297,6 +378,14 @@ const badValuesFor = (document: Schema, field: Field): Array<Bad> => {
   const name = String(field.path[field.path.length - 1])
   if (schema.format === "date-time") return badTimestamps
   switch (schema.type) {
+    case "boolean":
+      return [
+        { json: "1", label: "a number", certain: true },
+        { json: "\"true\"", label: "the string \"true\"", certain: true },
+        { json: "[true]", label: "an array", certain: true },
+        { json: "{}", label: "an empty object", certain: true },
+        ...(nullable ? [] : [{ json: "null", label: "null", certain: true }])
+      ]
     case "number":
     case "integer":
       return badNumbers(schema.minimum === 0, nullable)
@@ -399,6 +488,7 @@ interface Draft {
 }
 
 const credentialDrafts = (world: World, operation: Operation): Array<Draft> => {
+  if (operation.credential === "P") return sessionDrafts(world, operation)
   const auth = (value: string | undefined, label: string, certain = true): Draft => ({
     mutation: `credential: ${label}`,
     certain,
@@ -514,9 +604,15 @@ const draftsOf = (document: Schema, world: World, operation: Operation): fc.Arbi
             { text: "%", label: "a lone percent", certain: isDate || operation.credential === "none", raw: true },
             { text: "%FF%FE", label: "invalid UTF-8", certain: isDate || operation.credential === "none", raw: true }
           ]
+          // A free-text search takes any text but an over-long one; a count takes any small number.
+          const free = freeTextQueryNames.test(parameter.name)
+          const count = countQueryNames.test(parameter.name)
+          const uncertain = (value: { text: string | undefined; label: string }) =>
+            (free && !value.label.startsWith("one over the maximum") && !value.label.startsWith("100,000")) ||
+            (count && value.text !== undefined && /^\d{1,3}$/.test(value.text))
           return fc.constantFrom(...values).map((value): Draft => ({
             mutation: `query ${parameter.name}: ${value.label}`,
-            certain: value.certain || operation.credential === "none",
+            certain: (value.certain && !uncertain(value)) || operation.credential === "none",
             query: (valid) => {
               const rest = valid.filter(([name]) => name !== parameter.name)
               const pairs = rest.map(([name, v]) => `${name}=${encodeLoose(v)}`)
@@ -714,6 +810,43 @@ const setUp = Effect.gen(function*() {
   const openapi = yield* send("GET", "/openapi.json")
   expect(openapi.status).toBe(200)
   return { world, document: json(openapi) as Schema }
+})
+
+/**
+ * The portal's groups this fuzz covers. `OpenApi.Exclude` keeps them out of `/openapi.json`; their
+ * own document, with the exclusion lifted, describes their routes the same way.
+ */
+const portalDocument = OpenApi.fromApi(
+  HttpApi.make("portal")
+    .add(UsersGroup.annotate(OpenApi.Exclude, false))
+    .add(WebhooksGroup.annotate(OpenApi.Exclude, false))
+    .add(SandboxGroup.annotate(OpenApi.Exclude, false))
+) as unknown as Schema
+
+const portalOperatorPassword = "fuzz operator password"
+
+/** The world of `setUp` with an operator's session and a user of its own for the portal's erasure. */
+const setUpPortal = Effect.gen(function*() {
+  const { world } = yield* setUp
+  const email = `${nextId()}@example.com`
+  yield* createOperator(email, portalOperatorPassword)
+  const { baseUrl } = yield* TestServer
+  const login = yield* portalLogin(baseUrl, email, portalOperatorPassword)
+  const erasableExternalId = nextId()
+  const erasable = yield* send("POST", "/api/v1/users", {
+    bearer: world.apiKey,
+    json: { externalUserId: erasableExternalId }
+  })
+  expect(erasable.status, preview(erasable)).toBe(201)
+  const portal = {
+    cookie: login.cookie,
+    csrfToken: login.csrfToken,
+    erasable: (json(erasable) as { id: string }).id,
+    erasableExternalId
+  }
+  validBodies["POST /portal/api/sandbox/test-users"] = () => ({ appId: world.appId, externalUserId: nextId() })
+  validBodies["POST /portal/api/users/{userId}/erase"] = () => ({ confirmExternalUserId: erasableExternalId })
+  return { world: { ...world, portal }, document: portalDocument }
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -1269,6 +1402,53 @@ layer(makeTestServer({ sandbox: true }), { timeout: "600 seconds", excludeTestSe
           }))
         )
         // once per operation: a body over 1 MiB
+        if (operation.body !== undefined) {
+          yield* runCases(recorder, [{
+            operation: operation.label,
+            mutation: "body: over 1 MiB",
+            mustReject: true,
+            request: requestOf(world, operation, {
+              mutation: "body: over 1 MiB",
+              certain: true,
+              body: `{"pad":"${"p".repeat(MiB)}"}`
+            }, [])
+          }])
+        }
+      }
+      yield* finish(recorder)
+    }), fuzzTimeout)
+
+  it.effect("generated bad requests to every portal operation, with a logged-in session", () =>
+    Effect.gen(function*() {
+      const { document, world } = yield* setUpPortal
+      const operations = operationsOf(document)
+      const paths = new Set(operations.map((operation) => operation.path))
+      for (const group of [UsersGroup, WebhooksGroup, SandboxGroup]) {
+        for (const endpoint of Object.values(group.endpoints)) {
+          expect(paths, `the portal document lists ${endpoint.path}`).toContain(
+            endpoint.path.replace(/:(\w+)/g, "{$1}")
+          )
+        }
+      }
+      // The requests the cases change in one place are themselves accepted.
+      for (const operation of operations.filter((o) => o.body?.contentType === "application/json")) {
+        expect(validBodies[operation.label], `a valid body for ${operation.label}`).toBeDefined()
+        const reply = yield* sendWire(requestOf(world, operation, { mutation: "none", certain: false }, []))
+        expect(reply.status, `${operation.label}: ${reply.text.slice(0, 300)}`).toBeLessThan(300)
+      }
+      yield* erasuresFinished
+      const recorder = new Recorder("portal operations")
+      for (const operation of operations) {
+        const drafts = samples(operation.label, fc.tuple(draftsOf(document, world, operation), oddHeaders), fuzzRuns)
+        yield* runCases(
+          recorder,
+          drafts.map(([draft, extra]): FuzzCase => ({
+            operation: operation.label,
+            mutation: draft.mutation,
+            mustReject: draft.certain,
+            request: requestOf(world, operation, draft, extra)
+          }))
+        )
         if (operation.body !== undefined) {
           yield* runCases(recorder, [{
             operation: operation.label,

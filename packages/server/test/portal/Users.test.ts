@@ -3,6 +3,7 @@
  * user's page and journal with its photos, the export, the erasure with its confirmation, and the
  * sandbox routes answering 404 outside sandbox mode. Changes are checked in the audit log.
  */
+import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { CreateUserPayload } from "@pulsebridge/domain"
 import { Users } from "@pulsebridge/server/users/Users"
@@ -204,6 +205,37 @@ layer(makeTestServer(), { excludeTestServices: true, timeout: "180 seconds" })("
       const events = yield* auditOf(client, "user.erase", user.id)
       expect(events).toHaveLength(1)
       expect(events[0]).toMatchObject({ operatorEmail: email, appId, detail: { externalUserId } })
+    }))
+
+  it.effect("a year of 5-minute glucose (105,408 readings) is answered as 8,784 hourly means", () =>
+    Effect.gen(function*() {
+      const { client } = yield* loggedIn
+      const { users } = yield* appWithUsers([`year-${tag()}`])
+      const { user } = users[0]!
+      const sql = yield* SqlClient.SqlClient
+      const connectionId = crypto.randomUUID()
+      yield* sql`
+        insert into connections (id, app_id, user_id, provider, provider_user_id, status)
+        values (${connectionId}, ${user.appId}, ${user.id}, 'Dexcom', ${`bulk-${tag()}`}, 'Active')
+      `
+      const today = new Date().toISOString().slice(0, 10)
+      const start = new Date(Date.parse(`${today}T00:00:00Z`) - 365 * 86_400_000)
+      yield* sql`
+        insert into glucose_readings (connection_id, user_id, provider, provider_record_id, date, system_time,
+          display_time, value, unit, rate_unit, raw_json)
+        select ${connectionId}, ${user.id}, 'Dexcom', 'r' || i, (t at time zone 'UTC')::date, t, t, 90 + (i % 12) * 5,
+          'mg/dL', 'mg/dL/min', '{}'
+        from (select i, ${start}::timestamptz + i * interval '5 minutes' as t from generate_series(0, 105407) i) s
+      `
+      const reply = yield* client.get(`/portal/api/users/${user.id}/overview?days=366`)
+      expect(reply.status, reply.text.slice(0, 300)).toBe(200)
+      expect(reply.body.glucoseBucketMinutes).toBe(60)
+      const points = reply.body.glucose as Array<any>
+      expect(points).toHaveLength(366 * 24)
+      expect(points.every((p) => p.readings === 12 && p.value === 117.5 && p.connectionId === connectionId)).toBe(true)
+      expect(points[0].time).toBe(start.toISOString())
+      // Far below the readings themselves as JSON (about 300 bytes each).
+      expect(reply.text.length).toBeLessThan(2_000_000)
     }))
 
   it.effect("outside sandbox mode the sandbox routes are 404 NotFound", () =>
