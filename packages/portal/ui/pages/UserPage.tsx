@@ -357,7 +357,9 @@ export const UserPage = (props: { readonly appId: string; readonly userId: strin
                   <div class="small muted">
                     <Time at={entry.consumedAtUtc} /> · {entry.kind}
                     {entry.energyKcal === null ? "" : ` · ${Math.round(entry.energyKcal)} kcal`}
-                    {entry.analysisStatus === null ? "" : ` · analysis ${entry.analysisStatus}`}
+                    {entry.analysisStatus === null || entry.analysisStatus === "None"
+                      ? ""
+                      : ` · analysis ${entry.analysisStatus}`}
                   </div>
                 </div>
               </li>
