@@ -40,75 +40,79 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
         await checkPage(session, "users-search")
       }))
 
-    it.effect("after a sandbox backfill the user page charts steps, load and glucose with the meal marked; erase", () =>
-      runScenario(async (session) => {
-        const { api, page } = session
-        const appId = await createAppInPortal(session, "Chart app")
-        const key = await createKeyInPortal(session, appId)
-        const user = await createUser(api, key, "chart-user")
-        await createUser(api, key, "other-user")
-        const meal = await api.post(`/api/v1/users/${user.id}/journal-entries`, {
-          headers: { authorization: `Bearer ${user.token}` },
-          data: {
-            entryKind: "Meal",
-            title: "Porridge",
-            consumedAtUtc: new Date(Date.now() - 3 * 3_600_000).toISOString(),
-            nutrients: { caloriesKcal: 350 }
+    it.effect(
+      "after a sandbox backfill the user page charts steps, load and glucose with the meal marked; erase",
+      () =>
+        runScenario(async (session) => {
+          const { api, page } = session
+          const appId = await createAppInPortal(session, "Chart app")
+          const key = await createKeyInPortal(session, appId)
+          const user = await createUser(api, key, "chart-user")
+          await createUser(api, key, "other-user")
+          const meal = await api.post(`/api/v1/users/${user.id}/journal-entries`, {
+            headers: { authorization: `Bearer ${user.token}` },
+            data: {
+              entryKind: "Meal",
+              title: "Porridge",
+              consumedAtUtc: new Date(Date.now() - 3 * 3_600_000).toISOString(),
+              nutrients: { caloriesKcal: 350 }
+            }
+          })
+          expect(meal.status(), await meal.text()).toBe(201)
+
+          await page.goto(`/portal/apps/${appId}/users`)
+          await page.getByLabel("External user id").fill("chart-user")
+          await page.getByRole("button", { name: "Search" }).click()
+          await expect.poll(() => page.locator("tbody tr").count()).toBe(1)
+          await page.getByRole("link", { name: "chart-user" }).click()
+          await page.getByRole("heading", { level: 1, name: "chart-user" }).waitFor()
+
+          for (const provider of ["Fitbit", "WHOOP", "Dexcom"]) {
+            await page.getByRole("button", { name: new RegExp(`^Connect ${provider}`) }).click()
+            await page.locator("td", { hasText: provider }).first().waitFor()
           }
-        })
-        expect(meal.status(), await meal.text()).toBe(201)
-
-        await page.goto(`/portal/apps/${appId}/users`)
-        await page.getByLabel("External user id").fill("chart-user")
-        await page.getByRole("button", { name: "Search" }).click()
-        await expect.poll(() => page.locator("tbody tr").count()).toBe(1)
-        await page.getByRole("link", { name: "chart-user" }).click()
-        await page.getByRole("heading", { level: 1, name: "chart-user" }).waitFor()
-
-        for (const provider of ["Fitbit", "WHOOP", "Dexcom"]) {
-          await page.getByRole("button", { name: new RegExp(`^Connect ${provider}`) }).click()
-          await page.locator("td", { hasText: provider }).first().waitFor()
-        }
-        // The page follows the sync; once every backfill is in, every chart has its series.
-        const rows = page.locator("table").first().locator("tbody tr")
-        await expect.poll(() => rows.count(), { timeout: 120_000 }).toBe(3)
-        await expect.poll(
-          async () => (await rows.allTextContents()).filter((text) => text.includes("Idle")).length,
-          { timeout: 120_000 }
-        ).toBe(3)
-        for (const chart of ["Daily steps", "Daily load", "Glucose"]) {
+          // The page follows the sync; once every backfill is in, every chart has its series.
+          const rows = page.locator("table").first().locator("tbody tr")
+          await expect.poll(() => rows.count(), { timeout: 120_000 }).toBe(3)
           await expect.poll(
-            async () => Number(await page.locator("figure.chart", { hasText: chart }).getAttribute("data-points")),
-            { timeout: 60_000, message: `${chart} has data points` }
-          ).toBeGreaterThan(0)
-        }
-        expect(await pixelsOfColor(page, "Daily steps", [37, 99, 235]), "steps bars drawn").toBeGreaterThan(100)
-        expect(await pixelsOfColor(page, "Daily load", [124, 58, 237]), "load bars drawn").toBeGreaterThan(100)
-        expect(await pixelsOfColor(page, "Glucose", [5, 150, 105]), "glucose line drawn").toBeGreaterThan(100)
-        expect(await pixelsOfColor(page, "Glucose", [180, 83, 9], 40), "meal marked").toBeGreaterThan(10)
-        await page.getByText("Meals: Porridge").waitFor()
-        await page.locator(".scores details").first().locator("summary").click()
-        await checkPage(session, "user-page")
-        await page.setViewportSize(phone)
-        await screenshot(page, "phone-user-page")
+            async () => (await rows.allTextContents()).filter((text) => text.includes("Idle")).length,
+            { timeout: 120_000 }
+          ).toBe(3)
+          for (const chart of ["Daily steps", "Daily load", "Glucose"]) {
+            await expect.poll(
+              async () => Number(await page.locator("figure.chart", { hasText: chart }).getAttribute("data-points")),
+              { timeout: 60_000, message: `${chart} has data points` }
+            ).toBeGreaterThan(0)
+          }
+          expect(await pixelsOfColor(page, "Daily steps", [37, 99, 235]), "steps bars drawn").toBeGreaterThan(100)
+          expect(await pixelsOfColor(page, "Daily load", [124, 58, 237]), "load bars drawn").toBeGreaterThan(100)
+          expect(await pixelsOfColor(page, "Glucose", [5, 150, 105]), "glucose line drawn").toBeGreaterThan(100)
+          expect(await pixelsOfColor(page, "Glucose", [180, 83, 9], 40), "meal marked").toBeGreaterThan(10)
+          await page.getByText("Meals: Porridge").waitFor()
+          await page.locator(".scores details").first().locator("summary").click()
+          await checkPage(session, "user-page")
+          await page.setViewportSize(phone)
+          await screenshot(page, "phone-user-page")
 
-        await page.getByRole("button", { name: "Erase user…" }).click()
-        const dialog = page.getByRole("dialog", { name: "Erase this user?" })
-        const confirm = dialog.getByRole("button", { name: "Erase user" })
-        expect(await confirm.isDisabled()).toBe(true)
-        await dialog.getByLabel("Type chart-user to confirm").fill("chart-use")
-        expect(await confirm.isDisabled()).toBe(true)
-        await dialog.getByLabel("Type chart-user to confirm").fill("chart-user")
-        await checkPage(session, "erase-dialog")
-        await confirm.click()
-        await page.getByRole("heading", { name: "Users" }).waitFor()
-        await page.getByLabel("External user id").fill("chart-user")
-        await page.getByRole("button", { name: "Search" }).click()
-        await page.getByText("No user's external id matches").waitFor()
+          await page.getByRole("button", { name: "Erase user…" }).click()
+          const dialog = page.getByRole("dialog", { name: "Erase this user?" })
+          const confirm = dialog.getByRole("button", { name: "Erase user" })
+          expect(await confirm.isDisabled()).toBe(true)
+          await dialog.getByLabel("Type chart-user to confirm").fill("chart-use")
+          expect(await confirm.isDisabled()).toBe(true)
+          await dialog.getByLabel("Type chart-user to confirm").fill("chart-user")
+          await checkPage(session, "erase-dialog")
+          await confirm.click()
+          await page.getByRole("heading", { name: "Users" }).waitFor()
+          await page.getByLabel("External user id").fill("chart-user")
+          await page.getByRole("button", { name: "Search" }).click()
+          await page.getByText("No user's external id matches").waitFor()
 
-        const gone = await api.get(`/api/v1/users/${user.id}`, { headers: { authorization: `Bearer ${key}` } })
-        expect(gone.status()).toBe(404)
-      }), 240_000)
+          const gone = await api.get(`/api/v1/users/${user.id}`, { headers: { authorization: `Bearer ${key}` } })
+          expect(gone.status()).toBe(404)
+        }),
+      240_000
+    )
 
     it.effect("the sandbox page makes a test user, connects a simulated provider and sets a fault knob", () =>
       runScenario(async (session) => {
