@@ -118,6 +118,25 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         expect(await page.content()).not.toContain(secret)
         await endpoint.getByRole("button", { name: "Enable" }).click()
         await endpoint.getByText("enabled", { exact: true }).waitFor()
+
+        // A test event through the public API makes a delivery (to an address that does not answer); retry it.
+        const key = await createKeyInPortal(session, appId)
+        const listed = await session.api.get("/api/v1/webhook-endpoints", {
+          headers: { authorization: `Bearer ${key}` }
+        })
+        const endpointId = ((await listed.json()) as Array<{ id: string }>)[0]!.id
+        const sent = await session.api.post(`/api/v1/webhook-endpoints/${endpointId}/test`, {
+          headers: { authorization: `Bearer ${key}` }
+        })
+        expect(sent.status(), await sent.text()).toBeLessThan(300)
+        await page.goto(`/portal/apps/${appId}/webhooks`)
+        await endpoint.getByRole("button", { name: "Show deliveries" }).click()
+        const delivery = endpoint.locator("tbody tr", { hasText: "webhook.test" })
+        await delivery.waitFor()
+        await delivery.getByRole("button", { name: "Retry delivery of webhook.test" }).click()
+        await expect.poll(() => delivery.textContent()).toMatch(/Pending|Failed/)
+        expect(await endpoint.locator(".note.error").count()).toBe(0)
+        await checkPage(session, "webhook-deliveries")
       }))
 
     it.effect("the audit log shows who created and renamed an app", () =>

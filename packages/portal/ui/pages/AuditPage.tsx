@@ -44,13 +44,17 @@ export const AuditPage = () => {
                         </td>
                         <td>{event.operatorEmail ?? <span class="muted">CLI or anonymous</span>}</td>
                         <td>
-                          <code class="small">{event.action}</code>
+                          <code class="small nowrap">{event.action}</code>
                         </td>
                         <td class="small">
                           {event.targetType === null ? "" : `${event.targetType} `}
-                          {event.targetId === null ? null : <code>{event.targetId}</code>}
+                          {event.targetId === null ? null : (
+                            <code title={event.targetId}>
+                              {event.targetId.length > 12 ? `${event.targetId.slice(0, 8)}…` : event.targetId}
+                            </code>
+                          )}
                         </td>
-                        <td class="small">{describe(event.detail)}</td>
+                        <td class="small detail">{describe(event.detail)}</td>
                         <td class="small">{event.address ?? ""}</td>
                       </tr>
                     ))}
