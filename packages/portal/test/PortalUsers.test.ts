@@ -94,6 +94,14 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
           await page.setViewportSize(phone)
           await screenshot(page, "phone-user-page")
 
+          await page.getByRole("button", { name: "Re-sync Fitbit" }).click()
+          await page.getByText("A re-sync of Fitbit was asked for.").waitFor()
+          // The export link downloads the user's NDJSON with the session cookie.
+          const exportHref = await page.getByRole("link", { name: "Export (NDJSON)" }).getAttribute("href")
+          const exported = await page.request.get(exportHref!)
+          expect(exported.status()).toBe(200)
+          expect(await exported.text()).toContain("chart-user")
+
           await page.getByRole("button", { name: "Erase user…" }).click()
           const dialog = page.getByRole("dialog", { name: "Erase this user?" })
           const confirm = dialog.getByRole("button", { name: "Erase user" })
