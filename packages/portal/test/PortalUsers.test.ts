@@ -127,6 +127,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
         const { page } = session
         await createAppInPortal(session, "Sandbox app")
         await page.getByRole("link", { name: "Sandbox" }).click()
+        await page.getByLabel("App").selectOption({ label: "Sandbox app" })
         await page.getByRole("button", { name: "Make test user" }).click()
         const testUser = page.getByRole("region", { name: "Test user" })
         await testUser.getByRole("button", { name: "Connect Fitbit" }).click()
