@@ -9,6 +9,7 @@ import { apiKeys } from "./commands/ApiKeys.js"
 import { apps } from "./commands/Apps.js"
 import { migrate } from "./commands/Migrate.js"
 import { openapi } from "./commands/OpenApi.js"
+import { operators } from "./commands/Operators.js"
 import { providerCredentials } from "./commands/ProviderCredentials.js"
 import { quarantine } from "./commands/Quarantine.js"
 import { serve } from "./commands/Serve.js"
@@ -18,7 +19,7 @@ import { webhookEndpoints } from "./commands/WebhookEndpoints.js"
 
 export const command = Command.make("pulsebridge").pipe(
   Command.withDescription(
-    "Operate a PulseBridge server: apps, API keys, users, webhook endpoints, migrations, the server itself"
+    "Operate a PulseBridge server: apps, API keys, users, webhook endpoints, portal operators, migrations, the server itself"
   ),
   Command.withSubcommands([
     apps,
@@ -26,6 +27,7 @@ export const command = Command.make("pulsebridge").pipe(
     providerCredentials,
     users,
     webhookEndpoints,
+    operators,
     quarantine,
     tokenExchange,
     migrate,

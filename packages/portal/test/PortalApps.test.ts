@@ -5,7 +5,10 @@
  * screenshotted.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { chromiumAvailable, chromiumPath, phone, screenshot } from "./fixtures/Browser.js"
+import { Operators } from "@pulsebridge/server/portal/Operators"
+import { TestServer } from "@pulsebridge/testing"
+import * as Effect from "effect/Effect"
+import { Browser, chromiumAvailable, chromiumPath, logIn, openPage, phone, screenshot } from "./fixtures/Browser.js"
 import { checkPage, createAppInPortal, createKeyInPortal, PortalTestLive, runScenario } from "./fixtures/Portal.js"
 
 if (!chromiumAvailable) {
@@ -33,6 +36,33 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         )
         await screenshot(page, "login-failed")
       }))
+
+    it.effect("a new operator sets a password through the one-time setup link, then logs in with it", () =>
+      Effect.gen(function*() {
+        const { baseUrl } = yield* TestServer
+        const browser = yield* Browser
+        const email = `setup-${Date.now()}@example.com`
+        const { setupToken } = yield* Effect.flatMap(
+          Operators,
+          (operators) => operators.create(email, undefined, { operator: null, address: null, via: "cli" })
+        )
+        const opened = yield* Effect.acquireRelease(
+          Effect.promise(() => openPage(browser, baseUrl)),
+          (opened) => Effect.promise(() => opened.context.close())
+        )
+        yield* Effect.promise(async () => {
+          const { page } = opened
+          await page.goto(`/portal/setup#${setupToken}`)
+          await page.getByLabel("New password").fill("a new password of mine")
+          await page.getByLabel("Repeat the password").fill("a new password of mine")
+          await checkPage(opened, "setup")
+          await page.getByRole("button", { name: "Set password" }).click()
+          await page.getByText("Your password is set").waitFor()
+          expect(page.url()).not.toContain(setupToken!)
+          await logIn(page, email, "a new password of mine")
+          await expect.poll(() => page.getByTestId("operator").textContent()).toBe(email)
+        })
+      }).pipe(Effect.scoped))
 
     it.effect("a key is shown once; it creates a user over the API; revoked in the portal, the API answers 401", () =>
       runScenario(async (session) => {

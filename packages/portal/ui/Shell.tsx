@@ -12,6 +12,7 @@ import { AppsPage } from "./pages/AppsPage.js"
 import { AuditPage } from "./pages/AuditPage.js"
 import { LoginPage } from "./pages/LoginPage.js"
 import { SandboxPage } from "./pages/SandboxPage.js"
+import { SetupPage } from "./pages/SetupPage.js"
 import { UserPage } from "./pages/UserPage.js"
 import { match, navigate, useLocation } from "./router.js"
 
@@ -68,6 +69,14 @@ export const Shell = () => {
     )
   }, [])
 
+  // The setup link is opened by an operator who has no password yet, so it needs no session.
+  if (location.path === "/portal/setup") {
+    return (
+      <main id="main" class="center">
+        <SetupPage />
+      </main>
+    )
+  }
   if (state._tag === "Loading") {
     return (
       <main id="main" class="center">

@@ -274,6 +274,8 @@ export const api = {
   login: (email: string, password: string) =>
     request<Session>("POST", "/portal/api/login", { email, password }, { ignoreUnauthorized: true }),
   logout: () => request<void>("POST", "/portal/api/logout"),
+  setup: (token: string, password: string) =>
+    request<void>("POST", "/portal/api/setup", { token, password }, { ignoreUnauthorized: true }),
   audit: (cursor?: string) => request<Page<AuditEvent>>("GET", `/portal/api/audit${query({ cursor, limit: 50 })}`),
   apps: () => request<{ data: ReadonlyArray<PortalApp> }>("GET", "/portal/api/apps"),
   app: (appId: string) => request<PortalApp>("GET", `/portal/api/apps/${appId}`),

@@ -51,6 +51,13 @@ export class LoginFailuresRepo extends Effect.Service<LoginFailuresRepo>()("@pul
       block: (key: string, until: Date) =>
         sql`update login_failures set blocked_until = ${until} where key = ${key}`.pipe(Effect.asVoid, Effect.orDie),
 
+      /** Forgets counters untouched since `before` whose delay has passed. */
+      prune: (before: Date, now: Date) =>
+        sql`
+          delete from login_failures
+          where last_failed_at < ${before} and (blocked_until is null or blocked_until < ${now})
+        `.pipe(Effect.asVoid, Effect.orDie),
+
       reset: (keys: ReadonlyArray<string>) =>
         sql`delete from login_failures where ${sql.in("key", keys)}`.pipe(Effect.asVoid, Effect.orDie)
     } as const

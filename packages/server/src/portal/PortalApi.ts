@@ -249,8 +249,9 @@ export class ProviderSetup extends Schema.Class<ProviderSetup>("ProviderSetup")(
   })
 }) {}
 
-const SecretText = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4096))
-const PlainText = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024))
+// Contract strings: no control characters, NUL or lone surrogates, as everywhere in the API.
+const SecretText = ContractString({ minLength: 1, maxLength: 4096 })
+const PlainText = ContractString({ minLength: 1, maxLength: 1024 })
 
 /** Sets or replaces an app's credentials at a provider; the secret fields are write-only. */
 export class ProviderCredentialsPayload extends Schema.Class<ProviderCredentialsPayload>("ProviderCredentialsPayload")({

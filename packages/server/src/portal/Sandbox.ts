@@ -83,9 +83,12 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
 
     const refused = (reason: string) => new SandboxRefused({ reason })
 
-    /** A request to this server itself, at its internal address (no redirects followed). */
+    /**
+     * A request to this server itself, at its internal address (no redirects followed). Behind a TLS
+     * proxy (`TRUST_PROXY`) the server serves only requests the proxy marks as https; this one is.
+     */
     const internal = (request: HttpClientRequest.HttpClientRequest) =>
-      client.execute(request).pipe(
+      client.execute(HttpClientRequest.setHeader(request, "x-forwarded-proto", "https")).pipe(
         Effect.scoped,
         Effect.mapError((e) => refused(`the sandbox did not answer: ${e.message}`))
       )
@@ -94,7 +97,7 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
 
     const readFaults = (provider: Provider) =>
       Effect.gen(function*() {
-        const response = yield* client.get(controlUrl(provider)).pipe(
+        const response = yield* client.get(controlUrl(provider), { headers: { "x-forwarded-proto": "https" } }).pipe(
           Effect.flatMap(HttpClientResponse.schemaBodyJson(FaultsBody)),
           Effect.scoped,
           Effect.mapError((e) => refused(`the ${provider} simulator's faults could not be read: ${e.message}`))

@@ -133,6 +133,12 @@ export class Sessions extends Effect.Service<Sessions>()("@pulsebridge/server/Se
         const csrfToken = newToken()
         yield* Effect.gen(function*() {
           yield* failures.reset(keys)
+          // Now and then is enough to keep both tables small: a login is rare.
+          yield* failures.prune(new Date(at.getTime() - Duration.toMillis(sessionSettings.forgetAfter)), at)
+          yield* repo.deleteExpiredSessions(
+            at,
+            new Date(at.getTime() - Duration.toMillis(sessionSettings.idleTimeout))
+          )
           yield* repo.insertSession({
             id: newId(),
             tokenHash: hashSecret(token),

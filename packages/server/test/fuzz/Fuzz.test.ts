@@ -1,10 +1,10 @@
 /**
  * The fuzz test: bad requests generated with fast-check for every operation of the OpenAPI
  * document the server publishes (the 24 endpoints of the contract, the journal image, re-sync, and a
- * user's erasure and export), the portal's users, webhook endpoints and sandbox routes (from their
- * own document, with a logged-in session and its CSRF token), the
- * provider webhook routes, the sandbox consent pages, scan uploads, and requests malformed at the
- * HTTP level. Each request gets: an answer, no 5xx, the JSON error body `{_tag, message}` on every
+ * user's erasure and export), the
+ * provider webhook routes, the sandbox consent pages, scan uploads, the admin portal's JSON API (from
+ * documents of its own, as it is left out of the published one; sent with a logged-in session and its
+ * CSRF token), and requests malformed at the HTTP level. Each request gets: an answer, no 5xx, the JSON error body `{_tag, message}` on every
  * 4xx/5xx, a refusal where the contract certainly refuses, and no change in the data tables unless
  * it succeeded. Seeded (`FUZZ_SEED`) and bounded (`FUZZ_RUNS` cases per operation); the figures
  * (cases, 5xx, statuses) are printed and appended to `FUZZ_REPORT` when set.
@@ -15,7 +15,15 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { SandboxGroup, UsersGroup, WebhooksGroup } from "@pulsebridge/server/portal/PortalApi"
+import { Apps } from "@pulsebridge/server/apps/Apps"
+import {
+  AppsGroup,
+  OperatorsGroup,
+  SandboxGroup,
+  SessionGroup,
+  UsersGroup,
+  WebhooksGroup
+} from "@pulsebridge/server/portal/PortalApi"
 import { createOperator, createUser, makeTestServer, portalLogin, TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import fc from "fast-check"
@@ -60,8 +68,8 @@ interface Operation {
   readonly label: string
   readonly parameters: ReadonlyArray<Parameter>
   readonly body: { readonly contentType: string; readonly schema: Schema } | undefined
-  /** An API key, a user token, none, or the portal's session cookie with its CSRF token. */
-  readonly credential: "K" | "T" | "P" | "none"
+  /** An API key, a user token, none, or a portal session (cookie and CSRF token). */
+  readonly credential: "K" | "T" | "none" | "P"
 }
 
 /** What the generated requests are built from: credentials and ids of rows that exist. */
@@ -79,14 +87,30 @@ interface World {
   /** A webhook endpoint of the API key's app, and a delivery to it. */
   readonly webhookEndpointId: string
   readonly webhookDeliveryId: string
-  /** An operator's session, and the user the portal's erasure cases address (`setUpPortal`). */
-  readonly portal?: {
+  /** A logged-in portal session, its operator, and an API key of the app made in the portal. */
+  readonly portal: {
     readonly cookie: string
     readonly csrfToken: string
+    readonly email: string
+    readonly keyId: string
+    /** The user the portal's erasure cases address, and its external id (their confirmation). */
     readonly erasable: string
     readonly erasableExternalId: string
   }
 }
+
+const portalPassword = "fuzz operator password"
+/** The operator of the latest `setUp`, whose login the login cases send. */
+let portalEmail = ""
+
+/** The portal's JSON API as a document of its own: the published one leaves it out. */
+const portalDocument = () =>
+  OpenApi.fromApi(
+    HttpApi.make("portal")
+      .add(SessionGroup.annotate(OpenApi.Exclude, false))
+      .add(OperatorsGroup.annotate(OpenApi.Exclude, false))
+      .add(AppsGroup.annotate(OpenApi.Exclude, false))
+  ) as unknown as Record<string, any>
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -122,14 +146,19 @@ const operationsOf = (document: Schema): Array<Operation> => {
         body: contentType === undefined
           ? undefined
           : { contentType, schema: deref(document, content![contentType]!.schema) },
-        credential: path.startsWith("/portal/api/")
-          ? "P"
-          : spec?.credential ?? (path.startsWith("/api/v1/users/{userId}") ? "T" : "K")
+        credential: spec?.credential ?? (path.startsWith("/api/v1/users/{userId}") ? "T" : "K")
       })
     }
   }
   return operations
 }
+
+/** The portal's operations: login and setup need no session, every other one the portal session. */
+const portalOperationsOf = (document: Schema): Array<Operation> =>
+  operationsOf(document).map((operation) => ({
+    ...operation,
+    credential: operation.path === "/portal/api/login" || operation.path === "/portal/api/setup" ? "none" : "P"
+  }))
 
 // ---------------------------------------------------------------------------------------------
 // Valid requests, which each case makes bad in one place
@@ -138,6 +167,17 @@ let unique = 0
 const nextId = () => `fuzz-${++unique}-${Date.now().toString(36)}`
 
 const validBodies: Record<string, () => Record<string, unknown>> = {
+  "POST /portal/api/login": () => ({ email: portalEmail, password: portalPassword }),
+  // never a valid token: the setup endpoint can only refuse
+  "POST /portal/api/setup": () => ({ token: "t".repeat(43), password: portalPassword }),
+  "POST /portal/api/apps": () => ({ name: "fuzz app" }),
+  "PATCH /portal/api/apps/{appId}": () => ({ name: "fuzz app" }),
+  "POST /portal/api/apps/{appId}/keys": () => ({ name: "fuzz", permissions: ["users:read"] }),
+  "PUT /portal/api/apps/{appId}/providers/{provider}": () => ({
+    clientId: "fuzz-client",
+    clientSecret: "fuzz-secret",
+    scopes: "read:recovery offline"
+  }),
   "POST /api/v1/users": () => ({ externalUserId: nextId(), locale: "en-US", timezone: "Europe/Paris", metadata: {} }),
   "PATCH /api/v1/users/{id}": () => ({ locale: "en-US", timezone: "Europe/Paris", metadata: { plan: "a" } }),
   // Connections to port 9 are refused at once: the worker's attempts end quickly.
@@ -212,6 +252,12 @@ const validQuery: Record<string, string> = {
 
 const validPathValue = (world: World, operation: Operation, name: string) => {
   switch (name) {
+    case "appId":
+      return world.appId
+    case "keyId":
+      return world.portal.keyId
+    case "provider":
+      return "WHOOP"
     case "id":
       return operation.path.startsWith("/api/v1/webhook-endpoints")
         ? world.webhookEndpointId
@@ -222,14 +268,10 @@ const validPathValue = (world: World, operation: Operation, name: string) => {
       return world.webhookDeliveryId
     case "userId":
       return operation.path.startsWith("/portal/api/") && operation.path.endsWith("/erase")
-        ? portalOf(world).erasable
+        ? world.portal.erasable
         : world.userT.id
-    case "appId":
-      return world.appId
     case "endpointId":
       return world.webhookEndpointId
-    case "provider":
-      return "Dexcom"
     case "connectionId":
       return world.connectionId
     case "entryId":
@@ -241,52 +283,48 @@ const validPathValue = (world: World, operation: Operation, name: string) => {
   }
 }
 
-const portalOf = (world: World) => {
-  if (world.portal === undefined) throw new Error("a portal operation needs the world of setUpPortal")
-  return world.portal
-}
-
 /** Operations that change state without a body: only certainly bad requests are sent to them. */
 const changesStateWithoutBody = (operation: Operation) =>
-  operation.method === "DELETE" || /\/(rotate-token|rotate-secret|test|retry|erase)$/.test(operation.path)
+  operation.method === "DELETE" ||
+  /\/(rotate-token|rotate-secret|test|retry|erase|revoke|logout)$/.test(operation.path)
 
 const validCredential = (world: World, operation: Operation): ReadonlyArray<Header> =>
   operation.credential === "none"
     ? []
     : operation.credential === "P"
-    ? [["Cookie", portalOf(world).cookie], ["X-CSRF-Token", portalOf(world).csrfToken]]
+    ? [["Cookie", world.portal.cookie], ["X-CSRF-Token", world.portal.csrfToken]]
     : [["Authorization", `Bearer ${operation.credential === "K" ? world.apiKey : world.userT.token}`]]
 
-/** The portal's session: no cookie, a wrong one, and on changes a missing or wrong CSRF token. */
-const sessionDrafts = (world: World, operation: Operation): Array<Draft> => {
-  const { cookie, csrfToken } = portalOf(world)
-  const session = (value: string | undefined, csrf: string | undefined, label: string, certain = true): Draft => ({
+/** Bad sessions and CSRF tokens; a missing or wrong CSRF token is certainly refused on a change only. */
+const portalCredentialDrafts = (world: World, operation: Operation): Array<Draft> => {
+  const change = operation.method !== "GET"
+  const { cookie, csrfToken } = world.portal
+  const draft = (credential: ReadonlyArray<Header>, label: string, certain = true): Draft => ({
     mutation: `session: ${label}`,
     certain,
-    credential: [
-      ...(value === undefined ? [] : [["Cookie", value] as const]),
-      ...(csrf === undefined ? [] : [["X-CSRF-Token", csrf] as const])
-    ]
+    credential
   })
   return [
-    session(undefined, csrfToken, "no cookie"),
-    session("pb_portal_session=", csrfToken, "an empty session cookie"),
-    session(`pb_portal_session=${"A".repeat(43)}`, csrfToken, "a well-formed unknown session"),
-    session(`${cookie}x`, csrfToken, "the session and one more character"),
-    session(cookie.slice(0, -1), csrfToken, "the session less its last character"),
-    session(`pb_portal_session=${"k".repeat(5_000)}`, csrfToken, "a 5,000-character session"),
-    session(`other=1; ${cookie}`, csrfToken, "another cookie before the session", false),
-    {
-      mutation: "session: an API key instead",
-      certain: true,
-      credential: [["Authorization", `Bearer ${world.apiKey}`]]
-    },
-    ...(operation.method === "GET" ? [] : [
-      session(cookie, undefined, "no CSRF token"),
-      session(cookie, "x", "a one-letter CSRF token"),
-      session(cookie, `${csrfToken}x`, "the CSRF token and one more character"),
-      session(cookie, csrfToken.toUpperCase(), "the CSRF token in upper case")
-    ])
+    draft([], "none"),
+    draft([["X-CSRF-Token", csrfToken]], "the CSRF token without the cookie"),
+    draft([["Cookie", "pb_portal_session="], ["X-CSRF-Token", csrfToken]], "an empty cookie"),
+    draft([["Cookie", "pb_portal_session=x"], ["X-CSRF-Token", csrfToken]], "a one-letter cookie"),
+    draft(
+      [["Cookie", `pb_portal_session=${"k".repeat(5_000)}`], ["X-CSRF-Token", csrfToken]],
+      "a 5,000-character cookie"
+    ),
+    draft([["Cookie", `${cookie}x`], ["X-CSRF-Token", csrfToken]], "the valid cookie and one more character"),
+    draft([["Cookie", `${cookie}%00`], ["X-CSRF-Token", csrfToken]], "the valid cookie and an encoded NUL"),
+    draft([["Authorization", `Bearer ${world.apiKey}`]], "an API key instead"),
+    draft([["Cookie", cookie]], "no CSRF token", change),
+    draft([["Cookie", cookie], ["X-CSRF-Token", `${csrfToken.slice(0, -1)}A`]], "a wrong CSRF token", change),
+    draft([["Cookie", cookie], ["X-CSRF-Token", ""]], "an empty CSRF token", change),
+    draft([["Cookie", cookie], ["X-CSRF-Token", "x".repeat(5_000)]], "a 5,000-character CSRF token", change),
+    draft(
+      [["Cookie", cookie], ["X-CSRF-Token", csrfToken], ["Origin", "https://evil.example"]],
+      "another origin",
+      change
+    )
   ]
 }
 
@@ -488,7 +526,6 @@ interface Draft {
 }
 
 const credentialDrafts = (world: World, operation: Operation): Array<Draft> => {
-  if (operation.credential === "P") return sessionDrafts(world, operation)
   const auth = (value: string | undefined, label: string, certain = true): Draft => ({
     mutation: `credential: ${label}`,
     certain,
@@ -583,7 +620,8 @@ const draftsOf = (document: Schema, world: World, operation: Operation): fc.Arbi
       })
     )
   }
-  if (operation.credential !== "none") options.push(fc.constantFrom(...credentialDrafts(world, operation)))
+  if (operation.credential === "P") options.push(fc.constantFrom(...portalCredentialDrafts(world, operation)))
+  else if (operation.credential !== "none") options.push(fc.constantFrom(...credentialDrafts(world, operation)))
   if (!bodyless) {
     if (queryParameters.length > 0) {
       options.push(
@@ -636,7 +674,8 @@ const draftsOf = (document: Schema, world: World, operation: Operation): fc.Arbi
         { label: "1,000 parameters", extra: Array.from({ length: 1_000 }, (_, i) => `p${i}=${i}`).join("&") }
       ).map(({ extra, label }): Draft => ({
         mutation: `query: ${label}`,
-        certain: operation.credential === "none" && !extra.includes("state="),
+        // (the OAuth callbacks refuse what they cannot read; the portal's login and setup ignore a query)
+        certain: operation.credential === "none" && !extra.includes("state=") && !operation.path.startsWith("/portal/"),
         query: (valid) => [...valid.map(([name, v]) => `${name}=${encodeLoose(v)}`), extra].join("&")
       }))
     )
@@ -796,7 +835,30 @@ const setUp = Effect.gen(function*() {
   const deliveries = yield* send("GET", `/api/v1/webhook-endpoints/${webhookEndpointId}/deliveries`, {
     bearer: target.apiKey
   })
+  // The portal: an operator of its own for each set-up, logged in, and a key of the app to revoke.
+  yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`delete from login_failures`)
+  portalEmail = `${nextId()}@example.com`
+  yield* createOperator(portalEmail, portalPassword)
+  const login = yield* portalLogin((yield* TestServer).baseUrl, portalEmail, portalPassword)
+  const portalKey = yield* Effect.flatMap(Apps, (apps) => apps.createApiKey(target.app.id, ["users:read"], "fuzz"))
+  // A user of its own for the portal's erasure, confirmed by its external id.
+  const erasableExternalId = nextId()
+  const portalErasable = yield* send("POST", "/api/v1/users", {
+    bearer: target.apiKey,
+    json: { externalUserId: erasableExternalId }
+  })
+  expect(portalErasable.status, preview(portalErasable)).toBe(201)
+  validBodies["POST /portal/api/sandbox/test-users"] = () => ({ appId: target.app.id, externalUserId: nextId() })
+  validBodies["POST /portal/api/users/{userId}/erase"] = () => ({ confirmExternalUserId: erasableExternalId })
   const world: World = {
+    portal: {
+      cookie: login.cookie,
+      csrfToken: login.csrfToken,
+      email: portalEmail,
+      keyId: portalKey.id,
+      erasable: (json(portalErasable) as { id: string }).id,
+      erasableExternalId
+    },
     apiKey: target.apiKey,
     userK: { id: target.user.id, token: target.token },
     userT: { id: created.id, token: created.token },
@@ -812,42 +874,14 @@ const setUp = Effect.gen(function*() {
   return { world, document: json(openapi) as Schema }
 })
 
-/**
- * The portal's groups this fuzz covers. `OpenApi.Exclude` keeps them out of `/openapi.json`; their
- * own document, with the exclusion lifted, describes their routes the same way.
- */
-const portalDocument = OpenApi.fromApi(
-  HttpApi.make("portal")
-    .add(UsersGroup.annotate(OpenApi.Exclude, false))
-    .add(WebhooksGroup.annotate(OpenApi.Exclude, false))
-    .add(SandboxGroup.annotate(OpenApi.Exclude, false))
-) as unknown as Schema
-
-const portalOperatorPassword = "fuzz operator password"
-
-/** The world of `setUp` with an operator's session and a user of its own for the portal's erasure. */
-const setUpPortal = Effect.gen(function*() {
-  const { world } = yield* setUp
-  const email = `${nextId()}@example.com`
-  yield* createOperator(email, portalOperatorPassword)
-  const { baseUrl } = yield* TestServer
-  const login = yield* portalLogin(baseUrl, email, portalOperatorPassword)
-  const erasableExternalId = nextId()
-  const erasable = yield* send("POST", "/api/v1/users", {
-    bearer: world.apiKey,
-    json: { externalUserId: erasableExternalId }
-  })
-  expect(erasable.status, preview(erasable)).toBe(201)
-  const portal = {
-    cookie: login.cookie,
-    csrfToken: login.csrfToken,
-    erasable: (json(erasable) as { id: string }).id,
-    erasableExternalId
-  }
-  validBodies["POST /portal/api/sandbox/test-users"] = () => ({ appId: world.appId, externalUserId: nextId() })
-  validBodies["POST /portal/api/users/{userId}/erase"] = () => ({ confirmExternalUserId: erasableExternalId })
-  return { world: { ...world, portal }, document: portalDocument }
-})
+/** The portal's users, webhook endpoints and sandbox groups, as a document of their own too. */
+const portalDataDocument = () =>
+  OpenApi.fromApi(
+    HttpApi.make("portal")
+      .add(UsersGroup.annotate(OpenApi.Exclude, false))
+      .add(WebhooksGroup.annotate(OpenApi.Exclude, false))
+      .add(SandboxGroup.annotate(OpenApi.Exclude, false))
+  ) as unknown as Schema
 
 // ---------------------------------------------------------------------------------------------
 // Multipart scans
@@ -1418,52 +1452,57 @@ layer(makeTestServer({ sandbox: true }), { timeout: "600 seconds", excludeTestSe
       yield* finish(recorder)
     }), fuzzTimeout)
 
-  it.effect("generated bad requests to every portal operation, with a logged-in session", () =>
-    Effect.gen(function*() {
-      const { document, world } = yield* setUpPortal
-      const operations = operationsOf(document)
-      const paths = new Set(operations.map((operation) => operation.path))
-      for (const group of [UsersGroup, WebhooksGroup, SandboxGroup]) {
-        for (const endpoint of Object.values(group.endpoints)) {
-          expect(paths, `the portal document lists ${endpoint.path}`).toContain(
-            endpoint.path.replace(/:(\w+)/g, "{$1}")
+  it.effect(
+    "generated bad requests to the portal's users, webhook endpoints and sandbox routes",
+    () =>
+      Effect.gen(function*() {
+        const { world } = yield* setUp
+        const document = portalDataDocument()
+        const operations = portalOperationsOf(document)
+        const paths = new Set(operations.map((operation) => operation.path))
+        for (const group of [UsersGroup, WebhooksGroup, SandboxGroup]) {
+          for (const endpoint of Object.values(group.endpoints) as Array<{ readonly path: string }>) {
+            expect(paths, `the portal document lists ${endpoint.path}`).toContain(
+              endpoint.path.replace(/:(\w+)/g, "{$1}")
+            )
+          }
+        }
+        // The requests the cases change in one place are themselves accepted.
+        for (const operation of operations.filter((o) => o.body?.contentType === "application/json")) {
+          expect(validBodies[operation.label], `a valid body for ${operation.label}`).toBeDefined()
+          const reply = yield* sendWire(requestOf(world, operation, { mutation: "none", certain: false }, []))
+          expect(reply.status, `${operation.label}: ${reply.text.slice(0, 300)}`).toBeLessThan(300)
+        }
+        yield* erasuresFinished
+        const recorder = new Recorder("portal operations")
+        for (const operation of operations) {
+          const drafts = samples(operation.label, fc.tuple(draftsOf(document, world, operation), oddHeaders), fuzzRuns)
+          yield* runCases(
+            recorder,
+            drafts.map(([draft, extra]): FuzzCase => ({
+              operation: operation.label,
+              mutation: draft.mutation,
+              mustReject: draft.certain,
+              request: requestOf(world, operation, draft, extra)
+            }))
           )
-        }
-      }
-      // The requests the cases change in one place are themselves accepted.
-      for (const operation of operations.filter((o) => o.body?.contentType === "application/json")) {
-        expect(validBodies[operation.label], `a valid body for ${operation.label}`).toBeDefined()
-        const reply = yield* sendWire(requestOf(world, operation, { mutation: "none", certain: false }, []))
-        expect(reply.status, `${operation.label}: ${reply.text.slice(0, 300)}`).toBeLessThan(300)
-      }
-      yield* erasuresFinished
-      const recorder = new Recorder("portal operations")
-      for (const operation of operations) {
-        const drafts = samples(operation.label, fc.tuple(draftsOf(document, world, operation), oddHeaders), fuzzRuns)
-        yield* runCases(
-          recorder,
-          drafts.map(([draft, extra]): FuzzCase => ({
-            operation: operation.label,
-            mutation: draft.mutation,
-            mustReject: draft.certain,
-            request: requestOf(world, operation, draft, extra)
-          }))
-        )
-        if (operation.body !== undefined) {
-          yield* runCases(recorder, [{
-            operation: operation.label,
-            mutation: "body: over 1 MiB",
-            mustReject: true,
-            request: requestOf(world, operation, {
+          if (operation.body !== undefined) {
+            yield* runCases(recorder, [{
+              operation: operation.label,
               mutation: "body: over 1 MiB",
-              certain: true,
-              body: `{"pad":"${"p".repeat(MiB)}"}`
-            }, [])
-          }])
+              mustReject: true,
+              request: requestOf(world, operation, {
+                mutation: "body: over 1 MiB",
+                certain: true,
+                body: `{"pad":"${"p".repeat(MiB)}"}`
+              }, [])
+            }])
+          }
         }
-      }
-      yield* finish(recorder)
-    }), fuzzTimeout)
+        yield* finish(recorder)
+      }),
+    fuzzTimeout
+  )
 
   it.effect("the user's own id in any case answers as in lower case", () =>
     Effect.gen(function*() {
@@ -1540,6 +1579,73 @@ layer(makeTestServer({ sandbox: true }), { timeout: "600 seconds", excludeTestSe
         const recorder = new Recorder("webhooks and consent pages")
         yield* runCases(recorder, samples("webhooks", webhookCases(world), fuzzRuns * 4))
         yield* runCases(recorder, samples("consent", consentCases, fuzzRuns * 2))
+        yield* finish(recorder)
+      }),
+    fuzzTimeout
+  )
+
+  it.effect(
+    "generated bad requests to every operation of the portal's JSON API, with a logged-in session",
+    () =>
+      Effect.gen(function*() {
+        const { world } = yield* setUp
+        const document = portalDocument()
+        const operations = portalOperationsOf(document)
+        expect(operations.map((operation) => operation.label).sort()).toEqual([
+          "GET /portal/api/apps",
+          "GET /portal/api/apps/{appId}",
+          "GET /portal/api/apps/{appId}/keys",
+          "GET /portal/api/apps/{appId}/providers",
+          "GET /portal/api/audit",
+          "GET /portal/api/operators",
+          "GET /portal/api/session",
+          "PATCH /portal/api/apps/{appId}",
+          "POST /portal/api/apps",
+          "POST /portal/api/apps/{appId}/keys",
+          "POST /portal/api/apps/{appId}/keys/{keyId}/revoke",
+          "POST /portal/api/login",
+          "POST /portal/api/logout",
+          "POST /portal/api/setup",
+          "PUT /portal/api/apps/{appId}/providers/{provider}"
+        ])
+        // the requests the cases change in one place are themselves accepted (the setup's token is never valid)
+        for (const operation of operations) {
+          if (operation.body?.contentType !== "application/json" || operation.path.endsWith("/setup")) continue
+          expect(validBodies[operation.label], `a valid body for ${operation.label}`).toBeDefined()
+          const reply = yield* sendWire(requestOf(world, operation, { mutation: "none", certain: false }, []))
+          expect(reply.status, `${operation.label}: ${reply.text.slice(0, 300)}`).toBeLessThan(300)
+        }
+        const recorder = new Recorder("portal")
+        for (const operation of operations) {
+          const drafts = samples(operation.label, fc.tuple(draftsOf(document, world, operation), oddHeaders), fuzzRuns)
+          yield* runCases(
+            recorder,
+            drafts.map(([draft, extra]): FuzzCase => ({
+              operation: operation.label,
+              mutation: draft.mutation,
+              mustReject: draft.certain,
+              request: requestOf(world, operation, draft, extra)
+            }))
+          )
+          if (operation.body !== undefined) {
+            yield* runCases(recorder, [{
+              operation: operation.label,
+              mutation: "body: over 1 MiB",
+              mustReject: true,
+              request: requestOf(world, operation, {
+                mutation: "body: over 1 MiB",
+                certain: true,
+                body: `{"pad":"${"p".repeat(MiB)}"}`
+              }, [])
+            }])
+          }
+        }
+        // the session outlived every case: none of them logged it out
+        const session = yield* sendWire(requestOf(world, operations.find((o) => o.path === "/portal/api/session")!, {
+          mutation: "none",
+          certain: false
+        }, []))
+        expect(session.status).toBe(200)
         yield* finish(recorder)
       }),
     fuzzTimeout

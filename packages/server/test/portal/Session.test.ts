@@ -98,6 +98,16 @@ layer(makeTestServer(), { timeout: "120 seconds" })("portal sessions", (it) => {
       expect((yield* client.get("/portal/api/session")).status).toBe(401)
       const again = yield* portalRequest(baseUrl, "POST", "/portal/api/login", { json: { email, password } })
       expect(again.status).toBe(401)
+      // the CLI's changes are audited without an operator, as made by the CLI
+      const watcher = yield* newOperator()
+      const audit = yield* watcher.client.get("/portal/api/audit?limit=10")
+      const disabledEvent = audit.body.data.find((event: { action: string }) => event.action === "operator.disable")
+      expect(disabledEvent).toMatchObject({
+        operatorId: null,
+        operatorEmail: null,
+        targetType: "operator",
+        detail: { email, sessionsEnded: 1, via: "cli" }
+      })
     }))
 
   // The server's own TestClock would also run the cluster's timers; the rule is checked on a clock of its own.

@@ -1,0 +1,124 @@
+/**
+ * `pulsebridge operators`: the people who may log in to the admin portal. `create` takes the password
+ * from stdin when one is piped in (`echo "$PW" | pulsebridge operators create --email a@b.c`), and
+ * otherwise prints a one-time setup link (valid 24 hours) on which the operator chooses one; `list`;
+ * `disable`, which ends the operator's sessions at once. Changes are audited as made by the CLI.
+ */
+import { Command, Options } from "@effect/cli"
+import { BadRequest } from "@pulsebridge/domain"
+import { ServerBases } from "@pulsebridge/server/platform/ServerBases"
+import type { OperatorRow } from "@pulsebridge/server/portal/Operators"
+import { Operators, setupLinkValidity } from "@pulsebridge/server/portal/Operators"
+import { OperatorEmail, OperatorPassword } from "@pulsebridge/server/portal/PortalApi"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { printResult } from "../Output.js"
+import { json } from "./Options.js"
+import { withServices } from "./Runtime.js"
+
+const email = Options.text("email").pipe(Options.withDescription("The operator's email address"))
+
+const cli = { operator: null, address: null, via: "cli" } as const
+
+const operatorJson = (operator: OperatorRow) => ({
+  id: operator.id,
+  email: operator.email,
+  status: operator.status,
+  createdAt: operator.createdAt.toISOString(),
+  lastLoginAt: operator.lastLoginAt === null ? null : operator.lastLoginAt.toISOString()
+})
+
+const decode = <A>(schema: Schema.Schema<A, string>, option: string, value: string) =>
+  Schema.decodeUnknown(schema)(value).pipe(
+    Effect.mapError((error) => {
+      const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+      return new BadRequest({ message: `${option}: ${issue?.message ?? "is invalid"}` })
+    })
+  )
+
+/** Everything piped to stdin (nothing when stdin is a terminal), without the line end `echo` adds. */
+const readStdin = Effect.async<string>((resume) => {
+  if (process.stdin.isTTY === true) return resume(Effect.succeed(""))
+  const chunks: Array<Buffer> = []
+  const onData = (chunk: Buffer) => chunks.push(chunk)
+  const onEnd = () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "")))
+  process.stdin.on("data", onData)
+  process.stdin.once("end", onEnd)
+  process.stdin.once("error", () => resume(Effect.succeed("")))
+  return Effect.sync(() => {
+    process.stdin.off("data", onData)
+    process.stdin.off("end", onEnd)
+  })
+})
+
+const operatorsCreate = Command.make("create", { email, json }, ({ email, json }) =>
+  Effect.gen(function*() {
+    const address = yield* decode(OperatorEmail, "--email", email)
+    const piped = yield* readStdin
+    const password = piped === ""
+      ? undefined
+      : Redacted.make(yield* decode(OperatorPassword, "password (stdin)", piped))
+    const created = yield* Effect.flatMap(Operators, (operators) => operators.create(address, password, cli))
+    const bases = yield* Effect.provide(ServerBases, ServerBases.FromConfig)
+    const setupUrl = created.setupToken === null ? null : `${bases.publicBase}/portal/setup#${created.setupToken}`
+    const expiresAt = created.setupToken === null
+      ? null
+      : new Date(created.operator.createdAt.getTime() + Duration.toMillis(setupLinkValidity)).toISOString()
+    yield* printResult(
+      json,
+      { operator: operatorJson(created.operator), setupUrl, setupExpiresAt: expiresAt },
+      () =>
+        setupUrl === null
+          ? `Created operator ${created.operator.email} (${created.operator.id}) with the password given.`
+          : [
+            `Created operator ${created.operator.email} (${created.operator.id}) without a password.`,
+            `Send this one-time setup link (valid until ${expiresAt}); it is shown only this once:`,
+            `  ${setupUrl}`
+          ].join("\n")
+    )
+  }).pipe(withServices(json))).pipe(
+    Command.withDescription(
+      "Create a portal operator: the password is read from stdin when piped, else a one-time setup link is printed"
+    )
+  )
+
+const operatorsList = Command.make("list", { json }, ({ json }) =>
+  Effect.gen(function*() {
+    const operators = yield* Effect.flatMap(Operators, (operators) => operators.list)
+    yield* printResult(
+      json,
+      { operators: operators.map(operatorJson) },
+      () =>
+        operators.length === 0
+          ? "No operators."
+          : operators.map((operator) =>
+            [
+              operator.id,
+              operator.email,
+              operator.status,
+              `created ${operator.createdAt.toISOString()}`,
+              operator.lastLoginAt === null ? "never logged in" : `last login ${operator.lastLoginAt.toISOString()}`
+            ].join("  ")
+          ).join("\n")
+    )
+  }).pipe(withServices(json))).pipe(Command.withDescription("List the portal's operators"))
+
+const operatorsDisable = Command.make("disable", { email, json }, ({ email, json }) =>
+  Effect.gen(function*() {
+    const disabled = yield* Effect.flatMap(Operators, (operators) => operators.disable(email, cli))
+    yield* printResult(
+      json,
+      { operator: operatorJson(disabled.operator), sessionsEnded: disabled.sessionsEnded },
+      () => `Disabled operator ${disabled.operator.email}; ended ${disabled.sessionsEnded} session(s).`
+    )
+  }).pipe(withServices(json))).pipe(
+    Command.withDescription("Disable a portal operator and end its sessions")
+  )
+
+export const operators = Command.make("operators").pipe(
+  Command.withDescription("Manage the admin portal's operators"),
+  Command.withSubcommands([operatorsCreate, operatorsList, operatorsDisable])
+)
