@@ -178,9 +178,12 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         await page.getByRole("button", { name: "Save name" }).click()
         await page.getByRole("heading", { level: 1, name: "Audited app, renamed" }).waitFor()
         await page.getByRole("link", { name: "Audit log" }).click()
-        const rows = page.locator("tbody tr", { hasText: appId })
-        await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(2)
-        expect(await rows.first().textContent()).toContain(session.email)
+        // Newest first: the rename, then the creation, both by this operator and naming this app.
+        const rows = page.locator("tbody tr", { has: page.locator(`code[title="${appId}"]`) })
+        await expect.poll(() => rows.count()).toBe(2)
+        expect(await rows.nth(0).textContent()).toContain("app.rename")
+        expect(await rows.nth(1).textContent()).toContain("app.create")
+        for (const row of await rows.all()) expect(await row.textContent()).toContain(session.email)
         await checkPage(session, "audit-log")
       }))
 
