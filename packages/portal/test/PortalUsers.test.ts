@@ -7,6 +7,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import type { APIRequestContext } from "playwright-core"
 import { chromiumAvailable, phone, pixelsOfColor, screenshot } from "./fixtures/Browser.js"
+import { solidPng } from "./fixtures/Png.js"
 import { checkPage, createAppInPortal, createKeyInPortal, PortalTestLive, runScenario } from "./fixtures/Portal.js"
 
 const createUser = async (api: APIRequestContext, key: string, externalUserId: string) => {
@@ -59,6 +60,16 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
             }
           })
           expect(meal.status(), await meal.text()).toBe(201)
+          const scan = await api.post(`/api/v1/users/${user.id}/journal-entries/scans`, {
+            headers: { authorization: `Bearer ${user.token}` },
+            multipart: {
+              image: { name: "lunch.png", mimeType: "image/png", buffer: solidPng(64, [200, 120, 40]) },
+              entryKind: "Meal",
+              consumedAtUtc: new Date(Date.now() - 26 * 3_600_000).toISOString(),
+              notes: "2 eggs, toast with butter"
+            }
+          })
+          expect(scan.status(), await scan.text()).toBe(202)
 
           await page.goto(`/portal/apps/${appId}/users`)
           await page.getByLabel("External user id").fill("chart-user")
@@ -88,7 +99,11 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
           expect(await pixelsOfColor(page, "Daily load", [124, 58, 237]), "load bars drawn").toBeGreaterThan(100)
           expect(await pixelsOfColor(page, "Glucose", [5, 150, 105]), "glucose line drawn").toBeGreaterThan(100)
           expect(await pixelsOfColor(page, "Glucose", [180, 83, 9], 40), "meal marked").toBeGreaterThan(10)
-          await page.getByText("Meals: Porridge").waitFor()
+          await page.getByText(/Meals: .*Porridge/).waitFor()
+          // The photo is served by the portal (same origin, allowed by the CSP) and decoded by the browser.
+          const photo = page.locator(".journal img").first()
+          await photo.scrollIntoViewIfNeeded()
+          await expect.poll(() => photo.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(64)
           await page.locator(".scores details").first().locator("summary").click()
           await checkPage(session, "user-page")
           await page.setViewportSize(phone)
