@@ -2,7 +2,7 @@ import effectEslint from "@effect/eslint-plugin"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["**/build/**", "**/node_modules/**", "**/.tsbuildinfo/**"] },
+  { ignores: ["**/build/**", "**/dist/**", "**/test-artifacts/**", "**/node_modules/**", "**/.tsbuildinfo/**"] },
   ...tseslint.configs.recommended,
   ...effectEslint.configs.dprint,
   {

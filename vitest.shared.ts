@@ -19,7 +19,8 @@ const config: ViteUserConfig = {
       ...alias("sandbox"),
       ...alias("server"),
       ...alias("cli"),
-      ...alias("testing")
+      ...alias("testing"),
+      ...alias("portal")
     }
   }
 }

@@ -4,6 +4,7 @@
  */
 import { BadRequest, NotFound } from "@pulsebridge/domain"
 import { ApiKeyNotFound, AppNotFound } from "@pulsebridge/server/apps/Apps"
+import { CursorInvalid } from "@pulsebridge/server/portal/UserDirectoryRepo"
 import { UserNotFoundForErasure } from "@pulsebridge/server/users/Erasure"
 import { ExternalUserNotFound, UserInactive, UserNotFound } from "@pulsebridge/server/users/Users"
 import { EndpointNotFound, UrlRefused } from "@pulsebridge/server/webhooks/Endpoints"
@@ -17,7 +18,7 @@ const toContractError = <E>(error: E) => {
   ) {
     return new NotFound({ message: error.message })
   }
-  return error instanceof UserInactive || error instanceof UrlRefused
+  return error instanceof UserInactive || error instanceof UrlRefused || error instanceof CursorInvalid
     ? new BadRequest({ message: error.message })
     : error
 }

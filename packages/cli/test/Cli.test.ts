@@ -288,6 +288,35 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       expect(parseJson(missing).error._tag).toBe("NotFound")
     }), 120_000)
 
+  it.scoped(
+    "users list pages an app's users newest first, searches a literal prefix, and prints a table",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* dataDir
+        const app = yield* createApp(dir)
+        for (const externalUserId of ["Ab%1", "ab_2", "abx3"]) {
+          yield* cliJson(dir, ["users", "create", "--app", app, "--external-user-id", externalUserId])
+        }
+
+        const first = yield* cliJson(dir, ["users", "list", "--app", app, "--limit", "2"])
+        expect(first.data.map((u: any) => u.externalUserId)).toEqual(["abx3", "ab_2"])
+        expect(first.data[0]).toMatchObject({ status: "Active", connections: [] })
+        expect(typeof first.nextCursor).toBe("string")
+
+        const second = yield* cli(dir, ["users", "list", "--app", app, "--limit", "2", "--cursor", first.nextCursor])
+        expect(second.code, second.stderr).toBe(0)
+        const lines = second.stdout.trim().split("\n")
+        expect(lines[0]).toMatch(/^ID\s+EXTERNAL ID\s+STATUS\s+CREATED\s+CONNECTIONS$/)
+        expect(lines.slice(1).map((line) => line.split(/\s+/)[1])).toEqual(["Ab%1"])
+
+        // `%` matches itself (not any run), and the prefix ignores case.
+        const percent = yield* cliJson(dir, ["users", "list", "--app", app, "--search", "aB%"])
+        expect(percent).toMatchObject({ nextCursor: null })
+        expect(percent.data.map((u: any) => u.externalUserId)).toEqual(["Ab%1"])
+      }),
+    300_000
+  )
+
   it.scoped("users update, rotate-token and delete", () =>
     Effect.gen(function*() {
       const dir = yield* dataDir

@@ -13,6 +13,7 @@
  */
 export type { AnalyzerCall, AnalyzerFault, AnalyzerFaultKind, AnalyzerSimulator } from "./analyzer/Simulator.js"
 export { makeAnalyzerSimulator, sandboxMealFor, sandboxMeals, sandboxModel } from "./analyzer/Simulator.js"
+export { FaultSpecSchema } from "./core/App.js"
 export type { Delivery } from "./core/Deliver.js"
 export { hmacSha1Signature, normalizeBaseUri, percentEncode, signatureBaseString } from "./core/OAuth1.js"
 export type {

@@ -40,14 +40,21 @@ import { SecretBox } from "./platform/SecretBox.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
 import { AppsHttpLive } from "./portal/AppsHttp.js"
+import { PortalAssetsLive } from "./portal/Assets.js"
 import { Audit } from "./portal/Audit.js"
 import { Operators } from "./portal/Operators.js"
 import { OperatorsHttpLive } from "./portal/OperatorsHttp.js"
 import { PortalApps } from "./portal/PortalApps.js"
 import { PortalAuthLive } from "./portal/PortalAuthLive.js"
+import { PortalSandbox } from "./portal/Sandbox.js"
+import { PortalSandboxHttpLive } from "./portal/SandboxHttp.js"
 import { ServedApi } from "./portal/ServedApi.js"
 import { SessionHttpLive } from "./portal/SessionHttp.js"
 import { Sessions } from "./portal/Sessions.js"
+import { UserChanges, UserPages } from "./portal/UserPages.js"
+import { PortalUsersHttpLive } from "./portal/UsersHttp.js"
+import { PortalWebhooks } from "./portal/Webhooks.js"
+import { PortalWebhooksHttpLive } from "./portal/WebhooksHttp.js"
 import { SandboxRoutesLive } from "./sandbox/SandboxRoutes.js"
 import { ScoresHttpLive } from "./scoring/Http.js"
 import { ScoreData } from "./scoring/ScoreData.js"
@@ -175,9 +182,21 @@ const ErasureLive = Layer.unwrapEffect(
 )
 
 /** The portal's handlers, one layer per group, behind the session check. */
-const PortalHttpLive = Layer.mergeAll(SessionHttpLive, OperatorsHttpLive, AppsHttpLive).pipe(
+const PortalHttpLive = Layer.mergeAll(
+  SessionHttpLive,
+  OperatorsHttpLive,
+  AppsHttpLive,
+  PortalUsersHttpLive,
+  PortalWebhooksHttpLive,
+  PortalSandboxHttpLive
+).pipe(
   Layer.provide(PortalAuthLive),
-  Layer.provide(PortalApps.DefaultWithoutDependencies)
+  Layer.provide(PortalApps.DefaultWithoutDependencies),
+  Layer.provide(
+    Layer.mergeAll(UserChanges.Default, PortalWebhooks.Default, PortalSandbox.Default).pipe(
+      Layer.provideMerge(UserPages.Default)
+    )
+  )
 )
 
 /** The contract's handlers and the portal's, one layer per group. */
@@ -219,6 +238,7 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
     Layer.provide(MetricsRoutesLive),
     Layer.provide(WebhookRoutesLive),
     Layer.provide(SandboxRoutesLive),
+    Layer.provide(PortalAssetsLive),
     Layer.provide(ApiLive)
   )
 })).pipe(Layer.provide([RateLimiter.Default, UserTokenCheck.Default]))

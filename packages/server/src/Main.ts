@@ -37,7 +37,8 @@ const Banner = Layer.effectDiscard(Effect.gen(function*() {
     })`,
     `  API:      ${base}/api/v1`,
     `  Docs:     ${base}/docs`,
-    `  OpenAPI:  ${base}/openapi.json`
+    `  OpenAPI:  ${base}/openapi.json`,
+    `  Portal:   ${base}/portal`
   ]
   if (Option.isSome(demo)) {
     lines.push(

@@ -1,5 +1,6 @@
 /**
- * `pulsebridge users`: create (or find by external id), show, update, soft-delete an app's users
+ * `pulsebridge users`: list an app's users (paged, newest first, with the portal's query),
+ * create (or find by external id), show, update, soft-delete an app's users
  * and rotate their tokens, printing users as the API's JSON has them; erase a user (the whole
  * erasure runs in the command, as the server's background would run it) and export one as NDJSON
  * on stdout.
@@ -11,6 +12,8 @@ import { ProviderAccess } from "@pulsebridge/server/connections/ProviderAccess"
 import { BlobStore } from "@pulsebridge/server/journal/BlobStore"
 import { ProviderHttpClientLive } from "@pulsebridge/server/platform/HttpServer"
 import { ServerBases } from "@pulsebridge/server/platform/ServerBases"
+import { UserSummary } from "@pulsebridge/server/portal/PortalApi"
+import { defaultPageSize, UserDirectoryRepo } from "@pulsebridge/server/portal/UserDirectoryRepo"
 import { Erasure, ErasureWork } from "@pulsebridge/server/users/Erasure"
 import { UserExport } from "@pulsebridge/server/users/Export"
 import { Users } from "@pulsebridge/server/users/Users"
@@ -76,6 +79,66 @@ const usersCreate = Command.make(
       )
     }).pipe(withServices(args.json))
 ).pipe(Command.withDescription("Create a user, or find the one with this external id; issues a fresh token"))
+
+/** The limit, as the portal's list takes it. */
+const PageSize = Schema.Int.pipe(
+  Schema.between(1, 200, { message: () => "--limit must be an integer from 1 to 200" })
+)
+
+const encodeSummary = Schema.encode(UserSummary)
+
+/** Pads each column to its widest cell. */
+const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd()).join("\n")
+}
+
+const usersList = Command.make(
+  "list",
+  {
+    app: appId,
+    limit: Options.integer("limit").pipe(
+      Options.optional,
+      Options.withDescription(`Users per page, 1 to 200 (default ${defaultPageSize})`)
+    ),
+    cursor: Options.text("cursor").pipe(
+      Options.optional,
+      Options.withDescription("The next cursor a previous page printed")
+    ),
+    search: Options.text("search").pipe(
+      Options.optional,
+      Options.withDescription("Only users whose external id starts with this text (any case; % and _ are literal)")
+    ),
+    json
+  },
+  (args) =>
+    Effect.gen(function*() {
+      const app = yield* requireApp(args.app)
+      const limit = yield* decodeInput(PageSize, Option.getOrElse(args.limit, () => defaultPageSize))
+      const page = yield* Effect.flatMap(UserDirectoryRepo, (repo) =>
+        repo.page({
+          appId: app,
+          search: Option.getOrUndefined(args.search),
+          cursor: Option.getOrUndefined(args.cursor),
+          limit
+        }))
+      const data = yield* Effect.forEach(page.data, (row) => encodeSummary(new UserSummary(row))).pipe(Effect.orDie)
+      yield* printResult(args.json, { data, nextCursor: page.nextCursor }, () =>
+        [
+          data.length === 0 ? "No users." : table([
+            ["ID", "EXTERNAL ID", "STATUS", "CREATED", "CONNECTIONS"],
+            ...data.map((user) => [
+              user.id,
+              user.externalUserId,
+              user.status,
+              user.createdAt,
+              user.connections.map((c) => `${c.provider} ${c.status}/${c.syncState}`).join(", ")
+            ])
+          ]),
+          ...(page.nextCursor === null ? [] : ["", `Next page: --cursor ${page.nextCursor}`])
+        ].join("\n"))
+    }).pipe(Effect.provide(UserDirectoryRepo.Default), withServices(args.json))
+).pipe(Command.withDescription("List an app's users, newest first, a page at a time"))
 
 const usersGet = Command.make("get", { app: appId, id: userId, json }, ({ app, id, json }) =>
   Effect.gen(function*() {
@@ -217,6 +280,7 @@ const usersExport = Command.make(
 export const users = Command.make("users").pipe(
   Command.withDescription("Manage the users of an app"),
   Command.withSubcommands([
+    usersList,
     usersCreate,
     usersGet,
     usersFind,

@@ -15,7 +15,8 @@ import { SimRequest } from "./Request.js"
 import { json } from "./Responses.js"
 import type { SimulatorCore } from "./SimulatorCore.js"
 
-const FaultSpecSchema = Schema.Struct({
+/** A fault knob as `POST /_sim/faults` takes it (the schema of `FaultSpec`). */
+export const FaultSpecSchema = Schema.Struct({
   path: Schema.String,
   kind: Schema.Literal("rateLimit", "serverError", "slow", "expiredToken", "malformedJson", "gone"),
   method: Schema.optional(Schema.String),

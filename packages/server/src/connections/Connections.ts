@@ -65,6 +65,9 @@ export class Connections extends Effect.Service<Connections>()("@pulsebridge/ser
     return {
       listActive,
 
+      /** The user's connections that are not disconnected (Active, or waiting for reauthorization). */
+      listOpen: (userId: UserId) => Effect.map(repo.listOpen(userId), (rows) => rows.map(show)),
+
       /**
        * Every provider in listing order, each with the user's connection or null: an Active one, or
        * one waiting for the user to connect again (`Reauthorize`, with its `statusReason`), so an

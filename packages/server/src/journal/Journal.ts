@@ -387,6 +387,11 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
       return (yield* repo.listByDate(user.userId, date)).map(toSummary)
     })
 
+    /** The entries of the journal dates `from` to `to`, in list form (the portal's user page). */
+    const listRange = Effect.fn("Journal.listRange")(function*(userId: UserId, from: string, to: string) {
+      return (yield* repo.listByRange(userId, from, to)).map(toSummary)
+    })
+
     /** One entry in full (endpoint 19). */
     const get = Effect.fn("Journal.get")(function*(user: JournalUser, entryId: string) {
       return yield* load(yield* requireRow(user.userId, entryId))
@@ -507,6 +512,7 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
       create,
       createScan,
       list,
+      listRange,
       get,
       image,
       update,

@@ -228,6 +228,20 @@ export class JournalRepo extends Effect.Service<JournalRepo>()("@pulsebridge/ser
         `
     })
 
+    const listByRange = SqlSchema.findAll({
+      Request: Schema.Struct({ userId: Schema.String, from: Schema.String, to: Schema.String }),
+      Result: SummaryRow,
+      execute: ({ from, to, userId }) =>
+        sql`
+          select ${cols},
+            (select count(*)::int from journal_items i where i.entry_id = e.id) as item_count,
+            exists (select 1 from journal_images m where m.entry_id = e.id) as has_image
+          from journal_entries e
+          where e.user_id = ${userId} and e.journal_date between ${from}::date and ${to}::date
+          order by e.consumed_at_utc, e.created_at, e.id
+        `
+    })
+
     // The export's pages: entries by id after a key, then the items and images of a page at once.
     const pageOfUser = SqlSchema.findAll({
       Request: Schema.Struct({ userId: Schema.String, after: Schema.NullOr(Schema.String), limit: Schema.Int }),
@@ -303,6 +317,9 @@ export class JournalRepo extends Effect.Service<JournalRepo>()("@pulsebridge/ser
       countItems: (entryId: string) => countItems(entryId).pipe(Effect.map((row) => row.count), Effect.orDie),
 
       listByDate: (userId: UserId, date: string) => listByDate({ userId, date }).pipe(Effect.orDie),
+
+      /** The entries of the journal dates `from` to `to` (inclusive), in list form, by time. */
+      listByRange: (userId: UserId, from: string, to: string) => listByRange({ userId, from, to }).pipe(Effect.orDie),
 
       /** Up to `limit` of the user's entries with ids after `after` (or from the first), by id. */
       pageOfUser: (userId: string, after: string | null, limit: number) =>

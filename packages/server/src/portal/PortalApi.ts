@@ -22,13 +22,14 @@ import {
   Connection,
   ConnectionId,
   ContractString,
-  DailyActivity,
-  DailyLoadRecord,
+  DailyActivitySummary,
+  DailyLoadSummary,
   DailyScore,
+  DeliveryCursor,
+  DeliveryPageLimit,
   ErasureAccepted,
   ExternalUserId,
   Forbidden,
-  GlucoseReading,
   JournalEntryId,
   LocalDate,
   NotFound,
@@ -49,6 +50,7 @@ import {
   WebhookEndpointWithSecret
 } from "@pulsebridge/domain"
 import { ApiKeyId, CreateWebhookEndpointPayload, UpdateWebhookEndpointPayload } from "@pulsebridge/domain"
+import { FaultSpecSchema } from "@pulsebridge/sandbox"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
 
@@ -344,7 +346,9 @@ export class WebhooksGroup extends HttpApiGroup.make("portalWebhooks")
   .add(
     HttpApiEndpoint.get("deliveries", "/portal/api/apps/:appId/webhook-endpoints/:endpointId/deliveries")
       .setPath(endpointPath)
-      .setUrlParams(Schema.Struct({ cursor: Schema.optional(PageCursor), limit: Schema.optional(PageLimit) }))
+      .setUrlParams(
+        Schema.Struct({ cursor: Schema.optional(DeliveryCursor), limit: Schema.optional(DeliveryPageLimit) })
+      )
       .addSuccess(WebhookDeliveryPage)
       .addError(NotFound)
       .addError(BadRequest)
@@ -397,14 +401,30 @@ export class JournalMark extends Schema.Class<JournalMark>("JournalMark")({
   imageUrl: Schema.NullOr(Schema.String).annotations({ description: "The portal URL of the entry's photo" })
 }) {}
 
+/**
+ * A point of the glucose chart: the mean of a connection's readings in one bucket of
+ * `UserOverview.glucoseBucketMinutes` minutes (by system time), so a year stays a chartable size.
+ */
+export class GlucosePoint extends Schema.Class<GlucosePoint>("GlucosePoint")({
+  connectionId: ConnectionId,
+  provider: Provider,
+  time: Timestamp.annotations({ description: "Start of the bucket" }),
+  value: Schema.Number.annotations({ description: "Mean of the bucket's readings, in `unit`" }),
+  unit: Schema.String,
+  readings: Schema.Int.annotations({ description: "How many readings the mean is of" })
+}) {}
+
 /** Everything the user page charts, for `days` days ending today in the user's time zone. */
 export class UserOverview extends Schema.Class<UserOverview>("UserOverview")({
   from: LocalDate,
   to: LocalDate,
   timezone: Schema.String,
-  dailyActivity: Schema.Array(DailyActivity),
-  dailyLoad: Schema.Array(DailyLoadRecord),
-  glucose: Schema.Array(GlucoseReading),
+  dailyActivity: Schema.Array(DailyActivitySummary),
+  dailyLoad: Schema.Array(DailyLoadSummary),
+  glucoseBucketMinutes: Schema.Int.annotations({
+    description: "5 up to 14 days (each reading of a 5-minute CGM), 15 up to 92 days, 60 beyond"
+  }),
+  glucose: Schema.Array(GlucosePoint),
   meals: Schema.Array(JournalMark),
   scores: Schema.Array(DailyScore).annotations({
     description: "With their factor breakdown, as the scores endpoint answers them"
@@ -454,7 +474,7 @@ export class UsersGroup extends HttpApiGroup.make("portalUsers")
   .add(
     HttpApiEndpoint.get("photo", "/portal/api/users/:userId/journal/:entryId/photo")
       .setPath(Schema.Struct({ userId: UserId, entryId: JournalEntryId }))
-      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "image/jpeg" }))
+      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "image/*" }))
       .addError(NotFound)
   )
   .add(
@@ -492,15 +512,28 @@ export class TestUserPayload extends Schema.Class<TestUserPayload>("TestUserPayl
 }) {}
 
 export class SandboxConnectPayload extends Schema.Class<SandboxConnectPayload>("SandboxConnectPayload")({
-  provider: Provider
+  provider: Provider,
+  account: Schema.optional(
+    ContractString({ minLength: 1, maxLength: 64 }, "The simulated account to consent as (default: one per user)")
+  )
 }) {}
 
-/** A fault knob of a simulator, as its `/_sim/faults` route takes it. */
-export const FaultSpec = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+/**
+ * A fault knob of a simulator, as its `/_sim/faults` route takes it (`kind`, `count`, `retryAfterSeconds`,
+ * `delayMs` with the simulator's own bounds), with a bounded `path` pattern and an HTTP method.
+ */
+export const FaultSpec = Schema.Struct({
+  ...FaultSpecSchema.fields,
+  path: ContractString({ minLength: 1, maxLength: 200 }, "Path pattern under the simulator; `*` matches any run"),
+  method: Schema.optional(Schema.Literal("GET", "POST", "PUT", "PATCH", "DELETE"))
+}).annotations({ identifier: "FaultSpec" })
+
+/** A knob as the simulator holds it: with how many more requests it will still hit. */
+export const PendingFault = Schema.Struct({ ...FaultSpecSchema.fields, remaining: Schema.Int })
 
 export class SimulatorFaults extends Schema.Class<SimulatorFaults>("SimulatorFaults")({
   provider: Provider,
-  faults: Schema.Array(FaultSpec)
+  faults: Schema.Array(PendingFault)
 }) {}
 
 export class SandboxGroup extends HttpApiGroup.make("portalSandbox")

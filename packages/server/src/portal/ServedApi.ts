@@ -3,6 +3,11 @@
  * keeps out of `/openapi.json`). Every group added here needs its handler layer in `App.ts`.
  */
 import { Api } from "@pulsebridge/domain"
-import { AppsGroup, OperatorsGroup, SessionGroup } from "./PortalApi.js"
+import { AppsGroup, OperatorsGroup, SandboxGroup, SessionGroup, UsersGroup, WebhooksGroup } from "./PortalApi.js"
 
-export const ServedApi = Api.add(SessionGroup).add(OperatorsGroup).add(AppsGroup)
+export const ServedApi = Api.add(SessionGroup)
+  .add(OperatorsGroup)
+  .add(AppsGroup)
+  .add(UsersGroup)
+  .add(WebhooksGroup)
+  .add(SandboxGroup)

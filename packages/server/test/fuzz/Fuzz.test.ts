@@ -2,7 +2,7 @@
  * The fuzz test: bad requests generated with fast-check for every operation of the OpenAPI
  * document the server publishes (the 24 endpoints of the contract, the journal image, re-sync, and a
  * user's erasure and export), the provider webhook routes, the sandbox consent pages, scan uploads,
- * the Prometheus scrape (`/metrics`), the admin portal's JSON API (from a document of its own, as it is
+ * the Prometheus scrape (`/metrics`), the admin portal's JSON API (from documents of its own, as it is
  * left out of the published one; sent with a logged-in session and its CSRF token), and requests
  * malformed at the HTTP level. Each request gets: an answer, no 5xx, the JSON error body `{_tag, message}` on every
  * 4xx/5xx, a refusal where the contract certainly refuses, and no change in the data tables unless
@@ -16,7 +16,14 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Apps } from "@pulsebridge/server/apps/Apps"
-import { AppsGroup, OperatorsGroup, SessionGroup } from "@pulsebridge/server/portal/PortalApi"
+import {
+  AppsGroup,
+  OperatorsGroup,
+  SandboxGroup,
+  SessionGroup,
+  UsersGroup,
+  WebhooksGroup
+} from "@pulsebridge/server/portal/PortalApi"
 import { createOperator, createUser, makeTestServer, portalLogin, TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
@@ -87,6 +94,9 @@ interface World {
     readonly csrfToken: string
     readonly email: string
     readonly keyId: string
+    /** The user the portal's erasure cases address, and its external id (their confirmation). */
+    readonly erasable: string
+    readonly erasableExternalId: string
   }
 }
 
@@ -200,6 +210,22 @@ const validBodies: Record<string, () => Record<string, unknown>> = {
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
     return { from: day(-7), to: day(-1) }
   },
+  "POST /portal/api/apps/{appId}/webhook-endpoints": () => ({
+    url: "https://127.0.0.1:9/fuzz",
+    events: ["data.updated"],
+    description: "fuzz"
+  }),
+  "PATCH /portal/api/apps/{appId}/webhook-endpoints/{endpointId}": () => ({
+    url: "https://127.0.0.1:9/fuzz",
+    events: ["data.updated", "scores.updated"],
+    description: "fuzz",
+    enabled: true
+  }),
+  "POST /portal/api/sandbox/users/{userId}/connections": () => ({ provider: "Fitbit", account: "fuzz-account" }),
+  // A knob on a path no request takes: setting it changes nothing else.
+  "PUT /portal/api/sandbox/faults/{provider}": () => ({
+    faults: [{ path: "/fuzz-nothing-here", kind: "serverError", method: "GET", count: 1 }]
+  }),
   "PATCH /api/v1/users/{userId}/journal-entries/{entryId}": () => ({
     items: [{ name: "egg", quantity: 1, unit: "piece", nutrients: { caloriesKcal: 70 } }],
     entryKind: "Meal",
@@ -242,7 +268,11 @@ const validPathValue = (world: World, operation: Operation, name: string) => {
     case "deliveryId":
       return world.webhookDeliveryId
     case "userId":
-      return world.userT.id
+      return operation.path.startsWith("/portal/api/") && operation.path.endsWith("/erase")
+        ? world.portal.erasable
+        : world.userT.id
+    case "endpointId":
+      return world.webhookEndpointId
     case "connectionId":
       return world.connectionId
     case "entryId":
@@ -372,6 +402,10 @@ const nonNull = (document: Schema, schema: Schema): { schema: Schema; nullable: 
   return { schema, nullable: false }
 }
 
+/** Query parameters of free text (the portal's user search), and of a count (a page size, days). */
+const freeTextQueryNames = /^search$/
+const countQueryNames = /^(limit|days)$/
+
 /** Identifiers and URLs: no control characters. */
 const identifierNames = /(Id|Url|_id|url)$/
 /** Fields with a format of their own (a URL, a time zone, a provider name). */
@@ -383,6 +417,14 @@ const badValuesFor = (document: Schema, field: Field): Array<Bad> => {
   const name = String(field.path[field.path.length - 1])
   if (schema.format === "date-time") return badTimestamps
   switch (schema.type) {
+    case "boolean":
+      return [
+        { json: "1", label: "a number", certain: true },
+        { json: "\"true\"", label: "the string \"true\"", certain: true },
+        { json: "[true]", label: "an array", certain: true },
+        { json: "{}", label: "an empty object", certain: true },
+        ...(nullable ? [] : [{ json: "null", label: "null", certain: true }])
+      ]
     case "number":
     case "integer":
       return badNumbers(schema.minimum === 0, nullable)
@@ -601,9 +643,15 @@ const draftsOf = (document: Schema, world: World, operation: Operation): fc.Arbi
             { text: "%", label: "a lone percent", certain: isDate || operation.credential === "none", raw: true },
             { text: "%FF%FE", label: "invalid UTF-8", certain: isDate || operation.credential === "none", raw: true }
           ]
+          // A free-text search takes any text but an over-long one; a count takes any small number.
+          const free = freeTextQueryNames.test(parameter.name)
+          const count = countQueryNames.test(parameter.name)
+          const uncertain = (value: { text: string | undefined; label: string }) =>
+            (free && !value.label.startsWith("one over the maximum") && !value.label.startsWith("100,000")) ||
+            (count && value.text !== undefined && /^\d{1,3}$/.test(value.text))
           return fc.constantFrom(...values).map((value): Draft => ({
             mutation: `query ${parameter.name}: ${value.label}`,
-            certain: value.certain || operation.credential === "none",
+            certain: (value.certain && !uncertain(value)) || operation.credential === "none",
             query: (valid) => {
               const rest = valid.filter(([name]) => name !== parameter.name)
               const pairs = rest.map(([name, v]) => `${name}=${encodeLoose(v)}`)
@@ -794,8 +842,24 @@ const setUp = Effect.gen(function*() {
   yield* createOperator(portalEmail, portalPassword)
   const login = yield* portalLogin((yield* TestServer).baseUrl, portalEmail, portalPassword)
   const portalKey = yield* Effect.flatMap(Apps, (apps) => apps.createApiKey(target.app.id, ["users:read"], "fuzz"))
+  // A user of its own for the portal's erasure, confirmed by its external id.
+  const erasableExternalId = nextId()
+  const portalErasable = yield* send("POST", "/api/v1/users", {
+    bearer: target.apiKey,
+    json: { externalUserId: erasableExternalId }
+  })
+  expect(portalErasable.status, preview(portalErasable)).toBe(201)
+  validBodies["POST /portal/api/sandbox/test-users"] = () => ({ appId: target.app.id, externalUserId: nextId() })
+  validBodies["POST /portal/api/users/{userId}/erase"] = () => ({ confirmExternalUserId: erasableExternalId })
   const world: World = {
-    portal: { cookie: login.cookie, csrfToken: login.csrfToken, email: portalEmail, keyId: portalKey.id },
+    portal: {
+      cookie: login.cookie,
+      csrfToken: login.csrfToken,
+      email: portalEmail,
+      keyId: portalKey.id,
+      erasable: (json(portalErasable) as { id: string }).id,
+      erasableExternalId
+    },
     apiKey: target.apiKey,
     userK: { id: target.user.id, token: target.token },
     userT: { id: created.id, token: created.token },
@@ -810,6 +874,15 @@ const setUp = Effect.gen(function*() {
   expect(openapi.status).toBe(200)
   return { world, document: json(openapi) as Schema }
 })
+
+/** The portal's users, webhook endpoints and sandbox groups, as a document of their own too. */
+const portalDataDocument = () =>
+  OpenApi.fromApi(
+    HttpApi.make("portal")
+      .add(UsersGroup.annotate(OpenApi.Exclude, false))
+      .add(WebhooksGroup.annotate(OpenApi.Exclude, false))
+      .add(SandboxGroup.annotate(OpenApi.Exclude, false))
+  ) as unknown as Schema
 
 // ---------------------------------------------------------------------------------------------
 // Multipart scans
@@ -1414,6 +1487,58 @@ layer(
       }
       yield* finish(recorder)
     }), fuzzTimeout)
+
+  it.effect(
+    "generated bad requests to the portal's users, webhook endpoints and sandbox routes",
+    () =>
+      Effect.gen(function*() {
+        const { world } = yield* setUp
+        const document = portalDataDocument()
+        const operations = portalOperationsOf(document)
+        const paths = new Set(operations.map((operation) => operation.path))
+        for (const group of [UsersGroup, WebhooksGroup, SandboxGroup]) {
+          for (const endpoint of Object.values(group.endpoints) as Array<{ readonly path: string }>) {
+            expect(paths, `the portal document lists ${endpoint.path}`).toContain(
+              endpoint.path.replace(/:(\w+)/g, "{$1}")
+            )
+          }
+        }
+        // The requests the cases change in one place are themselves accepted.
+        for (const operation of operations.filter((o) => o.body?.contentType === "application/json")) {
+          expect(validBodies[operation.label], `a valid body for ${operation.label}`).toBeDefined()
+          const reply = yield* sendWire(requestOf(world, operation, { mutation: "none", certain: false }, []))
+          expect(reply.status, `${operation.label}: ${reply.text.slice(0, 300)}`).toBeLessThan(300)
+        }
+        yield* erasuresFinished
+        const recorder = new Recorder("portal operations")
+        for (const operation of operations) {
+          const drafts = samples(operation.label, fc.tuple(draftsOf(document, world, operation), oddHeaders), fuzzRuns)
+          yield* runCases(
+            recorder,
+            drafts.map(([draft, extra]): FuzzCase => ({
+              operation: operation.label,
+              mutation: draft.mutation,
+              mustReject: draft.certain,
+              request: requestOf(world, operation, draft, extra)
+            }))
+          )
+          if (operation.body !== undefined) {
+            yield* runCases(recorder, [{
+              operation: operation.label,
+              mutation: "body: over 1 MiB",
+              mustReject: true,
+              request: requestOf(world, operation, {
+                mutation: "body: over 1 MiB",
+                certain: true,
+                body: `{"pad":"${"p".repeat(MiB)}"}`
+              }, [])
+            }])
+          }
+        }
+        yield* finish(recorder)
+      }),
+    fuzzTimeout
+  )
 
   it.effect("the user's own id in any case answers as in lower case", () =>
     Effect.gen(function*() {

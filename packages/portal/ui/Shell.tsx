@@ -1,0 +1,149 @@
+/**
+ * The portal's frame: it asks the server for the session (the login page when there is none), keeps
+ * the CSRF token for the client, and lays out the header (navigation, the operator, log out) around
+ * the page the path names.
+ */
+import { useEffect, useState } from "preact/hooks"
+import type { Session } from "./api.js"
+import { api, setCsrfToken, setUnauthorizedHandler } from "./api.js"
+import { ErrorNote, Link, message } from "./components.js"
+import { AppPage } from "./pages/AppPage.js"
+import { AppsPage } from "./pages/AppsPage.js"
+import { AuditPage } from "./pages/AuditPage.js"
+import { LoginPage } from "./pages/LoginPage.js"
+import { SandboxPage } from "./pages/SandboxPage.js"
+import { SetupPage } from "./pages/SetupPage.js"
+import { UserPage } from "./pages/UserPage.js"
+import { match, navigate, useLocation } from "./router.js"
+
+type SessionState =
+  | { readonly _tag: "Loading" }
+  | { readonly _tag: "LoggedOut" }
+  | { readonly _tag: "Failed"; readonly error: unknown }
+  | { readonly _tag: "LoggedIn"; readonly session: Session }
+
+const Page = (props: { readonly path: string; readonly session: Session }) => {
+  const { path, session } = props
+  if (path === "/portal" || path === "/portal/" || path === "/portal/login") return <AppsPage />
+  if (path === "/portal/audit") return <AuditPage />
+  if (path === "/portal/sandbox") {
+    return session.sandbox ? <SandboxPage /> : <NotFound text="The sandbox page exists only in sandbox mode." />
+  }
+  const user = match("/portal/apps/:appId/users/:userId", path)
+  if (user !== undefined) return <UserPage appId={user.appId!} userId={user.userId!} sandbox={session.sandbox} />
+  const app = match("/portal/apps/:appId", path) ?? match("/portal/apps/:appId/:tab", path)
+  if (app !== undefined) return <AppPage appId={app.appId!} tab={app.tab ?? "keys"} session={session} />
+  return <NotFound text="There is no page at this address." />
+}
+
+const NotFound = (props: { readonly text: string }) => {
+  useEffect(() => void (document.title = "Not found · PulseBridge admin"), [])
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>{props.text}</p>
+      <p>
+        <Link href="/portal">Back to the apps</Link>
+      </p>
+    </section>
+  )
+}
+
+export const Shell = () => {
+  const [state, setState] = useState<SessionState>({ _tag: "Loading" })
+  const location = useLocation()
+
+  const loggedIn = (session: Session) => {
+    setCsrfToken(session.csrfToken)
+    setState({ _tag: "LoggedIn", session })
+  }
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => {
+      setCsrfToken(undefined)
+      setState({ _tag: "LoggedOut" })
+    })
+    api.session().then(
+      loggedIn,
+      (error) => setState(error.status === 401 ? { _tag: "LoggedOut" } : { _tag: "Failed", error })
+    )
+  }, [])
+
+  // The setup link is opened by an operator who has no password yet, so it needs no session.
+  if (location.path === "/portal/setup") {
+    return (
+      <main id="main" class="center">
+        <SetupPage />
+      </main>
+    )
+  }
+  if (state._tag === "Loading") {
+    return (
+      <main id="main" class="center">
+        <p class="muted">Loading…</p>
+      </main>
+    )
+  }
+  if (state._tag === "Failed") {
+    return (
+      <main id="main" class="center">
+        <h1>The portal cannot reach the server</h1>
+        <ErrorNote error={state.error} />
+      </main>
+    )
+  }
+  if (state._tag === "LoggedOut") {
+    return (
+      <main id="main" class="center">
+        <LoginPage
+          onLoggedIn={(session) => {
+            loggedIn(session)
+            if (location.path === "/portal/login") navigate("/portal", { replace: true })
+          }}
+        />
+      </main>
+    )
+  }
+  const { session } = state
+  const current = (href: string) =>
+    (href === "/portal"
+        ? location.path === "/portal" || location.path === "/portal/" || location.path.startsWith("/portal/apps")
+        : location.path.startsWith(href))
+      ? "page"
+      : undefined
+  return (
+    <>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="top">
+        <Link href="/portal" class="brand">PulseBridge admin</Link>
+        <nav aria-label="Main">
+          <Link href="/portal" aria-current={current("/portal")}>Apps</Link>
+          <Link href="/portal/audit" aria-current={current("/portal/audit")}>Audit log</Link>
+          {session.sandbox
+            ? <Link href="/portal/sandbox" aria-current={current("/portal/sandbox")}>Sandbox</Link>
+            : null}
+        </nav>
+        <div class="operator">
+          <span class="muted small" data-testid="operator">{session.operator.email}</span>
+          <button
+            type="button"
+            class="secondary small"
+            onClick={() =>
+              api.logout().then(
+                () => {
+                  setCsrfToken(undefined)
+                  setState({ _tag: "LoggedOut" })
+                },
+                (error) => alert(message(error))
+              )}
+          >
+            Log out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Page path={location.path} session={session} />
+      </main>
+    </>
+  )
+}

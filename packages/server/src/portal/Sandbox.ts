@@ -1,0 +1,199 @@
+/**
+ * The portal's sandbox page (sandbox mode only): test users, a simulated provider connected in one
+ * call, and the simulators' fault knobs.
+ *
+ * Connecting runs the real hosted connect flow, only without a browser: a connect session as
+ * `POST .../connections/sessions` makes it (an app without credentials of its own uses the sandbox
+ * credentials, as for every newcomer), the consent is posted to the provider's simulator on this
+ * server as the consent page's form would post it, and the simulator's redirect is handed to the
+ * flow's own callback. The connection is therefore a real one, whose backfill starts at once.
+ * The fault knobs go through each simulator's own control routes (`/_sim/faults`).
+ */
+import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import type { AppId, UserId } from "@pulsebridge/domain"
+import { CreateConnectSessionPayload, CreateUserPayload, Provider } from "@pulsebridge/domain"
+import { ProviderRegistry } from "@pulsebridge/providers"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as crypto from "node:crypto"
+import { Apps } from "../apps/Apps.js"
+import { ConnectFlow } from "../connections/ConnectFlow.js"
+import { Connections } from "../connections/Connections.js"
+import { ProviderAccess } from "../connections/ProviderAccess.js"
+import { ServerBases } from "../platform/ServerBases.js"
+import { ServerConfig } from "../platform/ServerConfig.js"
+import { SandboxSimulators } from "../sandbox/SandboxRoutes.js"
+import { SyncQueue } from "../sync/SyncQueue.js"
+import { Users } from "../users/Users.js"
+import type { FaultSpec } from "./PortalApi.js"
+import { PendingFault, SimulatorFaults } from "./PortalApi.js"
+import { PortalAppNotFound, UserPages } from "./UserPages.js"
+
+/** The server does not run in sandbox mode. */
+export class SandboxOff extends Data.TaggedError("SandboxOff")<{}> {
+  override get message() {
+    return "the sandbox page exists only in sandbox mode (SANDBOX=true)"
+  }
+}
+
+/** No simulator of this provider is mounted. */
+export class SimulatorMissing extends Data.TaggedError("SimulatorMissing")<{ readonly provider: string }> {
+  override get message() {
+    return `no ${this.provider} simulator runs on this server`
+  }
+}
+
+/** The connect flow or a simulator refused; `reason` says where and why. */
+export class SandboxRefused extends Data.TaggedError("SandboxRefused")<{ readonly reason: string }> {
+  override get message() {
+    return this.reason
+  }
+}
+
+const FaultsBody = Schema.Struct({ faults: Schema.Array(PendingFault) })
+
+export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge/server/PortalSandbox", {
+  effect: Effect.gen(function*() {
+    const config = yield* ServerConfig
+    const apps = yield* Apps
+    const users = yield* Users
+    const pages = yield* UserPages
+    const flow = yield* ConnectFlow
+    const connections = yield* Connections
+    const access = yield* ProviderAccess
+    const bases = yield* ServerBases
+    const registry = yield* ProviderRegistry
+    const simulators = yield* SandboxSimulators
+    const syncQueue = yield* SyncQueue
+    const client = yield* HttpClient.HttpClient
+
+    const requireSandbox = config.sandbox ? Effect.void : Effect.fail(new SandboxOff())
+
+    /** The providers whose simulator sandbox mode mounts (see `SandboxRoutes`). */
+    const simulated = registry.plugins
+      .map((plugin) => plugin.catalog.name)
+      .filter((name): name is Provider =>
+        Schema.is(Provider)(name) && simulators.some((entry) => entry.provider === name)
+      )
+
+    const requireSimulator = (provider: Provider) =>
+      simulated.includes(provider) ? Effect.void : Effect.fail(new SimulatorMissing({ provider }))
+
+    const refused = (reason: string) => new SandboxRefused({ reason })
+
+    /**
+     * A request to this server itself, at its internal address (no redirects followed). Behind a TLS
+     * proxy (`TRUST_PROXY`) the server serves only requests the proxy marks as https; this one is.
+     */
+    const internal = (request: HttpClientRequest.HttpClientRequest) =>
+      client.execute(HttpClientRequest.setHeader(request, "x-forwarded-proto", "https")).pipe(
+        Effect.scoped,
+        Effect.mapError((e) => refused(`the sandbox did not answer: ${e.message}`))
+      )
+
+    const controlUrl = (provider: Provider) => `${bases.internalBase}${access.sandboxPath(provider)}/_sim/faults`
+
+    const readFaults = (provider: Provider) =>
+      Effect.gen(function*() {
+        const response = yield* client.get(controlUrl(provider), { headers: { "x-forwarded-proto": "https" } }).pipe(
+          Effect.flatMap(HttpClientResponse.schemaBodyJson(FaultsBody)),
+          Effect.scoped,
+          Effect.mapError((e) => refused(`the ${provider} simulator's faults could not be read: ${e.message}`))
+        )
+        return new SimulatorFaults({ provider, faults: response.faults })
+      })
+
+    /** Posts the consent form to the simulator and answers its redirect with the flow's own callback. */
+    const consent = (authorizationUrl: string, account: string) =>
+      Effect.gen(function*() {
+        const url = new URL(authorizationUrl)
+        if (`${url.origin}${url.pathname}`.startsWith(`${bases.publicBase}/sandbox/`) === false) {
+          return yield* refused("the app's own credentials send this provider's consent elsewhere than the sandbox")
+        }
+        const decided = yield* internal(
+          HttpClientRequest.post(`${bases.internalBase}${url.pathname}${url.search}`).pipe(
+            HttpClientRequest.bodyUrlParams({ decision: "approve", user: account })
+          )
+        )
+        const location = decided.headers["location"]
+        if (decided.status !== 302 || location === undefined) {
+          return yield* refused(`the simulator refused the consent (HTTP ${decided.status})`)
+        }
+        const callback = new URL(location)
+        const params = Object.fromEntries(callback.searchParams)
+        const outcome = callback.pathname.endsWith("/callback/oauth1")
+          ? yield* flow.callbackOAuth1(params)
+          : yield* flow.callbackOAuth2(params)
+        if (outcome._tag === "NoSession") return yield* refused(outcome.message)
+        const result = new URL(outcome.location).searchParams
+        const connectionId = result.get("connectionId")
+        if (result.get("success") !== "true" || connectionId === null) {
+          return yield* refused(`the connect flow failed: ${result.get("error") ?? "unknown error"}`)
+        }
+        return connectionId
+      })
+
+    return {
+      /** A user of the app (`sandbox-<random>` unless named), made as `POST /api/v1/users` makes it. */
+      testUser: Effect.fn("PortalSandbox.testUser")(function*(appId: AppId, externalUserId: string | undefined) {
+        yield* requireSandbox
+        if (Option.isNone(yield* apps.get(appId))) return yield* new PortalAppNotFound({ appId })
+        const { created, user } = yield* users.create(
+          appId,
+          new CreateUserPayload({
+            externalUserId: externalUserId ?? `sandbox-${crypto.randomBytes(4).toString("hex")}`
+          })
+        )
+        if (!created) yield* syncQueue.resumeUser(user.id)
+        return { user, created }
+      }),
+
+      /** Connects the user to the provider's simulator, consenting as `account` (default: one per user). */
+      connect: Effect.fn("PortalSandbox.connect")(
+        function*(userId: string, provider: Provider, account: string | undefined) {
+          yield* requireSandbox
+          yield* requireSimulator(provider)
+          const user = yield* pages.requireUser(userId)
+          if (user.status !== "Active") return yield* refused("the user is Inactive; only an Active user can connect")
+          const session = yield* flow.createSession(
+            { appId: user.appId, userId: user.id },
+            new CreateConnectSessionPayload({ provider, redirectUrl: `${bases.publicBase}/portal/sandbox/connected` })
+          ).pipe(Effect.mapError((e) => refused(e.message)))
+          const connectionId = yield* consent(session.authorizationUrl, account ?? `portal-${user.id.slice(0, 8)}`)
+          const connection = (yield* connections.listOpen(user.id as UserId)).find((c) => c.id === connectionId)
+          if (connection === undefined) return yield* refused("the connection was made but is no longer open")
+          return { user, connection }
+        }
+      ),
+
+      /** Every simulator's pending fault knobs. */
+      faults: Effect.fn("PortalSandbox.faults")(function*() {
+        yield* requireSandbox
+        return yield* Effect.forEach(simulated, readFaults)
+      }),
+
+      /** Replaces the simulator's fault knobs with `faults` (none clears them). */
+      setFaults: Effect.fn("PortalSandbox.setFaults")(
+        function*(provider: Provider, faults: ReadonlyArray<typeof FaultSpec.Type>) {
+          yield* requireSandbox
+          yield* requireSimulator(provider)
+          const cleared = yield* internal(HttpClientRequest.del(controlUrl(provider)))
+          if (cleared.status >= 300) return yield* refused(`the ${provider} simulator refused (HTTP ${cleared.status})`)
+          if (faults.length > 0) {
+            const set = yield* internal(
+              HttpClientRequest.post(controlUrl(provider)).pipe(
+                HttpClientRequest.bodyUnsafeJson(faults)
+              )
+            )
+            if (set.status >= 300) {
+              return yield* refused(`the ${provider} simulator refused the faults (HTTP ${set.status})`)
+            }
+          }
+          return yield* readFaults(provider)
+        }
+      )
+    } as const
+  })
+}) {}

@@ -1,0 +1,243 @@
+/**
+ * The rules of the portal's users pages: an app's users (paged, searched), a user with its
+ * connections, what the user page charts, its journal and photos, and the operator's changes to a
+ * user (re-sync, erasure) and its export. Operators see the users of every app (there are no
+ * per-app operator roles), so a user is found by id alone and each feature service is then asked
+ * in the user's own app, with the same rules as the public API.
+ */
+import { SqlClient } from "@effect/sql"
+import type { AppId, UserId } from "@pulsebridge/domain"
+import type { User } from "@pulsebridge/domain"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { Apps } from "../apps/Apps.js"
+import { Connections } from "../connections/Connections.js"
+import { HealthData } from "../healthData/HealthData.js"
+import { Journal } from "../journal/Journal.js"
+import { ScoreData } from "../scoring/ScoreData.js"
+import { Resync } from "../sync/Resync.js"
+import { addDays, localToday } from "../sync/SyncEngine.js"
+import { SyncQueue } from "../sync/SyncQueue.js"
+import { Erasure, ErasureQueue } from "../users/Erasure.js"
+import { UserExport } from "../users/Export.js"
+import { UserNotFound } from "../users/Users.js"
+import { GlucosePoint, JournalMark, UserDetail, UserOverview, UserPage, UserSummary } from "./PortalApi.js"
+import { defaultPageSize, UserDirectoryRepo } from "./UserDirectoryRepo.js"
+
+/** No app with this id. */
+export class PortalAppNotFound extends Data.TaggedError("PortalAppNotFound")<{ readonly appId: string }> {
+  override get message() {
+    return `no app with id ${this.appId}`
+  }
+}
+
+/** The erasure's confirmation is not the user's external id. */
+export class ErasureNotConfirmed extends Data.TaggedError("ErasureNotConfirmed")<{}> {
+  override get message() {
+    return "confirmExternalUserId must be the user's externalUserId exactly"
+  }
+}
+
+/** A journal range the page cannot ask for. */
+export class JournalRangeRefused extends Data.TaggedError("JournalRangeRefused")<{ readonly reason: string }> {
+  override get message() {
+    return this.reason
+  }
+}
+
+export const defaultOverviewDays = 14
+/** The journal list's default span, and its longest (as the public range reads). */
+const journalDefaultDays = 14
+const maxRangeDays = 366
+
+/** Glucose bucket length by span: every reading of a 5-minute CGM up to two weeks, means beyond. */
+export const glucoseBucketMinutes = (days: number) => days <= 14 ? 5 : days <= 92 ? 15 : 60
+
+const daysBetween = (from: string, to: string) =>
+  (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1
+
+export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/UserPages", {
+  effect: Effect.gen(function*() {
+    const repo = yield* UserDirectoryRepo
+    const apps = yield* Apps
+    const connections = yield* Connections
+    const health = yield* HealthData
+    const journal = yield* Journal
+    const scores = yield* ScoreData
+    const exporter = yield* UserExport
+
+    const requireUser = (userId: string) =>
+      Effect.flatMap(
+        repo.findById(userId),
+        Option.match({ onNone: () => Effect.fail(new UserNotFound({ userId })), onSome: Effect.succeed })
+      )
+
+    const today = (user: User) => Effect.map(Clock.currentTimeMillis, (now) => localToday(new Date(now), user.timezone))
+
+    const journalUser = (user: User) => ({ appId: user.appId, userId: user.id, timezone: user.timezone })
+
+    const marksOf = (user: User, from: string, to: string) =>
+      Effect.map(
+        journal.listRange(user.id, from, to),
+        (entries): ReadonlyArray<JournalMark> =>
+          entries.map((entry) =>
+            new JournalMark({
+              id: entry.id,
+              kind: entry.entryKind,
+              title: entry.title,
+              consumedAtUtc: entry.consumedAtUtc,
+              localDate: entry.journalDate,
+              analysisStatus: entry.analysisStatus,
+              energyKcal: entry.nutrients.caloriesKcal,
+              imageUrl: entry.hasImage ? `/portal/api/users/${user.id}/journal/${entry.id}/photo` : null
+            })
+          )
+      )
+
+    return {
+      /** A page of the app's users, newest first; `search` is a case-insensitive prefix of the external id. */
+      list: Effect.fn("UserPages.list")(function*(
+        appId: AppId,
+        query: {
+          readonly search?: string | undefined
+          readonly cursor?: string | undefined
+          readonly limit?: number | undefined
+        }
+      ) {
+        if (Option.isNone(yield* apps.get(appId))) return yield* new PortalAppNotFound({ appId })
+        const page = yield* repo.page({
+          appId,
+          search: query.search,
+          cursor: query.cursor,
+          limit: query.limit ?? defaultPageSize
+        })
+        return new UserPage({
+          data: page.data.map((row) =>
+            new UserSummary({
+              id: row.id,
+              externalUserId: row.externalUserId,
+              status: row.status,
+              createdAt: row.createdAt,
+              connections: row.connections
+            })
+          ),
+          nextCursor: page.nextCursor
+        })
+      }),
+
+      /** The user (any app's) with its connections that are not disconnected, as the public API shows them. */
+      detail: Effect.fn("UserPages.detail")(function*(userId: string) {
+        const user = yield* requireUser(userId)
+        return new UserDetail({ user, connections: yield* connections.listOpen(user.id) })
+      }),
+
+      /** What the user page charts, for `days` days ending today in the user's time zone. */
+      overview: Effect.fn("UserPages.overview")(function*(userId: string, days: number) {
+        const user = yield* requireUser(userId)
+        const to = yield* today(user)
+        const from = addDays(to, -(days - 1))
+        const bucketMinutes = glucoseBucketMinutes(days)
+        const range = { from, to }
+        const [dailyActivity, dailyLoad, glucose, meals, dailyScores] = yield* Effect.all([
+          Effect.orDie(health.activityRange(user.id, range)),
+          Effect.orDie(health.loadRange(user.id, range)),
+          repo.glucose(user.id, from, to, bucketMinutes * 60),
+          marksOf(user, from, to),
+          scores.daily(user.id, range)
+        ], { concurrency: 3 })
+        return new UserOverview({
+          from,
+          to,
+          timezone: user.timezone,
+          dailyActivity,
+          dailyLoad,
+          glucoseBucketMinutes: bucketMinutes,
+          glucose: glucose.map((point) => new GlucosePoint(point)),
+          meals,
+          scores: dailyScores
+        })
+      }),
+
+      /** The journal entries of `from` to `to` (default: the last 14 days), each with its photo's URL. */
+      journal: Effect.fn("UserPages.journal")(function*(
+        userId: string,
+        range: { readonly from?: string | undefined; readonly to?: string | undefined }
+      ) {
+        const user = yield* requireUser(userId)
+        const to = range.to ?? (yield* today(user))
+        const from = range.from ?? addDays(to, -(journalDefaultDays - 1))
+        if (from > to) return yield* new JournalRangeRefused({ reason: "`from` must not be after `to`" })
+        if (daysBetween(from, to) > maxRangeDays) {
+          return yield* new JournalRangeRefused({ reason: `the range may span at most ${maxRangeDays} days` })
+        }
+        return yield* marksOf(user, from, to)
+      }),
+
+      /** The stored photo of one of the user's entries. */
+      photo: Effect.fn("UserPages.photo")(function*(userId: string, entryId: string) {
+        const user = yield* requireUser(userId)
+        return yield* journal.image(journalUser(user), entryId)
+      }),
+
+      /** The user's export, as the public export streams it (without raw provider JSON). */
+      exportOf: Effect.fn("UserPages.exportOf")(function*(userId: string) {
+        const user = yield* requireUser(userId)
+        const stream = yield* exporter.stream(user.appId, user.id, { includeRaw: false })
+        return { user, stream }
+      }),
+
+      requireUser
+    } as const
+  }),
+  dependencies: [UserDirectoryRepo.Default]
+}) {}
+
+/**
+ * The operator's changes to a user: a re-sync of one connection and the erasure. Kept apart from
+ * the reads because they need the sync and erasure runtimes, which only a serving process has.
+ */
+export class UserChanges extends Effect.Service<UserChanges>()("@pulsebridge/server/UserChanges", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const pages = yield* UserPages
+    const resync = yield* Resync
+    const erasure = yield* Erasure
+    const erasureQueue = yield* ErasureQueue
+    const syncQueue = yield* SyncQueue
+
+    return {
+      /** The recent days of one connection again, as `POST .../connections/{id}/sync` without a range. */
+      resync: Effect.fn("UserChanges.resync")(function*(userId: string, connectionId: string) {
+        const user = yield* pages.requireUser(userId)
+        return {
+          user,
+          accepted: yield* resync.request({ userId: user.id, timezone: user.timezone }, connectionId, null)
+        }
+      }),
+
+      /**
+       * The erasure, when `confirmExternalUserId` is the user's external id; `record` (the audit
+       * event) joins the transaction that hides the user.
+       */
+      erase: Effect.fn("UserChanges.erase")(function*<E, R>(
+        userId: string,
+        confirmExternalUserId: string,
+        record: (user: User) => Effect.Effect<void, E, R>
+      ) {
+        const user = yield* pages.requireUser(userId)
+        if (user.externalUserId !== confirmExternalUserId) return yield* new ErasureNotConfirmed()
+        const accepted = yield* erasure.begin(user.appId, user.id).pipe(
+          Effect.tap(() => record(user)),
+          sql.withTransaction,
+          Effect.catchTag("SqlError", Effect.die)
+        )
+        // As the public erase: syncs show Stopped now, the rest is the background's.
+        yield* syncQueue.stopUser(accepted.id as UserId)
+        yield* erasureQueue.enqueue(accepted.id)
+        return { user, accepted }
+      })
+    } as const
+  })
+}) {}

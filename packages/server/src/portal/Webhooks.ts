@@ -1,0 +1,105 @@
+/**
+ * An app's webhook endpoints as the portal manages them: the public routes' service (`Endpoints`,
+ * with its URL rules, secrets and delivery log) scoped to the app in the path, so another app's
+ * endpoint is unknown here too. Each change and its audit event commit together.
+ */
+import { SqlClient } from "@effect/sql"
+import type {
+  AppId,
+  CreateWebhookEndpointPayload,
+  UpdateWebhookEndpointPayload,
+  WebhookDeliveryId,
+  WebhookEndpointId
+} from "@pulsebridge/domain"
+import { WebhookEndpointWithSecret } from "@pulsebridge/domain"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { Apps } from "../apps/Apps.js"
+import { Endpoints } from "../webhooks/Endpoints.js"
+import type { AuditEntry } from "./Audit.js"
+import { Audit } from "./Audit.js"
+import { PortalAppNotFound } from "./UserPages.js"
+
+/** Who acts: the session's operator and the client's address. */
+export type Actor = Pick<AuditEntry, "operator" | "address">
+
+export class PortalWebhooks extends Effect.Service<PortalWebhooks>()("@pulsebridge/server/PortalWebhooks", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const apps = yield* Apps
+    const endpoints = yield* Endpoints
+    const audit = yield* Audit
+
+    const requireApp = (appId: AppId) =>
+      Effect.flatMap(apps.get(appId), (app) => Option.isNone(app) ? new PortalAppNotFound({ appId }) : Effect.void)
+
+    const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      effect.pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    return {
+      list: Effect.fn("PortalWebhooks.list")(function*(appId: AppId) {
+        yield* requireApp(appId)
+        return yield* endpoints.list(appId)
+      }),
+
+      /** A new endpoint; its secret is in this answer only, never in the audit event. */
+      create: Effect.fn("PortalWebhooks.create")(
+        function*(actor: Actor, appId: AppId, payload: CreateWebhookEndpointPayload) {
+          yield* requireApp(appId)
+          const { endpoint, secret } = yield* endpoints.create(appId, payload)
+          yield* audit.record({
+            ...actor,
+            action: "webhookEndpoint.create",
+            targetType: "webhookEndpoint",
+            targetId: endpoint.id,
+            appId,
+            detail: { url: endpoint.url, events: endpoint.events }
+          })
+          return new WebhookEndpointWithSecret({ ...endpoint, secret })
+        },
+        inTransaction
+      ),
+
+      update: Effect.fn("PortalWebhooks.update")(
+        function*(actor: Actor, appId: AppId, id: WebhookEndpointId, payload: UpdateWebhookEndpointPayload) {
+          yield* requireApp(appId)
+          const endpoint = yield* endpoints.update(appId, id, payload)
+          yield* audit.record({
+            ...actor,
+            action: "webhookEndpoint.update",
+            targetType: "webhookEndpoint",
+            targetId: endpoint.id,
+            appId,
+            detail: { changed: payload }
+          })
+          return endpoint
+        },
+        inTransaction
+      ),
+
+      deliveries: Effect.fn("PortalWebhooks.deliveries")(
+        function*(appId: AppId, id: WebhookEndpointId, limit: number | undefined, cursor: string | undefined) {
+          yield* requireApp(appId)
+          return yield* endpoints.deliveries(appId, id, limit, cursor)
+        }
+      ),
+
+      retry: Effect.fn("PortalWebhooks.retry")(
+        function*(actor: Actor, appId: AppId, id: WebhookEndpointId, deliveryId: WebhookDeliveryId) {
+          yield* requireApp(appId)
+          const delivery = yield* endpoints.retry(appId, id, deliveryId)
+          yield* audit.record({
+            ...actor,
+            action: "webhookDelivery.retry",
+            targetType: "webhookDelivery",
+            targetId: delivery.id,
+            appId,
+            detail: { endpointId: id, eventId: delivery.eventId, eventType: delivery.eventType }
+          })
+          return delivery
+        },
+        inTransaction
+      )
+    } as const
+  })
+}) {}

@@ -1,0 +1,175 @@
+/**
+ * The portal's sandbox page over HTTP, in sandbox mode: a test user connected to simulated
+ * providers in one call each (real connections whose backfill fills the user page's charts), a
+ * re-sync, the simulators' fault knobs as the simulators themselves report them, and the audit log.
+ */
+import { expect, layer } from "@effect/vitest"
+import { CreateUserPayload } from "@pulsebridge/domain"
+import { Users } from "@pulsebridge/server/users/Users"
+import { createApp, makeTestServer } from "@pulsebridge/testing"
+import * as Effect from "effect/Effect"
+import * as crypto from "node:crypto"
+import { expectError, json, preview, send } from "../fixtures/Http.js"
+import { eventually } from "../fixtures/Poll.js"
+import { entriesPath } from "../journal/fixtures/Journal.js"
+import { auditOf, loggedIn } from "./fixtures.js"
+
+const settled = (connection: any) => connection.syncState === "Idle" && connection.lastSyncedAt !== null
+
+layer(makeTestServer({ sandbox: true }), { excludeTestServices: true, timeout: "300 seconds" })(
+  "portal sandbox",
+  (it) => {
+    it.effect("a test user connected to Dexcom, Fitbit and WHOOP in one call each gets data the user page charts", () =>
+      Effect.gen(function*() {
+        const { client, email } = yield* loggedIn
+        const { app } = yield* createApp()
+        const made = yield* client.post("/portal/api/sandbox/test-users", { json: { appId: app.id } })
+        expect(made.status, made.text).toBe(201)
+        expect(made.body.user.externalUserId).toMatch(/^sandbox-[0-9a-f]{8}$/)
+        expect(made.body).toMatchObject({ user: { appId: app.id, status: "Active" }, connections: [] })
+        const userId = made.body.user.id as string
+
+        const connected: Record<string, string> = {}
+        for (const provider of ["Dexcom", "Fitbit", "WHOOP"]) {
+          const reply = yield* client.post(`/portal/api/sandbox/users/${userId}/connections`, { json: { provider } })
+          expect(reply.status, reply.text).toBe(201)
+          expect(reply.body).toMatchObject({ userId, provider, status: "Active" })
+          connected[provider] = reply.body.id
+        }
+        const page = yield* eventually(
+          client.get(`/portal/api/users/${userId}`),
+          (reply) => reply.body.connections.length === 3 && reply.body.connections.every(settled),
+          "the three backfills",
+          { every: "500 millis", within: "240 seconds" }
+        )
+        expect(page.body.connections.map((c: any) => c.id).sort()).toEqual(Object.values(connected).sort())
+
+        // A meal logged today through the public API, as the user's app would.
+        const { token } = yield* Effect.flatMap(
+          Users,
+          (users) => users.create(app.id, new CreateUserPayload({ externalUserId: made.body.user.externalUserId }))
+        )
+        const meal = yield* send("POST", entriesPath(userId), {
+          bearer: token,
+          json: { entryKind: "Meal", consumedAtUtc: new Date().toISOString(), title: "Porridge" }
+        })
+        expect(meal.status, preview(meal)).toBe(201)
+
+        const overview = yield* client.get(`/portal/api/users/${userId}/overview?days=14`)
+        expect(overview.status, overview.text.slice(0, 300)).toBe(200)
+        const o = overview.body
+        expect(o.timezone).toBe("UTC")
+        expect(o.to).toBe(new Date().toISOString().slice(0, 10))
+        expect(Date.parse(o.to) - Date.parse(o.from)).toBe(13 * 86_400_000)
+        expect(o.dailyActivity.length).toBeGreaterThan(0)
+        expect(o.dailyActivity.some((d: any) => d.provider === "Fitbit" && d.steps > 0)).toBe(true)
+        expect(o.dailyLoad.length).toBeGreaterThan(0)
+        expect(o.dailyLoad.every((d: any) => d.provider === "WHOOP" && d.date >= o.from && d.date <= o.to)).toBe(true)
+        expect(o.glucoseBucketMinutes).toBe(5)
+        // A 5-minute CGM fills most of two weeks' 5-minute buckets, one reading each.
+        expect(o.glucose.length).toBeGreaterThan(12 * 288)
+        expect(o.glucose.every((p: any) => p.provider === "Dexcom" && p.readings === 1)).toBe(true)
+        expect(o.meals.map((m: any) => m.id)).toEqual([json(meal).id])
+        expect(o.scores).toHaveLength(14)
+        expect(o.scores.some((s: any) => s.overallScore !== null)).toBe(true)
+
+        const longer = yield* client.get(`/portal/api/users/${userId}/overview?days=60`)
+        expect(longer.status).toBe(200)
+        expect(longer.body.glucoseBucketMinutes).toBe(15)
+        const points = longer.body.glucose as Array<any>
+        expect(points.length).toBeGreaterThan(0)
+        expect(points.length).toBeLessThanOrEqual(60 * 96)
+        expect(points.every((p: any) => Date.parse(p.time) % (15 * 60_000) === 0)).toBe(true)
+        expect(points.some((p: any) => p.readings === 3)).toBe(true)
+        expectError(yield* client.get(`/portal/api/users/${userId}/overview?days=367`), 400)
+
+        const listed = yield* client.get(`/portal/api/apps/${app.id}/users`)
+        expect(listed.body.data).toHaveLength(1)
+        expect(listed.body.data[0].connections.map((c: any) => c.provider)).toEqual(["Dexcom", "Fitbit", "WHOOP"])
+        expect(listed.body.data[0].connections.every((c: any) => c.status === "Active" && c.syncState === "Idle"))
+          .toBe(true)
+
+        const resync = yield* client.post(`/portal/api/users/${userId}/connections/${connected["Dexcom"]}/sync`)
+        expect(resync.status, resync.text).toBe(202)
+        expect(resync.body).toMatchObject({ connectionId: connected["Dexcom"], kind: "Recent" })
+
+        expect(yield* auditOf(client, "sandbox.testUser", userId)).toHaveLength(1)
+        for (const [provider, id] of Object.entries(connected)) {
+          const events = yield* auditOf(client, "sandbox.connect", id)
+          expect(events).toHaveLength(1)
+          expect(events[0]).toMatchObject({ operatorEmail: email, appId: app.id, detail: { userId, provider } })
+        }
+        expect(yield* auditOf(client, "connection.resync", connected["Dexcom"]!)).toHaveLength(1)
+      }))
+
+    it.effect("fault knobs are set through the simulator's own control routes, validated, and cleared", () =>
+      Effect.gen(function*() {
+        const { client } = yield* loggedIn
+        const spec = { path: "/v3/users/self/egvs*", kind: "serverError", count: 2 }
+        const set = yield* client.put("/portal/api/sandbox/faults/Dexcom", { json: { faults: [spec] } })
+        expect(set.status, set.text).toBe(200)
+        expect(set.body).toEqual({ provider: "Dexcom", faults: [{ ...spec, remaining: 2 }] })
+        const simulator = yield* send("GET", "/sandbox/dexcom/_sim/faults")
+        expect(json(simulator)).toEqual({ faults: [{ ...spec, remaining: 2 }] })
+
+        const all = yield* client.get("/portal/api/sandbox/faults")
+        expect(all.status).toBe(200)
+        expect(all.body.data.map((s: any) => s.provider).sort()).toEqual(["Dexcom", "Fitbit", "Garmin", "WHOOP"])
+        expect(all.body.data.find((s: any) => s.provider === "Dexcom").faults).toEqual([{ ...spec, remaining: 2 }])
+
+        for (
+          const bad of [
+            { faults: [{ path: "/x", kind: "explode" }] },
+            { faults: [{ path: "/x", kind: "slow", delayMs: -1 }] },
+            { faults: [{ path: "", kind: "gone" }] },
+            { faults: [{ kind: "gone" }] },
+            { faults: "all" }
+          ]
+        ) {
+          expectError(yield* client.put("/portal/api/sandbox/faults/Dexcom", { json: bad }), 400)
+        }
+        expectError(yield* client.put("/portal/api/sandbox/faults/Nokia", { json: { faults: [] } }), 404, "NotFound")
+        expect(json(yield* send("GET", "/sandbox/dexcom/_sim/faults"))).toEqual({ faults: [{ ...spec, remaining: 2 }] })
+
+        const cleared = yield* client.put("/portal/api/sandbox/faults/Dexcom", { json: { faults: [] } })
+        expect(cleared.body).toEqual({ provider: "Dexcom", faults: [] })
+        expect(json(yield* send("GET", "/sandbox/dexcom/_sim/faults"))).toEqual({ faults: [] })
+        const events = yield* auditOf(client, "sandbox.faults.set", "Dexcom")
+        expect(events.map((e) => e.detail)).toEqual([{ faults: [] }, { faults: [spec] }])
+      }))
+
+    it.effect("connecting an unknown user is a 404, an Inactive one a 400; a test user of an unknown app a 404", () =>
+      Effect.gen(function*() {
+        const { client } = yield* loggedIn
+        const { app } = yield* createApp()
+        expectError(
+          yield* client.post(`/portal/api/sandbox/users/${crypto.randomUUID()}/connections`, {
+            json: { provider: "Dexcom" }
+          }),
+          404,
+          "NotFound"
+        )
+        expectError(
+          yield* client.post("/portal/api/sandbox/test-users", { json: { appId: crypto.randomUUID() } }),
+          404,
+          "NotFound"
+        )
+        const made = yield* client.post("/portal/api/sandbox/test-users", {
+          json: { appId: app.id, externalUserId: "named-one" }
+        })
+        expect(made.status, made.text).toBe(201)
+        expect(made.body.user.externalUserId).toBe("named-one")
+        yield* Effect.flatMap(Users, (users) => users.softDelete(app.id, made.body.user.id))
+        const refused = yield* client.post(`/portal/api/sandbox/users/${made.body.user.id}/connections`, {
+          json: { provider: "Dexcom" }
+        })
+        expectError(refused, 400, "BadRequest")
+        expectError(
+          yield* client.post(`/portal/api/sandbox/users/${made.body.user.id}/connections`, {
+            json: { provider: "Dexcom", account: "" }
+          }),
+          400
+        )
+      }))
+  }
+)
