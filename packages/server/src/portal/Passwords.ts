@@ -7,8 +7,10 @@
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
 
-/** N = 2^15, r = 8, p = 1: 32 MiB of memory per hash (OWASP's scrypt minimum is N = 2^17 at r=8 with p=1
- * or 2^15 with more passes; at these settings one hash takes tens of milliseconds). */
+/**
+ * N = 2^15, r = 8, p = 1: 32 MiB of memory and tens of milliseconds per hash. Each hash names its
+ * parameters, so these can be raised (OWASP suggests N = 2^17) without invalidating stored passwords.
+ */
 export const defaultParams = { logN: 15, r: 8, p: 1 } as const
 
 const keyLength = 32
