@@ -10,7 +10,8 @@
  * The fault knobs go through each simulator's own control routes (`/_sim/faults`).
  */
 import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
-import type { AppId, UserId } from "@pulsebridge/domain"
+import { SqlClient } from "@effect/sql"
+import type { AppId, User, UserId } from "@pulsebridge/domain"
 import { CreateConnectSessionPayload, CreateUserPayload, Provider } from "@pulsebridge/domain"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Data from "effect/Data"
@@ -56,6 +57,7 @@ const FaultsBody = Schema.Struct({ faults: Schema.Array(PendingFault) })
 
 export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge/server/PortalSandbox", {
   effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
     const config = yield* ServerConfig
     const apps = yield* Apps
     const users = yield* Users
@@ -137,15 +139,25 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
 
     return {
       /** A user of the app (`sandbox-<random>` unless named), made as `POST /api/v1/users` makes it. */
-      testUser: Effect.fn("PortalSandbox.testUser")(function*(appId: AppId, externalUserId: string | undefined) {
+      testUser: Effect.fn("PortalSandbox.testUser")(function*<E, R>(
+        appId: AppId,
+        externalUserId: string | undefined,
+        record: (made: { readonly user: User; readonly created: boolean }) => Effect.Effect<void, E, R>
+      ) {
         yield* requireSandbox
         if (Option.isNone(yield* apps.get(appId))) return yield* new PortalAppNotFound({ appId })
+        // The user and its audit event (`record`) commit together.
         const { created, user } = yield* users.create(
           appId,
           new CreateUserPayload({
             externalUserId: externalUserId ?? `sandbox-${crypto.randomBytes(4).toString("hex")}`
           })
+        ).pipe(
+          Effect.tap(record),
+          sql.withTransaction,
+          Effect.catchTag("SqlError", Effect.die)
         )
+        // A reactivated user's connections sync now, as after `POST /api/v1/users`.
         if (!created) yield* syncQueue.resumeUser(user.id)
         return { user, created }
       }),

@@ -22,15 +22,16 @@ export const PortalSandboxHttpLive = HttpApiBuilder.group(
       return handlers
         .handle("testUser", ({ payload }) =>
           Effect.gen(function*() {
-            const { created, user } = yield* sandbox.testUser(payload.appId, payload.externalUserId)
-            yield* audit.record({
-              ...(yield* portalActor),
-              action: "sandbox.testUser",
-              targetType: "user",
-              targetId: user.id,
-              appId: user.appId,
-              detail: { externalUserId: user.externalUserId, created }
-            })
+            const actor = yield* portalActor
+            const { user } = yield* sandbox.testUser(payload.appId, payload.externalUserId, (made) =>
+              audit.record({
+                ...actor,
+                action: "sandbox.testUser",
+                targetType: "user",
+                targetId: made.user.id,
+                appId: made.user.appId,
+                detail: { externalUserId: made.user.externalUserId, created: made.created }
+              }))
             return new UserDetail({ user, connections: [] })
           }).pipe(Effect.catchTags({ SandboxOff: notFound, PortalAppNotFound: notFound })))
         .handle("connect", ({ path, payload }) =>
