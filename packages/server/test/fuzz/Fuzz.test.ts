@@ -791,6 +791,34 @@ const runCases = (recorder: Recorder, cases: Iterable<FuzzCase>) =>
     }
   })
 
+/** Each operation's generated cases, then, for an operation with a body, one body over 1 MiB. */
+const fuzzOperations = (recorder: Recorder, document: Schema, world: World, operations: ReadonlyArray<Operation>) =>
+  Effect.forEach(operations, (operation) =>
+    Effect.gen(function*() {
+      const drafts = samples(operation.label, fc.tuple(draftsOf(document, world, operation), oddHeaders), fuzzRuns)
+      yield* runCases(
+        recorder,
+        drafts.map(([draft, extra]): FuzzCase => ({
+          operation: operation.label,
+          mutation: draft.mutation,
+          mustReject: draft.certain,
+          request: requestOf(world, operation, draft, extra)
+        }))
+      )
+      if (operation.body !== undefined) {
+        yield* runCases(recorder, [{
+          operation: operation.label,
+          mutation: "body: over 1 MiB",
+          mustReject: true,
+          request: requestOf(world, operation, {
+            mutation: "body: over 1 MiB",
+            certain: true,
+            body: `{"pad":"${"p".repeat(MiB)}"}`
+          }, [])
+        }])
+      }
+    }), { discard: true })
+
 const erasuresFinished = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   eventually(
     sql<{ count: number }>`select count(*)::int as count from erased_users where completed_at is null`,
@@ -1460,31 +1488,7 @@ layer(
       const operations = operationsOf(document).filter((operation) =>
         operation.body?.contentType !== "multipart/form-data"
       )
-      for (const operation of operations) {
-        const drafts = samples(operation.label, fc.tuple(draftsOf(document, world, operation), oddHeaders), fuzzRuns)
-        yield* runCases(
-          recorder,
-          drafts.map(([draft, extra]): FuzzCase => ({
-            operation: operation.label,
-            mutation: draft.mutation,
-            mustReject: draft.certain,
-            request: requestOf(world, operation, draft, extra)
-          }))
-        )
-        // once per operation: a body over 1 MiB
-        if (operation.body !== undefined) {
-          yield* runCases(recorder, [{
-            operation: operation.label,
-            mutation: "body: over 1 MiB",
-            mustReject: true,
-            request: requestOf(world, operation, {
-              mutation: "body: over 1 MiB",
-              certain: true,
-              body: `{"pad":"${"p".repeat(MiB)}"}`
-            }, [])
-          }])
-        }
-      }
+      yield* fuzzOperations(recorder, document, world, operations)
       yield* finish(recorder)
     }), fuzzTimeout)
 
@@ -1511,30 +1515,7 @@ layer(
         }
         yield* erasuresFinished
         const recorder = new Recorder("portal operations")
-        for (const operation of operations) {
-          const drafts = samples(operation.label, fc.tuple(draftsOf(document, world, operation), oddHeaders), fuzzRuns)
-          yield* runCases(
-            recorder,
-            drafts.map(([draft, extra]): FuzzCase => ({
-              operation: operation.label,
-              mutation: draft.mutation,
-              mustReject: draft.certain,
-              request: requestOf(world, operation, draft, extra)
-            }))
-          )
-          if (operation.body !== undefined) {
-            yield* runCases(recorder, [{
-              operation: operation.label,
-              mutation: "body: over 1 MiB",
-              mustReject: true,
-              request: requestOf(world, operation, {
-                mutation: "body: over 1 MiB",
-                certain: true,
-                body: `{"pad":"${"p".repeat(MiB)}"}`
-              }, [])
-            }])
-          }
-        }
+        yield* fuzzOperations(recorder, document, world, operations)
         yield* finish(recorder)
       }),
     fuzzTimeout
@@ -1660,30 +1641,7 @@ layer(
           expect(reply.status, `${operation.label}: ${reply.text.slice(0, 300)}`).toBeLessThan(300)
         }
         const recorder = new Recorder("portal")
-        for (const operation of operations) {
-          const drafts = samples(operation.label, fc.tuple(draftsOf(document, world, operation), oddHeaders), fuzzRuns)
-          yield* runCases(
-            recorder,
-            drafts.map(([draft, extra]): FuzzCase => ({
-              operation: operation.label,
-              mutation: draft.mutation,
-              mustReject: draft.certain,
-              request: requestOf(world, operation, draft, extra)
-            }))
-          )
-          if (operation.body !== undefined) {
-            yield* runCases(recorder, [{
-              operation: operation.label,
-              mutation: "body: over 1 MiB",
-              mustReject: true,
-              request: requestOf(world, operation, {
-                mutation: "body: over 1 MiB",
-                certain: true,
-                body: `{"pad":"${"p".repeat(MiB)}"}`
-              }, [])
-            }])
-          }
-        }
+        yield* fuzzOperations(recorder, document, world, operations)
         // the session outlived every case: none of them logged it out
         const session = yield* sendWire(requestOf(world, operations.find((o) => o.path === "/portal/api/session")!, {
           mutation: "none",
