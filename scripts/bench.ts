@@ -5,14 +5,15 @@
  * HTTPS on `GET /api/v1/users/:id/connections/glucose` (30 days of that backfill), `GET /api/v1/users/:id` and
  * `POST /api/v1/users`. Prints the figures and rewrites `docs/benchmarks.md` (see `bench/Report.ts`).
  * `BENCH_DURATION` sets the measured seconds of each run (default 8), `BENCH_CONNECTIONS` the concurrent
- * connections (default 10).
+ * connections (default 10), `BENCH_BACKFILL_DAYS` the days of the backfill (default 365; 33 for a quick check of the
+ * routes); `BENCH_ONLY=backfill` runs the backfill alone and leaves `docs/benchmarks.md` as it is.
  */
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Apps } from "@pulsebridge/server/apps/Apps"
 import { ServeLive } from "@pulsebridge/server/Main"
-import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
+import { defaultRateLimits, ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
 import { freshDatabase } from "@pulsebridge/testing/TestDatabase"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -30,8 +31,9 @@ import { startBaseline } from "./bench/Baseline.js"
 import type { LoadSettings, Measurement, Target } from "./bench/Load.js"
 import { BenchError, measure, requestOnce } from "./bench/Load.js"
 import { fileConsole } from "./bench/LogSink.js"
-import type { DatabaseKind, RouteResult } from "./bench/Report.js"
+import type { DatabaseKind, RouteResult, RouteSummary } from "./bench/Report.js"
 import { currentMachine, databaseTitle, rate, runProblems, terminalTable, writeMarkdown } from "./bench/Report.js"
+import { measureStartup } from "./bench/Startup.js"
 
 const docsFile = fileURLToPath(new URL("../docs/benchmarks.md", import.meta.url))
 
@@ -47,12 +49,19 @@ const positiveFromEnv = (name: string, fallback: number) =>
 
 const readSettings = Effect.gen(function*() {
   const durationSeconds = yield* positiveFromEnv("BENCH_DURATION", 8)
+  const backfillDays = yield* positiveFromEnv("BENCH_BACKFILL_DAYS", 365)
+  if (backfillDays < glucoseDays + 3 || backfillDays > 365) {
+    return yield* new BenchError({
+      message: `BENCH_BACKFILL_DAYS must be between ${glucoseDays + 3} and 365 (the glucose read needs its days)`
+    })
+  }
   return {
+    backfillDays,
     connections: yield* positiveFromEnv("BENCH_CONNECTIONS", 10),
     pipelining: 1,
     warmupSeconds: durationSeconds >= 4 ? 2 : 1,
     durationSeconds
-  } satisfies LoadSettings
+  } satisfies LoadSettings & { readonly backfillDays: number }
 })
 
 /** A temporary data dir (TLS certificate, embedded database), removed with the scope. */
@@ -98,11 +107,11 @@ const setupDatabase = (kind: DatabaseKind) =>
     } satisfies Database
   })
 
-/** Days of the Dexcom backfill (`BACKFILL_DAYS`, at most 365). */
-const backfillDays = 365
 /** Days of glucose read per request, and the smallest acceptable req/s of PulseBridge over the baseline's. */
 const glucoseDays = 30
 const glucoseTargetRatio = 0.7
+/** `BENCH_ONLY=backfill`: the backfill alone, for profiling it; the routes are not loaded and no section is written. */
+const backfillOnly = process.env["BENCH_ONLY"] === "backfill"
 
 interface Route {
   readonly route: string
@@ -113,7 +122,14 @@ interface Route {
   readonly targetRatio?: number
   /** The load of this route's runs, where it differs from the other routes'. */
   readonly load?: (settings: LoadSettings) => LoadSettings
+  /** Measured against the stronger baseline (`bench/Baseline.ts`) instead of the plain one. */
+  readonly baseline?: "strong"
+  /** The row of the summary table at the top of docs/benchmarks.md this route measures. */
+  readonly summary?: RouteSummary
 }
+
+/** The request path's goal: at least 0.7× the baseline's req/s with a p99 at most twice the baseline's. */
+const requestPathGoal = { goal: ">= 0.7×, p99 <= 2×", minRatio: 0.7, maxP99Ratio: 2 } as const
 
 const parseJson = (text: string, what: string) =>
   Effect.try({
@@ -145,6 +161,8 @@ const glucoseRoute = (userId: string, userToken: string, range: { from: string; 
   // Byte for byte: the same fields in the same order with the same value formats.
   comparable: Effect.succeed,
   targetRatio: glucoseTargetRatio,
+  // Informative: this baseline runs the same SQL; the goal is judged against the stronger baseline's rows.
+  summary: { key: "glucose-30d", goal: "see the stronger baseline" },
   // An answer takes a good part of a second of one CPU: two connections keep both servers busy without measuring
   // mostly the wait in a queue, and a longer run gives the percentiles enough answers.
   load: (settings) => ({
@@ -153,6 +171,36 @@ const glucoseRoute = (userId: string, userToken: string, range: { from: string; 
     durationSeconds: 2 * settings.durationSeconds
   })
 })
+
+/** The goal of the glucose read against the stronger baseline: within 1.25x, i.e. at least 0.8x its req/s. */
+const strongGlucoseTargetRatio = 0.8
+
+/** The glucose read against the stronger baseline, as it is and compressed (`Accept-Encoding: br, gzip`). */
+const strongGlucoseRoutes = (plain: Route): ReadonlyArray<Route> =>
+  [undefined, "br, gzip"].map((acceptEncoding) => ({
+    ...plain,
+    route: `${plain.route}${
+      acceptEncoding === undefined ? "" : `, Accept-Encoding: ${acceptEncoding}`
+    }, stronger baseline`,
+    description: `${plain.description} The baseline here is the stronger one: the best hand-written read, with the ` +
+      `timestamps formatted as text in SQL${
+        acceptEncoding === undefined ? "" : " and the body compressed as PulseBridge compresses it (brotli quality 4)"
+      }.`,
+    target: (base: string, ca: string): Target => {
+      const target = plain.target(base, ca)
+      return acceptEncoding === undefined
+        ? target
+        : { ...target, headers: { ...target.headers, "accept-encoding": acceptEncoding } }
+    },
+    targetRatio: strongGlucoseTargetRatio,
+    baseline: "strong",
+    summary: {
+      key: acceptEncoding === undefined ? "glucose-30d-strong" : "glucose-30d-strong-compressed",
+      goal: "within 1.25× (>= 0.8× req/s)",
+      minRatio: strongGlucoseTargetRatio,
+      baselineName: `hand-written, timestamps as text${acceptEncoding === undefined ? "" : ", same compression"}`
+    }
+  }))
 
 const routes = (apiKey: string, userId: string): ReadonlyArray<Route> => [
   {
@@ -164,7 +212,8 @@ const routes = (apiKey: string, userId: string): ReadonlyArray<Route> => [
       headers: { authorization: `Bearer ${apiKey}` },
       ca
     }),
-    comparable: withoutToken("GET /api/v1/users/:id")
+    comparable: withoutToken("GET /api/v1/users/:id"),
+    summary: { key: "get-user", ...requestPathGoal }
   },
   {
     route: "POST /api/v1/users",
@@ -176,7 +225,8 @@ const routes = (apiKey: string, userId: string): ReadonlyArray<Route> => [
       body: JSON.stringify({ externalUserId: "bench-user" }),
       ca
     }),
-    comparable: withoutToken("POST /api/v1/users")
+    comparable: withoutToken("POST /api/v1/users"),
+    summary: { key: "post-user", ...requestPathGoal }
   }
 ]
 
@@ -208,8 +258,22 @@ const preflight = (route: Route, pulsebridge: Target, baseline: Target) =>
         message: `${route.route}: the baseline answers differently, ${firstDifference(ours!, theirs!)}`
       })
     }
+    if (answers[0].headers["content-encoding"] !== answers[1].headers["content-encoding"]) {
+      return yield* new BenchError({
+        message:
+          `${route.route}: PulseBridge answers with content encoding ${answers[0].headers["content-encoding"]}, ` +
+          `the baseline with ${answers[1].headers["content-encoding"]}`
+      })
+    }
     return answers[0].body
   })
+
+/** A route as part of a file name: `GET /api/v1/users/:id` -> `get-users-id`. */
+const profileSlug = (route: string) =>
+  route.replace("/api/v1/", "/").toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")
+
+/** A bucket no load of the benchmark empties. */
+const unlimited = { perSecond: 1_000_000, burst: 1_000_000 }
 
 /** Progress, straight to stdout: the server's layers set their own console and loggers on the fibers building them. */
 const say = (text: string) => Effect.sync(() => process.stdout.write(`${text}\n`))
@@ -217,7 +281,8 @@ const say = (text: string) => Effect.sync(() => process.stdout.write(`${text}\n`
 const describe = (name: string, route: string, m: Measurement) =>
   say(
     `  ${name.padEnd(11)} ${route.padEnd(41)} ${rate(m.requestsPerSecond).padStart(6)} req/s` +
-      `  p50 ${m.p50} ms  p99 ${m.p99} ms${m.problems.length === 0 ? "" : `  INVALID: ${m.problems.join("; ")}`}`
+      `  p50 ${m.p50} ms  p99 ${m.p99} ms  CPU ${m.cpuMsPerRequest?.toFixed(2)} ms/request` +
+      `${m.problems.length === 0 ? "" : `  INVALID: ${m.problems.join("; ")}`}`
   )
 
 /** What one glucose answer holds, e.g. "Each answer: 8,640 readings, 151 events, 9 calibrations, 3.1 MB.". */
@@ -263,7 +328,7 @@ const withServer = <A, E, ROut, E2>(
   )
 
 const program = Effect.gen(function*() {
-  const settings = yield* readSettings
+  const { backfillDays, ...settings } = yield* readSettings
   // Before any work of the run: the load average then tells what else the machine was doing.
   const machine = currentMachine()
   const adminUrl = process.env["DATABASE_URL"]
@@ -285,7 +350,9 @@ const program = Effect.gen(function*() {
     trustProxy: false,
     backfillDays,
     // Yearly, so that no periodic sync runs into the measurements.
-    syncCron: "0 0 1 1 *"
+    syncCron: "0 0 1 1 *",
+    // On, as `serve` runs, so that every request pays for its bucket; too large to refuse any of the load.
+    rateLimits: { ...defaultRateLimits, apiKey: unlimited, userToken: unlimited }
   })
   // Exactly what `pulsebridge serve` runs (its logging included), configured like `serve` from the environment
   // but for the listener, the data dir, the database, the backfill span and the periodic sync's schedule.
@@ -341,22 +408,22 @@ const program = Effect.gen(function*() {
     })
     yield* say(
       `  PulseBridge Dexcom backfill: ${backfill.seconds.toFixed(1)} s, ${backfill.readings} readings ` +
-        `(simulator: ${backfill.expectedReadings})${
-          backfill.problems.length === 0 ? "" : `  INVALID: ${backfill.problems.join("; ")}`
-        }`
+        `(simulator: ${backfill.expectedReadings}), CPU ${backfill.cpuSeconds.server.toFixed(1)} s server, ` +
+        `${backfill.cpuSeconds.simulator?.toFixed(1) ?? "unknown"} s simulator` +
+        `${
+          backfill.cpuSeconds.database === undefined ? "" : `, ${backfill.cpuSeconds.database.toFixed(1)} s database`
+        }${backfill.problems.length === 0 ? "" : `  INVALID: ${backfill.problems.join("; ")}`}`
     )
 
     const results: Array<RouteResult> = []
-    const measured = [
-      glucoseRoute(glucoseUser.id, glucoseUser.token, glucoseRange(backfill.to)),
-      ...routes(apiKey, user.id)
-    ]
+    const glucose = glucoseRoute(glucoseUser.id, glucoseUser.token, glucoseRange(backfill.to))
+    const measured = backfillOnly ? [] : [glucose, ...strongGlucoseRoutes(glucose), ...routes(apiKey, user.id)]
     for (const route of measured) {
       const ours = route.target(pulsebridgeBase, cert)
-      const theirs = route.target(baselineBase, cert)
+      const theirs = route.target(route.baseline === "strong" ? `${baselineBase}/strong` : baselineBase, cert)
       const answer = yield* preflight(route, ours, theirs)
       const load = route.load?.(settings) ?? settings
-      const pulsebridge = yield* measure(ours, load, route.load === undefined ? undefined : `glucose-${kind}`)
+      const pulsebridge = yield* measure(ours, load, `${profileSlug(route.route)}-${kind}`)
       yield* describe("PulseBridge", route.route, pulsebridge)
       const base = yield* measure(theirs, load)
       yield* describe("baseline", route.route, base)
@@ -366,7 +433,8 @@ const program = Effect.gen(function*() {
         pulsebridge,
         baseline: base,
         targetRatio: route.targetRatio,
-        load
+        load,
+        summary: route.summary
       })
     }
     return { databaseVersion, results, backfill }
@@ -374,6 +442,8 @@ const program = Effect.gen(function*() {
 
   const shutdown = { finished: true }
   const { backfill, databaseVersion, results } = yield* withServer(ServerLive, serverConsole, shutdown, run)
+  yield* say("  Start-up and CLI...")
+  const startup = yield* measureStartup(adminUrl !== undefined && adminUrl !== "" ? adminUrl : undefined)
   const benchRun = {
     kind,
     databaseDetail: database.detail,
@@ -382,11 +452,14 @@ const program = Effect.gen(function*() {
     date: new Date(),
     settings,
     backfill,
-    routes: results
+    routes: results,
+    startup
   }
   yield* say(`\n${terminalTable(benchRun)}\n`)
-  writeMarkdown(docsFile, benchRun)
-  yield* say(`Wrote the ${databaseTitle[kind]} section of docs/benchmarks.md`)
+  if (!backfillOnly) {
+    writeMarkdown(docsFile, benchRun)
+    yield* say(`Wrote the ${databaseTitle[kind]} section of docs/benchmarks.md`)
+  }
   const invalid = runProblems(benchRun)
   if (invalid.length > 0 || !shutdown.finished) {
     return yield* new BenchError({

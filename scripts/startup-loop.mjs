@@ -104,7 +104,7 @@ const cleanEnv = () => {
 
 const oneStart = async (dataDir) => {
   const port = await freePort()
-  const child = cp.spawn(process.execPath, ["--import", "tsx", "packages/cli/src/bin.ts", "serve"], {
+  const child = cp.spawn(process.execPath, ["packages/cli/bin/pulsebridge.mjs", "serve"], {
     cwd: repoRoot,
     env: { ...cleanEnv(), DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "Error" },
     stdio: ["ignore", "ignore", "pipe"]

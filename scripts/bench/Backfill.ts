@@ -16,6 +16,7 @@ import { dexcomRecords } from "@pulsebridge/sandbox"
 import { ProviderCredentials } from "@pulsebridge/server/apps/ProviderCredentials"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import * as cp from "node:child_process"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
@@ -71,9 +72,14 @@ export interface BackfillResult {
   }
   /**
    * CPU seconds (user and system) from the callback to `Idle`: of this process (the server, and the embedded
-   * database when there is one) and of the simulator's (undefined where it cannot be read).
+   * database when there is one), of the simulator's, and of the PostgreSQL server's backends serving the run's
+   * database (undefined where it cannot be read: the embedded database, or a PostgreSQL on another machine).
    */
-  readonly cpuSeconds: { readonly server: number; readonly simulator: number | undefined }
+  readonly cpuSeconds: {
+    readonly server: number
+    readonly simulator: number | undefined
+    readonly database: number | undefined
+  }
   /** What makes the measurement invalid (an unfinished sync, readings missing or duplicated); empty when valid. */
   readonly problems: ReadonlyArray<string>
 }
@@ -160,6 +166,52 @@ const childCpuSeconds = (pid: number | undefined): number | undefined => {
     return Number.isFinite(ticks) ? ticks / 100 : undefined
   } catch {
     return undefined
+  }
+}
+
+/**
+ * Samples every `intervalMs` the CPU seconds of the PostgreSQL backends serving the current database, when they
+ * run on this machine (their `/proc` is readable); `total` is what they used since the sampler started (a backend
+ * started meanwhile counts from zero). Undefined without any readable backend (the embedded database, whose work is
+ * the server process's own, or a remote server).
+ */
+const databaseCpuSampler = (intervalMs: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const backends = sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.pipe(
+      Effect.map((rows) => rows.map((row) => row.pid)),
+      Effect.orElseSucceed(() => [] as Array<number>)
+    )
+    const first = new Map<number, number>()
+    const last = new Map<number, number>()
+    let started = false
+    const sample = Effect.gen(function*() {
+      for (const pid of yield* backends) {
+        // The embedded database answers with a pid of its own, which is no process of this machine's.
+        const cpu = isPostgres(pid) ? childCpuSeconds(pid) : undefined
+        if (cpu === undefined) continue
+        if (!first.has(pid)) first.set(pid, started ? 0 : cpu)
+        last.set(pid, cpu)
+      }
+      started = true
+    })
+    yield* sample
+    yield* Effect.forkScoped(Effect.repeat(sample, Schedule.spaced(`${intervalMs} millis`)))
+    return {
+      total: () =>
+        Effect.as(
+          sample,
+          last.size === 0 ? undefined : [...last].reduce((sum, [pid, cpu]) => sum + cpu - first.get(pid)!, 0)
+        )
+    }
+  })
+
+/** Whether `pid` is a PostgreSQL process of this machine. */
+const isPostgres = (pid: number): boolean => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres"
+  } catch {
+    return false
   }
 }
 
@@ -330,6 +382,7 @@ export const measureBackfill = (options: BackfillOptions) =>
     yield* Effect.sleep("1 second")
     const start = sampleMemory()
     const sampler = yield* memorySampler(start, 50)
+    const databaseCpu = yield* databaseCpuSampler(1000)
     const simulatorCpu = childCpuSeconds(simulator.child.pid)
     const serverCpu = ownCpuSeconds()
     const startedAt = performance.now()
@@ -342,7 +395,8 @@ export const measureBackfill = (options: BackfillOptions) =>
       server: ownCpuSeconds() - serverCpu,
       simulator: simulatorCpu === undefined
         ? undefined
-        : (childCpuSeconds(simulator.child.pid) ?? Number.NaN) - simulatorCpu
+        : (childCpuSeconds(simulator.child.pid) ?? Number.NaN) - simulatorCpu,
+      database: yield* databaseCpu.total()
     }
     const peak = sampler.peak()
     gc?.()

@@ -7,11 +7,18 @@
  * (readings, events, calibrations) as they are, one after the other, and renames their snake_case columns in JS
  * as the server's SQL client does. Bodies are the same JSON, written with `JSON.stringify`; there is no logging,
  * routing library, schema or error catalogue.
+ *
+ * The stronger baseline, `GET /strong/api/v1/users/:id/connections/glucose`, is the best hand-written read: the
+ * same lookup and validation, then the three queries with the timestamps formatted as ISO text in SQL and the
+ * contract's names as column aliases, so the rows go straight into `JSON.stringify`; the body is compressed as
+ * PulseBridge compresses it (`Accept-Encoding` negotiated between `br` and `gzip`, brotli quality 4 or gzip level
+ * 6 in a zlib stream, `Vary: Accept-Encoding`) when the request asks for it.
  */
 import * as crypto from "node:crypto"
 import type * as http from "node:http"
 import * as https from "node:https"
 import type * as net from "node:net"
+import * as zlib from "node:zlib"
 import pg from "pg"
 
 export interface BaselineOptions {
@@ -31,7 +38,7 @@ const userTokenPrefix = "pb_ut_"
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const secretPattern = /^[A-Za-z0-9_-]{43}$/
 const userPath = /^\/api\/v1\/users\/([^/?]+)$/
-const glucosePath = /^\/api\/v1\/users\/([^/?]+)\/connections\/glucose$/
+const glucosePath = /^(\/strong)?\/api\/v1\/users\/([^/?]+)\/connections\/glucose$/
 const datePattern = /^\d{4}-\d{2}-\d{2}$/
 const maxRangeDays = 366
 
@@ -82,6 +89,71 @@ const glucoseCalibrationsSql = `
   where ${glucoseWhere}
   order by x.date, x.provider, x.connection_id, x.system_time
 `
+
+// The stronger baseline's queries: the contract's names as aliases and the timestamps as text, in the order of
+// PulseBridge's keyed reads.
+const isoText = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+const strongColumns = `x.connection_id as "connectionId", x.provider, x.date::text as date, ` +
+  `${isoText("x.system_time")} as "systemTime", ${isoText("x.display_time")} as "displayTime"`
+const strongOrder = "order by x.date, x.provider, x.connection_id, x.system_time, x.provider_record_id"
+const strongReadingsSql = `
+  select ${strongColumns}, x.value, x.trend, x.trend_rate as "trendRate", x.unit, x.rate_unit as "rateUnit",
+    x.status, x.transmitter_id as "transmitterId", x.provider_record_id as "recordId"
+  from glucose_readings x join connections c on c.id = x.connection_id
+  where ${glucoseWhere}
+  ${strongOrder}
+`
+const strongEventsSql = `
+  select ${strongColumns}, x.event_type as "eventType", x.event_sub_type as "eventSubType", x.value, x.unit,
+    x.provider_record_id as "eventId"
+  from glucose_events x join connections c on c.id = x.connection_id
+  where ${glucoseWhere} and (x.event_status is null or x.event_status <> 'Deleted')
+  ${strongOrder}
+`
+const strongCalibrationsSql = `
+  select ${strongColumns}, x.value, x.unit
+  from glucose_calibrations x join connections c on c.id = x.connection_id
+  where ${glucoseWhere}
+  ${strongOrder}
+`
+
+/** `br` or `gzip` as PulseBridge negotiates them (q-values, `*`, `q=0`), or undefined for no compression. */
+const negotiate = (header: string | undefined): "br" | "gzip" | undefined => {
+  if (header === undefined) return undefined
+  const q: Record<string, number> = {}
+  for (const part of header.split(",")) {
+    const [name, ...params] = part.split(";")
+    const coding = name!.trim().toLowerCase()
+    const weight = params.map((p) => /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(p)).find((m) => m !== null)
+    if (coding !== "" && !(coding in q)) q[coding] = weight ? Number(weight[1]) : 1
+  }
+  const br = q["br"] ?? q["*"] ?? 0
+  const gzip = q["gzip"] ?? q["*"] ?? 0
+  return br <= 0 && gzip <= 0 ? undefined : br >= gzip ? "br" : "gzip"
+}
+
+/** Sends `json`, compressed in a zlib stream when the request asks for it and the body is 1 KiB or more. */
+const sendCompressed = (request: http.IncomingMessage, response: http.ServerResponse, json: string) => {
+  const body = Buffer.from(json, "utf8")
+  const encoding = body.length >= 1024 ? negotiate(request.headers["accept-encoding"]) : undefined
+  if (encoding === undefined) {
+    response.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": body.length,
+      ...(body.length >= 1024 ? { vary: "Accept-Encoding" } : {})
+    })
+    response.end(body)
+    return
+  }
+  response.writeHead(200, { "content-type": "application/json", "content-encoding": encoding, vary: "Accept-Encoding" })
+  const zipped = encoding === "br"
+    ? zlib.createBrotliCompress({
+      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length }
+    })
+    : zlib.createGzip({ level: 6 })
+  zipped.pipe(response)
+  zipped.end(body)
+}
 
 const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 
@@ -188,7 +260,8 @@ export const startBaseline = (options: BaselineOptions): Promise<Baseline> => {
     request: http.IncomingMessage,
     response: http.ServerResponse,
     userId: string,
-    query: URLSearchParams
+    query: URLSearchParams,
+    strong: boolean
   ) => {
     const secret = bearer(request.headers.authorization)
     const wellFormed = secret !== undefined && secret.startsWith(userTokenPrefix) &&
@@ -208,6 +281,12 @@ export const startBaseline = (options: BaselineOptions): Promise<Baseline> => {
       return fail(response, 400, "BadRequest", "from and to must be dates at most 366 days apart")
     }
     const params = [userId, from, to]
+    if (strong) {
+      const readings = (await pool.query(strongReadingsSql, params)).rows
+      const events = (await pool.query(strongEventsSql, params)).rows
+      const calibrations = (await pool.query(strongCalibrationsSql, params)).rows
+      return sendCompressed(request, response, JSON.stringify({ readings, events, calibrations }))
+    }
     const readings = renamed(await pool.query(glucoseReadingsSql, params))
     const events = renamed(await pool.query(glucoseEventsSql, params))
     const calibrations = renamed(await pool.query(glucoseCalibrationsSql, params))
@@ -256,7 +335,13 @@ export const startBaseline = (options: BaselineOptions): Promise<Baseline> => {
     const handled = request.method === "GET" && userMatch !== null
       ? getUser(request, response, userMatch[1]!)
       : request.method === "GET" && glucoseMatch !== null
-      ? glucose(request, response, glucoseMatch[1]!, new URLSearchParams(queryAt === -1 ? "" : url.slice(queryAt + 1)))
+      ? glucose(
+        request,
+        response,
+        glucoseMatch[2]!,
+        new URLSearchParams(queryAt === -1 ? "" : url.slice(queryAt + 1)),
+        glucoseMatch[1] !== undefined
+      )
       : request.method === "POST" && url === "/api/v1/users"
       ? createUser(request, response)
       : Promise.resolve(fail(response, 404, "NotFound", "No such route"))

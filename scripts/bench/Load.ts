@@ -9,6 +9,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as http from "node:http"
 import * as https from "node:https"
+import * as zlib from "node:zlib"
 import { profiled } from "./Profile.js"
 
 export class BenchError extends Data.TaggedError("BenchError")<{ readonly message: string }> {}
@@ -20,6 +21,8 @@ export interface Target {
   readonly body?: string | undefined
   /** The certificate the server presents (self-signed, so it is its own CA); unused for `http:` URLs. */
   readonly ca: string
+  /** For `requestOnce`: a keep-alive agent to reuse connections (it must trust `ca`); default a new connection. */
+  readonly agent?: http.Agent | undefined
 }
 
 export interface LoadSettings {
@@ -36,6 +39,11 @@ export interface Measurement {
   readonly p99: number
   /** What made the warm-up or the measured run invalid (errors, timeouts, non-2xx answers); empty when valid. */
   readonly problems: ReadonlyArray<string>
+  /**
+   * CPU time of this process (the servers and the load generator's thread) per request of the measured run, in
+   * milliseconds: less sensitive than req/s to other work on the machine, for side-by-side checks.
+   */
+  readonly cpuMsPerRequest?: number
 }
 
 const run = (target: Target, settings: LoadSettings, seconds: number) =>
@@ -101,14 +109,17 @@ export const measure = (target: Target, settings: LoadSettings, profileName?: st
       : []
     yield* settle(target)
     const measured = run(target, settings, settings.durationSeconds)
+    const cpuBefore = process.cpuUsage()
     const result = yield* (profileName === undefined ? measured : profiled(profileName, measured))
+    const cpu = process.cpuUsage(cpuBefore)
     yield* settle(target)
     return {
       requests: result.requests.total,
       requestsPerSecond: result.requests.average,
       p50: result.latency.p50,
       p99: result.latency.p99,
-      problems: [...warmup, ...problemsOf(result)]
+      problems: [...warmup, ...problemsOf(result)],
+      cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, result.requests.total)
     } satisfies Measurement
   })
 
@@ -123,16 +134,21 @@ export const requestOnce = (target: Target, timeoutSeconds = 10) =>
   Effect.tryPromise({
     try: (signal) =>
       new Promise<Response>((resolve, reject) => {
-        const options = { method: target.method, headers: target.headers, agent: false, signal } as const
+        const options = { method: target.method, headers: target.headers, agent: target.agent ?? false, signal }
         const onResponse = (response: http.IncomingMessage) => {
           const chunks: Array<Buffer> = []
           response.on("data", (chunk: Buffer) => chunks.push(chunk))
-          response.on("end", () =>
-            resolve({
-              status: response.statusCode ?? 0,
-              headers: response.headers,
-              body: Buffer.concat(chunks).toString("utf8")
-            }))
+          response.on("end", () => {
+            // A compressed answer is decoded, so that answers compare by their JSON.
+            const raw = Buffer.concat(chunks)
+            const encoding = response.headers["content-encoding"]
+            const bytes = encoding === "br"
+              ? zlib.brotliDecompressSync(raw)
+              : encoding === "gzip"
+              ? zlib.gunzipSync(raw)
+              : raw
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, body: bytes.toString("utf8") })
+          })
           response.on("error", reject)
         }
         const request = new URL(target.url).protocol === "http:"

@@ -1,12 +1,21 @@
 /**
- * The benchmark's output: the table printed to the terminal and `docs/benchmarks.md`, which holds one section per
- * kind of database. A run rewrites the whole file with its own section and keeps the other kind's section as it
- * was (found between its HTML comment markers).
+ * The benchmarks' output: the table printed to the terminal and `docs/benchmarks.md`.
+ *
+ * The file holds sections, each named `<name>:<kind of database>` and kept between the HTML comments
+ * `<!-- name:kind -->` and `<!-- /name:kind -->`: `bench` (`npm run bench`: backfill and routes), `growth`
+ * (`npm run bench:growth`), `startup` (start-up and CLI), and any other a measurement adds. A measurement writes
+ * its section with `writeSection`, which keeps every other section as it was and rebuilds the summary at the top
+ * of the file: one table per kind of database with a row for each piece of work of the catalogue below
+ * (`summaryCatalogue`). A section brings its rows of that table as `SummaryRow`s, stored as JSON in a comment at its
+ * start (`<!-- summary [...] -->`), so each row is read from the section that measured it; a row no section has
+ * measured yet says which command measures it.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
 import type { BackfillResult, MemorySample } from "./Backfill.js"
 import type { LoadSettings, Measurement } from "./Load.js"
+import type { StartupResult, Timings } from "./Startup.js"
+import { startupTargets } from "./Startup.js"
 
 export type DatabaseKind = "pglite" | "postgres"
 
@@ -23,10 +32,26 @@ export interface RouteResult {
   /** The smallest acceptable PulseBridge req/s over the baseline's, where the route has a target. */
   readonly targetRatio?: number | undefined
   readonly load: LoadSettings
+  /** The row of the summary table this route measures, if any (see `summaryCatalogue`). */
+  readonly summary?: RouteSummary | undefined
+}
+
+export interface RouteSummary {
+  readonly key: string
+  readonly goal: string
+  /** The smallest req/s over the baseline's that meets the goal; without it the row is not judged. */
+  readonly minRatio?: number | undefined
+  /** The largest p99 over the baseline's that meets the goal. */
+  readonly maxP99Ratio?: number | undefined
+  /** What the baseline is, when not the plain `node:https` + `pg` one. */
+  readonly baselineName?: string | undefined
 }
 
 /** The backfill's target: done within this many seconds. */
 export const backfillTargetSeconds = 30
+/** The performance goal of the 365-day backfill: its time and its memory growth (RSS, start to peak). */
+export const backfillGoalSeconds = 5
+export const backfillGoalMiB = 100
 
 export interface Machine {
   readonly cpuModel: string
@@ -48,6 +73,10 @@ export interface BenchRun {
   readonly settings: LoadSettings
   readonly backfill: BackfillResult
   readonly routes: ReadonlyArray<RouteResult>
+  /** Start-up and CLI timings (`bench/Startup.ts`), when measured. */
+  readonly startup?: StartupResult | undefined
+  /** Rows of the summary table measured by other parts of the run (start-up and CLI timings, ...). */
+  readonly extraSummary?: ReadonlyArray<SummaryRow> | undefined
 }
 
 export const currentMachine = (): Machine => {
@@ -153,12 +182,43 @@ export const terminalTable = (run: BenchRun): string => {
     widths.map((w) => "-".repeat(w)).join("  "),
     ...rows.map(line),
     ...targets,
-    ...invalid
+    ...invalid,
+    ...(run.startup === undefined ? [] : ["", ...startupLines(run.startup)])
   ].join("\n")
 }
 
-const startMarker = (kind: DatabaseKind) => `<!-- bench:${kind} -->`
-const endMarker = (kind: DatabaseKind) => `<!-- /bench:${kind} -->`
+// ---- start-up and CLI ----
+
+const secondsOf = (t: Timings) => `median ${t.median.toFixed(2)} s, max ${t.max.toFixed(2)} s`
+
+/** The start-up rows: what, median, max, target, met. */
+const startupRows = (startup: StartupResult): Array<[string, Timings, number]> => [
+  ["`npm start` to the first 200 of `/health/ready`, new data dir", startup.fresh, startupTargets.fresh],
+  ["`npm start` to the first 200 of `/health/ready`, existing data dir", startup.warm, startupTargets.warm],
+  ...startup.cli.map((
+    { command, timings }
+  ): [string, Timings, number] => [`\`${command}\``, timings, startupTargets.cli])
+]
+
+const startupLines = (startup: StartupResult): Array<string> => [
+  `Start-up and CLI (${startup.runs} runs each):`,
+  ...startupRows(startup).map(([what, t, target]) =>
+    `  ${what.replaceAll("`", "")}: ${secondsOf(t)} (target <= ${target} s: ${met(t.median <= target)})`
+  )
+]
+
+const startupTable = (startup: StartupResult) =>
+  [
+    `### Start-up and CLI`,
+    "",
+    `Each measured ${startup.runs} times (see \`scripts/bench/Startup.ts\`); the target applies to the median.`,
+    "",
+    "| what | median | max | target | |",
+    "|---|---|---|---|---|",
+    ...startupRows(startup).map(([what, t, target]) =>
+      `| ${what} | ${t.median.toFixed(2)} s | ${t.max.toFixed(2)} s | <= ${target} s | ${met(t.median <= target)} |`
+    )
+  ].join("\n")
 
 const loadLine = (settings: LoadSettings) =>
   `autocannon, ${settings.connections} connection${settings.connections === 1 ? "" : "s"}, pipelining ` +
@@ -227,6 +287,9 @@ const backfillTable = (backfill: BackfillResult, kind: DatabaseKind) => {
     `${mib(backfill.memory.end.heapUsed)} |`,
     `| CPU time of the server's process${embeddedNote} | ${seconds(backfill.cpuSeconds.server)} |`,
     `| CPU time of the simulator's process | ${seconds(backfill.cpuSeconds.simulator)} |`,
+    ...(backfill.cpuSeconds.database === undefined
+      ? []
+      : [`| CPU time of the PostgreSQL backends serving the database | ${seconds(backfill.cpuSeconds.database)} |`]),
     ...(valid ? [] : [
       "",
       "**These figures are invalid**, and the benchmark failed:",
@@ -236,15 +299,17 @@ const backfillTable = (backfill: BackfillResult, kind: DatabaseKind) => {
   ].join("\n")
 }
 
+export const machineLine = (machine: Machine) =>
+  `${machine.cpuCount} × ${machine.cpuModel}, ${machine.memoryGiB} GiB RAM, ${machine.os}; ` +
+  `1-minute load average ${machine.loadAverage.toFixed(1)} at the start`
+
 const section = (run: BenchRun) => {
   const { machine, settings } = run
   return [
-    startMarker(run.kind),
     `## ${databaseTitle[run.kind]}`,
     "",
     `- Date: ${run.date.toISOString().slice(0, 16).replace("T", " ")} UTC`,
-    `- Machine: ${machine.cpuCount} × ${machine.cpuModel}, ${machine.memoryGiB} GiB RAM, ${machine.os}; ` +
-    `1-minute load average ${machine.loadAverage.toFixed(1)} at the start`,
+    `- Machine: ${machineLine(machine)}`,
     `- Node.js: ${machine.node}`,
     `- Database: ${databaseTitle[run.kind]}, ${run.databaseDetail} (${run.databaseVersion})`,
     `- Load: ${loadLine(settings)} and route (unless a route says otherwise)`,
@@ -252,39 +317,35 @@ const section = (run: BenchRun) => {
     backfillTable(run.backfill, run.kind),
     "",
     ...run.routes.flatMap((route) => [routeTable(route, settings), ""]),
-    endMarker(run.kind)
-  ].join("\n")
+    ...(run.startup === undefined ? [] : [startupTable(run.startup), ""])
+  ].join("\n").trimEnd()
 }
-
-const placeholder = (kind: DatabaseKind) =>
-  [
-    startMarker(kind),
-    `## ${databaseTitle[kind]}`,
-    "",
-    kind === "postgres"
-      ? "Not measured yet: run `DATABASE_URL=postgres://user@host:5432/postgres npm run bench`."
-      : "Not measured yet: run `npm run bench`.",
-    endMarker(kind)
-  ].join("\n")
 
 const intro = `# Benchmarks
 
-This file is written by \`npm run bench\` (\`scripts/bench.ts\`): a run replaces the section of its kind of database
-and keeps the other one, so edits by hand are lost (except in the sections at the end marked \`measured\`, which
-other measurements write and a run keeps).
+This file is written by the benchmarks: \`npm run bench\` (\`scripts/bench.ts\`: the Dexcom backfill and the request
+routes against a baseline), \`npm run bench:growth\` (\`scripts/bench/Growth.ts\`: many users connecting every
+provider) and the start-up benchmark. Each run replaces its own section for its kind of database, keeps every other
+section, and rebuilds the summary tables below from the figures the sections hold, so edits by hand are lost (except
+in the sections at the end marked \`measured\`, which other measurements write and a run keeps).
 
-Run it with the embedded database (\`npm run bench\`: PGlite in a temporary data dir) or against PostgreSQL
+Run them with the embedded database (\`npm run bench\`: PGlite in a temporary data dir) or against PostgreSQL
 (\`DATABASE_URL=postgres://user@host:5432/postgres npm run bench\`: a fresh database is created on that server for
 the run and dropped after it). \`BENCH_DURATION=3 npm run bench\` shortens the measured part of each run (seconds,
 default 8) for a quick check; \`BENCH_CONNECTIONS\` sets the concurrent connections (default 10);
-\`BENCH_CPU_PROFILE=<dir>\` writes CPU profiles of the backfill and of PulseBridge's measured glucose run there
-(\`.cpuprofile\`, for Chrome DevTools or VS Code; profiling slows the server down a little).
+\`BENCH_BACKFILL_DAYS\` the days of the backfill (default 365; 33 is the least the glucose read needs, for a quick
+check of the routes); \`BENCH_CPU_PROFILE=<dir>\` writes CPU profiles of the backfill and of each of PulseBridge's
+measured route runs there (\`.cpuprofile\`, for Chrome DevTools or VS Code; profiling slows the server down a
+little). The terminal also shows the CPU time of the benchmark's process per request of each run, which other work
+on the machine disturbs less than requests per second.
+\`BENCH_ONLY=backfill\` runs the backfill alone (no routes are loaded and this file is left as it is).
 
 What is measured: the whole PulseBridge server, started in-process exactly as \`pulsebridge serve\` composes it
 (HTTPS with a self-signed certificate, the request middleware and its request logs, API key and user token
 authentication, the sync engine on Effect Cluster, the services over \`@effect/sql-pg\`; configured from the
 environment like \`serve\` but with \`BACKFILL_DAYS=365\` and a yearly \`SYNC_CRON\`, so that no periodic sync runs
-into the measurements; logs written to a file in the system temp directory instead of the terminal), on a fresh
+into the measurements, and rate limits on, as \`serve\` has them, but with API key and user token buckets too large
+for the load to empty; logs written to a file in the system temp directory instead of the terminal), on a fresh
 database.
 
 **Dexcom backfill.** The Dexcom simulator (\`@pulsebridge/sandbox\`, without its rate limits) runs in a process of
@@ -311,10 +372,41 @@ behind:
 - \`POST /api/v1/users\` for an existing \`externalUserId\`: the API key lookup, then one transaction with the user
   upsert and the insert of a fresh user token (the idempotent re-create path of the real service).
 
+**Start-up and CLI** (\`scripts/bench/Startup.ts\`, also alone: \`npm run bench:startup\`). \`npm start\` is
+spawned as a user runs it (the portal's staleness check, then the compiled command's \`serve --sandbox\`) and timed
+to the first 200 of \`GET /health/ready\` over HTTPS, polled every 20 ms: on a new data dir (a new certificate and
+secret key; on the embedded database a new database from the template and every migration, on PostgreSQL a new
+database created for the run and migrated), then again on the same data dir and database (the warm start). Then
+single CLI commands are timed to their exit on that migrated data dir with no server running, so that a command on
+the embedded database opens the database itself: \`--help\`, \`operators list\` and \`users list --app\`. Each is
+run \`BENCH_STARTUP_RUNS\` times (default 5); the median is held to the target (fresh start <= 6 s, warm start
+<= 3 s, a CLI command <= 1.5 s) and the slowest run is shown beside it.
+
 A run with any connection error, timeout or non-2xx answer, or a backfill that does not end \`Idle\` with exactly
 the simulator's records, is marked invalid and makes \`npm run bench\` fail; a missed target does not. The load
 generator, the simulator, the servers and the database share one machine, so compare the figures within a section
-rather than across machines, and mind the load average a section gives.`
+rather than across machines, and mind the load average a section gives.
+
+**Growth.** \`npm run bench:growth\` builds the project (\`npm run build\`), then runs \`pulsebridge serve\` on compiled
+JavaScript in child processes, as a deployment would, and the four provider simulators (Fitbit, Garmin, WHOOP,
+Dexcom; \`@pulsebridge/sandbox\`) each in a process of its own, with their clocks held still and their rate limits
+off. \`BENCH_USERS\` users (default 1,000) are created with the demo app's API key, and each connects the four
+providers through the hosted connect flow over HTTPS (connect session, the simulator's consent form, our callback),
+eight users at a time (\`BENCH_GROWTH_CONCURRENCY\`); each connection backfills 30 days (\`BACKFILL_DAYS=30\`). The
+time runs from the first user's creation to the end of the last backfill (the latest \`lastSyncedAt\` once every
+connection lists \`syncState: Idle\`; meanwhile the benchmark polls a few pending users' connection listings a
+second, as an app would). Reported: records stored per second (the servers' \`pulsebridge_sync_records_stored_total\`),
+CPU time and peak resident memory (\`VmHWM\`) of every process from \`/proc\`, on PostgreSQL the CPU time of the run's
+database backends, the database pool's waiting queries (each server's \`/metrics\`, sampled every second), and the
+database's size (\`pg_database_size\`, or the embedded database's data dir). Errors must be 0: a connect flow that
+fails, a connection not ending \`Idle\` or with a sync error, a 5xx answer of a server, an error answer of a
+simulator and, on PostgreSQL, a connection that stored nothing or a Dexcom connection whose readings are not exactly
+the simulator's (provider calls the sync retried, e.g. after a timeout, are counted apart: they are not errors when
+the retry succeeds). Each layout's figures end with what limits it first, read from them: a process near a full
+core, queries waiting for a database pool connection, provider calls timing out (the simulators), or the machine's
+CPU. Layouts: one \`ROLE=all\` process (both databases) and, on PostgreSQL, one \`ROLE=api\` process (which the users
+talk to) with two \`ROLE=worker\` processes (which sync), whose speed-up over the one process is reported;
+\`BENCH_GROWTH_LAYOUTS=single\` (or \`split\`) runs one of them. A quick check: \`BENCH_USERS=20 npm run bench:growth\`.`
 
 /**
  * Sections other measurements write by hand between their own markers (`<!-- measured:name -->` ...
@@ -323,18 +415,282 @@ rather than across machines, and mind the load average a section gives.`
 const measuredSections = (previous: string): Array<string> =>
   [...previous.matchAll(/<!-- measured:([a-z-]+) -->[\s\S]*?<!-- \/measured:\1 -->/g)].map((match) => match[0])
 
-/**
- * Rewrites `file` with the section of `run`, the other kind's section kept from the current file, and
- * the hand-written measured sections kept too.
- */
-export const writeMarkdown = (file: string, run: BenchRun) => {
-  const previous = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : ""
-  const kept = (kind: DatabaseKind) => {
-    const start = previous.indexOf(startMarker(kind))
-    const end = previous.indexOf(endMarker(kind), start)
-    return start >= 0 && end > start ? previous.slice(start, end + endMarker(kind).length) : placeholder(kind)
-  }
-  const kinds: ReadonlyArray<DatabaseKind> = ["pglite", "postgres"]
-  const sections = kinds.map((kind) => kind === run.kind ? section(run) : kept(kind))
-  fs.writeFileSync(file, [intro, ...sections, ...measuredSections(previous)].join("\n\n") + "\n")
+// ---------------------------------------------------------------------------------------------------------------
+// The summary table and the sections
+// ---------------------------------------------------------------------------------------------------------------
+
+/** One row of the summary table, as the section that measured it gives it. */
+export interface SummaryRow {
+  /** Which piece of work (a `key` of `summaryCatalogue`, or a new one, listed after the catalogue's). */
+  readonly key: string
+  /** The figure, e.g. "412 req/s, p99 43 ms". */
+  readonly measured: string
+  readonly baseline?: string | undefined
+  /** PulseBridge against the baseline, e.g. "0.71×, p99 1.3×". */
+  readonly ratio?: string | undefined
+  readonly goal: string
+  /** Whether the goal is met; undefined where the run is invalid or the row has no goal of its own. */
+  readonly met: boolean | undefined
 }
+
+export interface SummaryEntry {
+  readonly key: string
+  readonly work: string
+  readonly goal: string
+  /** What to run to measure it. */
+  readonly measuredBy: string
+  readonly postgresOnly?: boolean
+}
+
+/** The rows of the summary table, in order: every piece of work the performance goals name. */
+export const summaryCatalogue: ReadonlyArray<SummaryEntry> = [
+  { key: "get-user", work: "`GET /api/v1/users/{id}`", goal: ">= 0.7×, p99 <= 2×", measuredBy: "`npm run bench`" },
+  {
+    key: "post-user",
+    work: "`POST /api/v1/users` (existing user)",
+    goal: ">= 0.7×, p99 <= 2×",
+    measuredBy: "`npm run bench`"
+  },
+  {
+    key: "glucose-30d",
+    work: "`GET glucose`, 30 days, vs a baseline running the same SQL",
+    goal: "see the stronger baseline",
+    measuredBy: "`npm run bench`"
+  },
+  {
+    key: "glucose-30d-strong",
+    work: "`GET glucose`, 30 days, vs the stronger baseline, uncompressed",
+    goal: "within 1.25× (>= 0.8× req/s)",
+    measuredBy: "`npm run bench`"
+  },
+  {
+    key: "glucose-30d-strong-compressed",
+    work: "`GET glucose`, 30 days, vs the stronger baseline, compressed",
+    goal: "within 1.25× (>= 0.8× req/s)",
+    measuredBy: "`npm run bench`"
+  },
+  {
+    key: "backfill-365d",
+    work: "Dexcom backfill, 365 days",
+    goal: `<= ${backfillGoalSeconds} s, memory growth < ${backfillGoalMiB} MiB`,
+    measuredBy: "`npm run bench`"
+  },
+  {
+    key: "startup-fresh",
+    work: "`npm start` to the first answer, fresh data dir",
+    goal: "<= 6 s",
+    measuredBy: "the start-up benchmark"
+  },
+  {
+    key: "startup-warm",
+    work: "`npm start` to the first answer, warm",
+    goal: "<= 3 s",
+    measuredBy: "the start-up benchmark"
+  },
+  { key: "cli", work: "one CLI command", goal: "<= 1.5 s", measuredBy: "the start-up benchmark" },
+  {
+    key: "growth",
+    work: "1,000 users × 4 providers, 30-day backfills, one process",
+    goal: "0 errors",
+    measuredBy: "`npm run bench:growth`"
+  },
+  {
+    key: "growth-split",
+    work: "the same, `ROLE=api` + 2 × `ROLE=worker`",
+    goal: "0 errors, speed-up reported",
+    measuredBy: "`npm run bench:growth`",
+    postgresOnly: true
+  }
+]
+
+/** A section of the file: what one measurement wrote for one kind of database. */
+export interface Section {
+  /** `bench`, `growth`, `startup`, ...: the marker's name, lower case. */
+  readonly name: string
+  readonly kind: DatabaseKind
+  /** The section's Markdown, from its `##` heading on. */
+  readonly markdown: string
+  readonly summary: ReadonlyArray<SummaryRow>
+}
+
+const sectionOrder = ["bench", "growth", "startup"]
+const kinds: ReadonlyArray<DatabaseKind> = ["pglite", "postgres"]
+const sectionPattern = /<!-- ([a-z][a-z0-9-]*):(pglite|postgres) -->\n([\s\S]*?)\n<!-- \/\1:\2 -->/g
+const summaryPattern = /^<!-- summary (.*) -->\n/
+
+const sectionText = (section: Section) =>
+  [
+    `<!-- ${section.name}:${section.kind} -->`,
+    // `>` escaped, so that no row can end the comment.
+    `<!-- summary ${JSON.stringify(section.summary).replace(/>/g, "\\u003e")} -->`,
+    section.markdown,
+    `<!-- /${section.name}:${section.kind} -->`
+  ].join("\n")
+
+/** The sections of a file's text; one without a readable summary comment keeps its text with no rows. */
+export const readSections = (text: string): Array<Section> =>
+  [...text.matchAll(sectionPattern)].map((match) => {
+    const body = match[3]!
+    const summary = summaryPattern.exec(body)
+    let rows: Array<SummaryRow> = []
+    try {
+      rows = summary === null ? [] : JSON.parse(summary[1]!) as Array<SummaryRow>
+    } catch {
+      rows = []
+    }
+    return {
+      name: match[1]!,
+      kind: match[2] as DatabaseKind,
+      markdown: summary === null ? body : body.slice(summary[0].length),
+      summary: rows
+    }
+  })
+
+const cell = (text: string | undefined) => text === undefined || text === "" ? "-" : text.replace(/\|/g, "\\|")
+
+/** The summary table of one kind of database, from the rows of its sections. */
+export const summaryTable = (kind: DatabaseKind, sections: ReadonlyArray<Section>): string => {
+  const rows = new Map<string, SummaryRow>()
+  for (const section of sections) {
+    if (section.kind === kind) { for (const row of section.summary) rows.set(row.key, row) }
+  }
+  const known = new Set(summaryCatalogue.map((entry) => entry.key))
+  const extra = [...rows.values()].filter((row) => !known.has(row.key))
+  const line = (work: string, row: SummaryRow | undefined, entry: SummaryEntry | undefined) =>
+    row === undefined
+      ? `| ${work} | ${
+        entry?.postgresOnly === true && kind === "pglite"
+          ? "PostgreSQL only"
+          : `not measured yet (${entry?.measuredBy ?? "?"})`
+      } | - | - | ${cell(entry?.goal)} | - |`
+      : `| ${work} | ${cell(row.measured)} | ${cell(row.baseline)} | ${cell(row.ratio)} | ${cell(row.goal)} | ${
+        row.met === undefined ? "-" : row.met ? "**met**" : "**not met**"
+      } |`
+  return [
+    `### ${databaseTitle[kind]}`,
+    "",
+    "| Work | PulseBridge | Baseline | Ratio | Goal | Met |",
+    "| --- | --- | --- | --- | --- | --- |",
+    ...summaryCatalogue.map((entry) => line(entry.work, rows.get(entry.key), entry)),
+    ...extra.map((row) => line(row.key, row, undefined))
+  ].join("\n")
+}
+
+const summaryIntro = [
+  "## Summary",
+  "",
+  "Each row comes from the section below that measured it (its date and load average are there); the ratios " +
+  "compare PulseBridge with a baseline measured side by side in the same run."
+].join("\n")
+
+const benchPlaceholder = (kind: DatabaseKind): Section => ({
+  name: "bench",
+  kind,
+  markdown: [
+    `## ${databaseTitle[kind]}`,
+    "",
+    kind === "postgres"
+      ? "Not measured yet: run `DATABASE_URL=postgres://user@host:5432/postgres npm run bench`."
+      : "Not measured yet: run `npm run bench`."
+  ].join("\n"),
+  summary: []
+})
+
+/**
+ * Rewrites `file` with `section` in place of the one of the same name and kind, every other section kept, the
+ * summary tables rebuilt, and the hand-written measured sections kept at the end.
+ */
+export const writeSection = (file: string, section: Section) => {
+  const previous = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : ""
+  const sections = readSections(previous).filter((s) => !(s.name === section.name && s.kind === section.kind))
+  sections.push(section)
+  for (const kind of kinds) {
+    if (!sections.some((s) => s.name === "bench" && s.kind === kind)) sections.push(benchPlaceholder(kind))
+  }
+  const rank = (name: string) => {
+    const at = sectionOrder.indexOf(name)
+    return at === -1 ? sectionOrder.length : at
+  }
+  sections.sort((a, b) =>
+    rank(a.name) - rank(b.name) || a.name.localeCompare(b.name) || kinds.indexOf(a.kind) - kinds.indexOf(b.kind)
+  )
+  fs.writeFileSync(
+    file,
+    [
+      intro,
+      summaryIntro,
+      ...[...kinds].reverse().map((kind) => summaryTable(kind, sections)),
+      ...sections.map(sectionText),
+      ...measuredSections(previous)
+    ].join("\n\n") + "\n"
+  )
+}
+
+const describeLoad = (m: Measurement) => `${rate(m.requestsPerSecond)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms`
+
+/** The start-up rows of the summary table; the CLI row is the slowest command's median. */
+const startupSummary = (startup: StartupResult): Array<SummaryRow> => {
+  const slowest = [...startup.cli].sort((a, b) => b.timings.median - a.timings.median)[0]
+  return [
+    {
+      key: "startup-fresh",
+      measured: secondsOf(startup.fresh),
+      goal: `<= ${startupTargets.fresh} s`,
+      met: startup.fresh.median <= startupTargets.fresh
+    },
+    {
+      key: "startup-warm",
+      measured: secondsOf(startup.warm),
+      goal: `<= ${startupTargets.warm} s`,
+      met: startup.warm.median <= startupTargets.warm
+    },
+    ...(slowest === undefined ? [] : [{
+      key: "cli",
+      measured: `\`${slowest.command}\` (the slowest of ${startup.cli.length}): ${secondsOf(slowest.timings)}`,
+      goal: `<= ${startupTargets.cli} s`,
+      met: slowest.timings.median <= startupTargets.cli
+    }])
+  ]
+}
+
+/** The rows of the summary table a run of `npm run bench` measures. */
+export const benchSummary = (run: BenchRun): Array<SummaryRow> => {
+  const routeRows = run.routes.flatMap((route): Array<SummaryRow> => {
+    if (route.summary === undefined) return []
+    const valid = isValid(route)
+    const ratioValue = route.pulsebridge.requestsPerSecond / route.baseline.requestsPerSecond
+    const p99Ratio = route.pulsebridge.p99 / Math.max(1, route.baseline.p99)
+    const { maxP99Ratio, minRatio } = route.summary
+    return [{
+      key: route.summary.key,
+      measured: describeLoad(route.pulsebridge),
+      baseline: `${route.summary.baselineName ?? "node:https + pg"}: ${describeLoad(route.baseline)}`,
+      ratio: valid ? `${formatRatio(ratioValue)}, p99 ${formatRatio(p99Ratio)}` : "invalid",
+      goal: route.summary.goal,
+      met: !valid || minRatio === undefined
+        ? undefined
+        : ratioValue >= minRatio && (maxP99Ratio === undefined || p99Ratio <= maxP99Ratio)
+    }]
+  })
+  const backfill = run.backfill
+  const growthMiB = (backfill.memory.peak.rss - backfill.memory.start.rss) / 2 ** 20
+  return [
+    ...routeRows,
+    ...(run.startup === undefined ? [] : startupSummary(run.startup)),
+    ...(run.extraSummary ?? []),
+    {
+      key: "backfill-365d",
+      measured: `${backfill.seconds.toFixed(1)} s, ${integer(readingsPerSecond(backfill))} readings/s, RSS +${
+        Math.round(growthMiB)
+      } MiB`,
+      goal: `<= ${backfillGoalSeconds} s, memory growth < ${backfillGoalMiB} MiB`,
+      met: backfillValid(backfill)
+        ? backfill.seconds <= backfillGoalSeconds && growthMiB < backfillGoalMiB
+        : undefined
+    }
+  ]
+}
+
+/** Writes the section of a run of `npm run bench`, keeping every other section. */
+export const writeMarkdown = (file: string, run: BenchRun) =>
+  writeSection(file, { name: "bench", kind: run.kind, markdown: section(run), summary: benchSummary(run) })

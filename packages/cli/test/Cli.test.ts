@@ -1,6 +1,6 @@
 /**
- * The CLI as an operator runs it: `tsx packages/cli/src/bin.ts ...` in a child process over a data dir of its own,
- * checked by exit code, stdout and stderr.
+ * The CLI as an operator runs it: `pulsebridge ...` (`packages/cli/bin/pulsebridge.mjs`, compiled JavaScript) in a
+ * child process over a data dir of its own, checked by exit code, stdout and stderr.
  *
  * The children run on the embedded database: DATABASE_URL is removed from their environment (one test sets it to
  * an unreachable server on purpose). The embedded database is where the CLI's own behaviour lives (opening DATA_DIR
@@ -19,8 +19,8 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
-const tsx = path.join(repoRoot, "node_modules", ".bin", "tsx")
-const entry = path.join("packages", "cli", "src", "bin.ts")
+// The `pulsebridge` executable on compiled JavaScript, built first if a source is newer than the build.
+const entry = path.join(repoRoot, "packages", "cli", "bin", "pulsebridge.mjs")
 
 // Variables of the server configuration that a developer's shell may carry and that would change what is tested.
 const configVariables = [
@@ -46,7 +46,11 @@ const childEnv = (dataDir: string, extra: Record<string, string>): NodeJS.Proces
 }
 
 const spawnCli = (dataDir: string, args: ReadonlyArray<string>, extra: Record<string, string> = {}) =>
-  cp.spawn(tsx, [entry, ...args], { cwd: repoRoot, env: childEnv(dataDir, extra), stdio: ["ignore", "pipe", "pipe"] })
+  cp.spawn(process.execPath, [entry, ...args], {
+    cwd: repoRoot,
+    env: childEnv(dataDir, extra),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
 
 interface Result {
   readonly code: number | null
@@ -85,6 +89,10 @@ const cliJson = (dataDir: string, args: ReadonlyArray<string>) =>
     return parseJson(result)
   })
 
+// A test runs up to a dozen commands, each a process that starts Node and opens the database: on a machine busy with
+// the rest of the suite one takes several seconds.
+const commandsTimeout = 300_000
+
 const isIsoTimestamp = (value: unknown) => typeof value === "string" && new Date(value).toISOString() === value
 
 // A data dir migrated once; copying it spares every test the initialisation of a new embedded database.
@@ -92,7 +100,7 @@ let template = ""
 
 beforeAll(() => {
   template = fs.mkdtempSync(path.join(os.tmpdir(), "pulsebridge-cli-template-"))
-  const result = cp.spawnSync(tsx, [entry, "migrate", "--json"], {
+  const result = cp.spawnSync(process.execPath, [entry, "migrate", "--json"], {
     cwd: repoRoot,
     env: childEnv(template, {}),
     encoding: "utf8"
@@ -154,7 +162,7 @@ const runningServer = (dir: string, port: number) =>
           clearTimeout(force)
           resume(Effect.void)
         })
-        // tsx passes the signal on to the node process it runs, which then closes the database and its lock.
+        // The server closes the database and its lock on SIGTERM.
         child.kill("SIGTERM")
       })
   )
@@ -182,7 +190,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
         expect(text.stdout).toContain(out.app.id)
         expect(text.stdout).toContain("x")
       }),
-    120_000
+    commandsTimeout
   )
 
   it.scoped("api-keys create, list and revoke; listings never show a key", () =>
@@ -215,7 +223,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       const states = (after.apiKeys as Array<Record<string, unknown>>).map((key) => [key.id, key.revokedAt])
       expect(states).toContainEqual([created.id, revoked.revokedAt])
       expect(states.filter(([, revokedAt]) => revokedAt === null)).toHaveLength(1)
-    }), 120_000)
+    }), commandsTimeout)
 
   it.scoped("api-keys create with an unknown permission exits 1 naming the allowed ones", () =>
     Effect.gen(function*() {
@@ -237,7 +245,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
 
       const keys = yield* cliJson(dir, ["api-keys", "list", "--app", app])
       expect(keys.apiKeys).toHaveLength(1)
-    }), 120_000)
+    }), commandsTimeout)
 
   it.scoped("users create (idempotent), get and find print the user as the API does", () =>
     Effect.gen(function*() {
@@ -286,7 +294,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       const missing = yield* cli(dir, ["users", "find", "--app", app, "--external-user-id", "nobody", "--json"])
       expect(missing.code).toBe(1)
       expect(parseJson(missing).error._tag).toBe("NotFound")
-    }), 120_000)
+    }), commandsTimeout)
 
   it.scoped(
     "users list pages an app's users newest first, searches a literal prefix, and prints a table",
@@ -314,7 +322,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
         expect(percent).toMatchObject({ nextCursor: null })
         expect(percent.data.map((u: any) => u.externalUserId)).toEqual(["Ab%1"])
       }),
-    300_000
+    commandsTimeout
   )
 
   it.scoped("users update, rotate-token and delete", () =>
@@ -346,7 +354,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
 
       const after = yield* cliJson(dir, ["users", "get", "--app", app, user.id])
       expect(after.status).toBe("Inactive")
-    }), 120_000)
+    }), commandsTimeout)
 
   it.scoped(
     "webhook-endpoints create prints the secret once; list shows the endpoint without it; delete removes it",
@@ -416,7 +424,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
         expect(again.code).toBe(1)
         expect(parseJson(again).error._tag).toBe("NotFound")
       }),
-    120_000
+    commandsTimeout
   )
 
   it.scoped(
@@ -457,7 +465,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
         expect(again.user.id).not.toBe(user.id)
         expect(again.user.metadata).toEqual({})
       }),
-    120_000
+    commandsTimeout
   )
 
   it.scoped("invalid user input is refused with the schema's message and no change", () =>
@@ -489,7 +497,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
 
       const missing = yield* cli(dir, ["users", "find", "--app", app, "--external-user-id", "ext-3"])
       expect(missing.code).toBe(1)
-    }), 120_000)
+    }), commandsTimeout)
 
   it.scoped("an unknown app id exits 1 with a message", () =>
     Effect.gen(function*() {
@@ -504,7 +512,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       expect(text.code).toBe(1)
       expect(text.stdout).toBe("")
       expect(text.stderr).toContain("no app with id not-an-id")
-    }), 120_000)
+    }), commandsTimeout)
 
   it.scoped(
     "quarantine list prints the held records (none here) and refuses an id that is not a UUID",
@@ -523,7 +531,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
         expect(bad.code).toBe(1)
         expect(parseJson(bad).error).toEqual({ _tag: "BadRequest", message: "--connection must be a UUID" })
       }),
-    120_000
+    commandsTimeout
   )
 
   it.scoped(
@@ -569,7 +577,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
         ])
         expect(bad.code).toBe(1)
       }),
-    120_000
+    commandsTimeout
   )
 
   it.scoped(
@@ -627,7 +635,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
         const text = yield* cli(dir, ["token-exchange", "--app", app])
         expect(text.stdout).toContain("nothing to exchange")
       }),
-    120_000
+    commandsTimeout
   )
 
   it.effect("openapi prints the OpenAPI document without a database", () =>
@@ -637,7 +645,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       const document = parseJson(result)
       expect(document.openapi).toBe("3.1.0")
       expect(Object.keys(document.paths)).toContain("/api/v1/users")
-    }), 120_000)
+    }), commandsTimeout)
 
   it.scoped(
     "a database that cannot be opened is one line on stderr, without a stack trace or credential",
@@ -661,7 +669,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
         expect(remote.stderr.trim().split("\n")).toHaveLength(1)
         expect(remote.stdout + remote.stderr).not.toContain("hunter2secret")
       }),
-    120_000
+    commandsTimeout
   )
 
   it.scoped("works through a running server that holds the data dir", () =>
@@ -675,5 +683,5 @@ describe("pulsebridge CLI", { sequential: true }, () => {
 
       const listed = yield* cliJson(dir, ["apps", "list"])
       expect((listed.apps as Array<{ name: string }>).map((app) => app.name)).toContain("Demo app")
-    }), 120_000)
+    }), commandsTimeout)
 })

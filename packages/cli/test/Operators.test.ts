@@ -1,5 +1,5 @@
 /**
- * `pulsebridge operators` as an operator runs it: `tsx packages/cli/src/bin.ts operators ...` in a child
+ * `pulsebridge operators` as an operator runs it: `packages/cli/bin/pulsebridge.mjs operators ...` in a child
  * process over a data dir of its own (the embedded database), with the password piped to stdin or a
  * one-time setup link printed instead, checked by exit code, stdout and stderr.
  */
@@ -12,8 +12,8 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
-const tsx = path.join(repoRoot, "node_modules", ".bin", "tsx")
-const entry = path.join("packages", "cli", "src", "bin.ts")
+// The `pulsebridge` executable on compiled JavaScript, built first if a source is newer than the build.
+const entry = path.join(repoRoot, "packages", "cli", "bin", "pulsebridge.mjs")
 
 const configVariables = ["DATABASE_URL", "PORT", "HOST", "PUBLIC_URL", "TRUST_PROXY", "SECRET_KEY", "SANDBOX", "ROLE"]
 
@@ -32,7 +32,7 @@ interface Result {
 /** Runs the CLI to its end, with `stdin` piped in (or nothing: an empty, closed stdin). */
 const cli = (dataDir: string, args: ReadonlyArray<string>, stdin = "") =>
   Effect.async<Result>((resume) => {
-    const child = cp.spawn(tsx, [entry, ...args], { cwd: repoRoot, env: childEnv(dataDir), stdio: "pipe" })
+    const child = cp.spawn(process.execPath, [entry, ...args], { cwd: repoRoot, env: childEnv(dataDir), stdio: "pipe" })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))

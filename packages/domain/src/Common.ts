@@ -254,3 +254,39 @@ export const ProviderDateRange = Schema.Struct({
   to: LocalDate.annotations({ description: "Last day, inclusive (YYYY-MM-DD); at most 366 days after from" }),
   provider: Schema.optional(Provider.annotations({ description: "Only this provider" }))
 }).pipe(Schema.filter(checkRange))
+
+/** The most items one page of a paged range read may hold. */
+export const MaxPageLimit = 10_000
+/** The longest page cursor accepted. */
+export const MaxCursorLength = 1024
+
+/**
+ * Query of the range reads that can be paged (endpoints 10, 12 and 14): the date range, and optionally `limit`
+ * and `cursor`. Without `limit` the whole range is answered; with it, at most `limit` items, and a
+ * `Link: <...>; rel="next"` header when more remain.
+ */
+export const PagedProviderDateRange = Schema.Struct({
+  from: LocalDate.annotations({ description: "First day, inclusive (YYYY-MM-DD)" }),
+  to: LocalDate.annotations({ description: "Last day, inclusive (YYYY-MM-DD); at most 366 days after from" }),
+  provider: Schema.optional(Provider.annotations({ description: "Only this provider" })),
+  limit: Schema.optional(
+    Schema.String.pipe(
+      Schema.pattern(/^[1-9][0-9]{0,4}$/, { message: () => `expected a whole number from 1 to ${MaxPageLimit}` }),
+      Schema.compose(Schema.NumberFromString),
+      Schema.compose(Schema.Int),
+      Schema.lessThanOrEqualTo(MaxPageLimit, { message: () => `expected a whole number from 1 to ${MaxPageLimit}` })
+    ).annotations({
+      description: `Optional paging: at most this many items (1 to ${MaxPageLimit}) in the answer, which keeps its ` +
+        "shape. When more remain, the answer carries a `Link: <...>; rel=\"next\"` header with the URL of the next " +
+        "page (a path on this server with an opaque `cursor`); the last page has none. Without `limit` the whole " +
+        "range is answered"
+    })
+  ),
+  cursor: Schema.optional(
+    ContractString(
+      { maxLength: MaxCursorLength, minLength: 1, noWhitespace: true },
+      "Where the page starts: the `cursor` of a `Link` header's next-page URL, as given (opaque); an unreadable " +
+        "cursor is a 400"
+    )
+  )
+}).pipe(Schema.filter(checkRange))

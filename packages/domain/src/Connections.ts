@@ -9,8 +9,8 @@ import {
   ConnectionId,
   ContractString,
   LocalDate,
+  PagedProviderDateRange,
   Provider,
-  ProviderDateRange,
   Timestamp,
   UrlString,
   UserId
@@ -266,6 +266,14 @@ export class GlucoseData extends Schema.Class<GlucoseData>("GlucoseData")({
   calibrations: Schema.Array(GlucoseCalibration)
 }) {}
 
+/** What the three paged range reads (endpoints 10, 12, 14) share, for their OpenAPI descriptions. */
+const rangeReadNotes =
+  "Answers carry a weak `ETag`; a request whose `If-None-Match` names it gets 304 with no body while " +
+  "the range's data is unchanged. Large answers are streamed, and compressed (`br` or `gzip`) when " +
+  "`Accept-Encoding` asks for it. With `limit`, the answer is one page and a `Link: <...>; rel=\"next\"` header " +
+  "gives the next page's URL until the last page; a page holds the same items in the same order as the whole " +
+  "answer, each exactly once."
+
 const userPath = Schema.Struct({ userId: UserId })
 const connectionPath = Schema.Struct({ userId: UserId, connectionId: ConnectionId })
 const connectionDatePath = Schema.Struct({ userId: UserId, connectionId: ConnectionId, date: LocalDate })
@@ -320,10 +328,13 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
   .add(
     HttpApiEndpoint.get("activity", "/api/v1/users/:userId/connections/activity")
       .setPath(userPath)
-      .setUrlParams(ProviderDateRange)
+      .setUrlParams(PagedProviderDateRange)
       .addSuccess(Schema.Array(DailyActivitySummary))
       .annotate(OpenApi.Summary, "Daily activity summaries over a date range")
-      .annotate(OpenApi.Description, "`from`/`to` inclusive, at most 366 days; sorted by date then provider.")
+      .annotate(
+        OpenApi.Description,
+        `\`from\`/\`to\` inclusive, at most 366 days; sorted by date then provider. ${rangeReadNotes}`
+      )
   )
   .add(
     HttpApiEndpoint.get("activityByDate", "/api/v1/users/:userId/connections/:connectionId/activity/:date")
@@ -336,9 +347,13 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
   .add(
     HttpApiEndpoint.get("activityLoad", "/api/v1/users/:userId/connections/activity-load")
       .setPath(userPath)
-      .setUrlParams(ProviderDateRange)
+      .setUrlParams(PagedProviderDateRange)
       .addSuccess(Schema.Array(DailyLoadSummary))
       .annotate(OpenApi.Summary, "Daily load records over a date range")
+      .annotate(
+        OpenApi.Description,
+        `\`from\`/\`to\` inclusive, at most 366 days; sorted by date, provider, connection and window start. ${rangeReadNotes}`
+      )
   )
   .add(
     HttpApiEndpoint.get(
@@ -353,9 +368,15 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
   .add(
     HttpApiEndpoint.get("glucose", "/api/v1/users/:userId/connections/glucose")
       .setPath(userPath)
-      .setUrlParams(ProviderDateRange)
+      .setUrlParams(PagedProviderDateRange)
       .addSuccess(GlucoseData)
       .annotate(OpenApi.Summary, "Glucose readings, events and calibrations over a date range")
+      .annotate(
+        OpenApi.Description,
+        "`from`/`to` inclusive, at most 366 days; each array sorted by date, provider, connection and system time. " +
+          `${rangeReadNotes} A page is filled with readings first, then events, then calibrations, and keeps all ` +
+          "three arrays (those it does not reach are empty)."
+      )
   )
   .add(
     HttpApiEndpoint.get("providers", "/api/v1/users/:userId/connections/providers")

@@ -8,20 +8,20 @@
  * Naming: a service is an `Effect.Service` whose `Default` layer carries its dependencies; any
  * other layer is named `<What>Live`.
  */
-import { HttpApiBuilder, HttpApiScalar } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware } from "@effect/platform"
+// From its own module rather than the package's index, so that the page's bundled script (3 MB) is loaded only
+// with the application, not by every CLI command that shares a compiled chunk with it.
+import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Apps } from "./apps/Apps.js"
-import { ProviderCredentials } from "./apps/ProviderCredentials.js"
 import { ConnectFlow } from "./connections/ConnectFlow.js"
-import { Connections } from "./connections/Connections.js"
-import { ConnectionsRepo } from "./connections/ConnectionsRepo.js"
 import { ConnectionTokens } from "./connections/ConnectionTokens.js"
 import { ConnectionsHttpLive } from "./connections/Http.js"
 import { OAuthHttpLive } from "./connections/OAuthHttp.js"
 import { ProviderAccess } from "./connections/ProviderAccess.js"
 import { TokenExchange, TokenExchangeLive } from "./connections/TokenExchange.js"
-import { HealthData } from "./healthData/HealthData.js"
+import { DataLive } from "./Data.js"
+import { withCompression } from "./http/Compression.js"
 import { defaultDeadlines, withDeadline } from "./http/Deadline.js"
 import { makeAppMiddleware } from "./http/Middleware.js"
 import { RateLimiter } from "./http/RateLimit.js"
@@ -36,13 +36,10 @@ import { MetricsListenerLive, MetricsRoutesLive } from "./observability/MetricsR
 import { TracingLive } from "./observability/Tracing.js"
 import { ShardingLive } from "./platform/Cluster.js"
 import { HttpServerLive, ProviderHttpClientLive } from "./platform/HttpServer.js"
-import { SecretBox } from "./platform/SecretBox.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
 import { AppsHttpLive } from "./portal/AppsHttp.js"
 import { PortalAssetsLive } from "./portal/Assets.js"
-import { Audit } from "./portal/Audit.js"
-import { Operators } from "./portal/Operators.js"
 import { OperatorsHttpLive } from "./portal/OperatorsHttp.js"
 import { PortalApps } from "./portal/PortalApps.js"
 import { PortalAuthLive } from "./portal/PortalAuthLive.js"
@@ -50,57 +47,33 @@ import { PortalSandbox } from "./portal/Sandbox.js"
 import { PortalSandboxHttpLive } from "./portal/SandboxHttp.js"
 import { ServedApi } from "./portal/ServedApi.js"
 import { SessionHttpLive } from "./portal/SessionHttp.js"
-import { Sessions } from "./portal/Sessions.js"
 import { UserChanges, UserPages } from "./portal/UserPages.js"
 import { PortalUsersHttpLive } from "./portal/UsersHttp.js"
 import { PortalWebhooks } from "./portal/Webhooks.js"
 import { PortalWebhooksHttpLive } from "./portal/WebhooksHttp.js"
 import { SandboxRoutesLive } from "./sandbox/SandboxRoutes.js"
 import { ScoresHttpLive } from "./scoring/Http.js"
-import { ScoreData } from "./scoring/ScoreData.js"
 import { ConnectionSyncLive } from "./sync/ConnectionSync.js"
 import { PeriodicSyncLive } from "./sync/PeriodicSync.js"
-import { Quarantine } from "./sync/Quarantine.js"
 import { Resync } from "./sync/Resync.js"
 import { SyncEngine, SyncSettings } from "./sync/SyncEngine.js"
 import { SyncQueueLive } from "./sync/SyncQueue.js"
 import { SyncStore } from "./sync/SyncStore.js"
-import { Erasure, ErasureQueueLive, ErasureWork, ResumeErasuresLive, UserErasureLive } from "./users/Erasure.js"
+import { ErasureQueueLive, ErasureWork, ResumeErasuresLive, UserErasureLive } from "./users/Erasure.js"
 import { ErasureRepo } from "./users/ErasureRepo.js"
-import { UserExport } from "./users/Export.js"
 import { UsersHttpLive } from "./users/Http.js"
-import { Users } from "./users/Users.js"
 import { UserTokenCheck } from "./users/UserTokenAuth.js"
 import { Delivery, DeliveryWorkerLive } from "./webhooks/Delivery.js"
 import { Endpoints } from "./webhooks/Endpoints.js"
 import { WebhookEndpointsHttpLive } from "./webhooks/EndpointsHttp.js"
 import { WebhookRoutesLive } from "./webhooks/Http.js"
-import { Outbox } from "./webhooks/Outbox.js"
 import { Webhooks } from "./webhooks/Webhooks.js"
 
 /**
- * The services of the data model, without the listener, the connect flow or the sync runtime:
- * what the operator CLI needs, kept apart so its commands load no more than that.
+ * The services of the data model, without the listener, the connect flow or the sync runtime (`Data.ts`): what the
+ * operator CLI needs, in a module of its own so its commands load no more than that.
  */
-export const DataLive = Endpoints.Default.pipe(
-  Layer.provideMerge(Layer.mergeAll(
-    Apps.Default,
-    ConnectionsRepo.Default,
-    Users.Default,
-    Connections.Default,
-    HealthData.Default,
-    ProviderCredentials.Default,
-    ScoreData.Default,
-    Quarantine.Default,
-    Outbox.Default,
-    Erasure.Default,
-    UserExport.Default,
-    Operators.Default,
-    Sessions.Default,
-    Audit.Default
-  )),
-  Layer.provideMerge(SecretBox.Default)
-)
+export { DataLive }
 
 /**
  * The sync runtime: `SyncQueue` and `TokenExchange` for every role; the `ConnectionSync` entity,
@@ -226,11 +199,17 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
     requestMs: config.requestTimeoutMs ?? defaultDeadlines.requestMs,
     uploadMs: config.uploadTimeoutMs ?? defaultDeadlines.uploadMs
   })
-  return HttpApiBuilder.serve(makeAppMiddleware({
+  // Spans cost a request work (the server span parses the URL and copies headers) that only an exporter uses.
+  const tracing = config.otelEndpoint !== undefined
+  const middleware = makeAppMiddleware({
     trustProxy: config.trustProxy,
+    tracing,
     rateLimit: limiter.middleware,
     authenticateUpload: userToken.check
-  })).pipe(
+  })
+  // Compression inside the middleware, so that it sees each response as it is sent (`http/Compression.ts`).
+  return HttpApiBuilder.serve((app) => middleware(withCompression(app))).pipe(
+    HttpMiddleware.withTracerDisabledWhen(() => !tracing),
     Layer.provide(HttpApiBuilder.middleware(deadline)),
     Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),

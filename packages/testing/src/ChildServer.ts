@@ -14,9 +14,11 @@ import { fileURLToPath } from "node:url"
 import { TestServer } from "./TestServer.js"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
-const entry = path.join("packages", "cli", "src", "bin.ts")
+// The `pulsebridge` executable, as `npm start` runs it: compiled JavaScript, built first if a source is newer.
+const entry = path.join("packages", "cli", "bin", "pulsebridge.mjs")
 
-const configVariables = [
+/** The environment variables of the server configuration: a child gets none of the parent's shell, only what it is given. */
+export const configVariables = [
   "DATABASE_URL",
   "PORT",
   "HOST",
@@ -48,7 +50,11 @@ const configVariables = [
   "STATEMENT_TIMEOUT_MS",
   "WEBHOOK_ALLOW_PRIVATE",
   "WEBHOOK_CA_FILE",
-  "WEBHOOK_DELIVERY"
+  "WEBHOOK_DELIVERY",
+  "METRICS_TOKEN",
+  "METRICS_PORT",
+  "METRICS_HOST",
+  "OTEL_EXPORTER_OTLP_ENDPOINT"
 ]
 
 /** A loopback port nothing listens on right now. */
@@ -93,8 +99,8 @@ export const startChildServer = (options: ChildServerOptions) =>
         { DATA_DIR: options.dataDir, PORT: String(options.port), HOST: "127.0.0.1", RATE_LIMIT: "off" },
         options.env
       )
-      // Node itself with tsx's loader: one process, so SIGKILL kills the server and nothing survives it.
-      const child = cp.spawn(process.execPath, ["--import", "tsx", entry, "serve", ...(options.args ?? [])], {
+      // Node itself on the compiled command: one process, so SIGKILL kills the server and nothing survives it.
+      const child = cp.spawn(process.execPath, [entry, "serve", ...(options.args ?? [])], {
         cwd: repoRoot,
         env,
         stdio: ["ignore", "pipe", "pipe"]
@@ -165,7 +171,7 @@ export const runCli = (args: ReadonlyArray<string>, env: Readonly<Record<string,
     const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
     for (const name of configVariables) delete childEnv[name]
     Object.assign(childEnv, env)
-    const child = cp.spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+    const child = cp.spawn(process.execPath, [entry, ...args], {
       cwd: repoRoot,
       env: childEnv,
       stdio: ["ignore", "pipe", "pipe"]

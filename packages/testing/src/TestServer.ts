@@ -13,6 +13,7 @@ import { AppLive } from "@pulsebridge/server/App"
 import { Apps } from "@pulsebridge/server/apps/Apps"
 import type { ServerConfigShape } from "@pulsebridge/server/platform/ServerConfig"
 import { defaultRateLimits, ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
+import { loadOrCreateCertificate } from "@pulsebridge/server/platform/Tls"
 import { SandboxSimulators } from "@pulsebridge/server/sandbox/SandboxRoutes"
 import { Users } from "@pulsebridge/server/users/Users"
 import * as Context from "effect/Context"
@@ -24,6 +25,7 @@ import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { testCacheDir } from "./Cache.js"
 import { TestDatabaseLive } from "./TestDatabase.js"
 
 export class TestServer extends Context.Tag("@pulsebridge/testing/TestServer")<TestServer, {
@@ -70,6 +72,20 @@ export const testConfig = (dataDir: string, overrides: Partial<ServerConfigShape
 })
 
 /**
+ * Puts the harness's self-signed certificate into `dataDir/tls`, where the server looks before it
+ * generates one: an RSA key per test server costs CPU and tests nothing that the TLS tests and the
+ * child-process servers do not. The certificate is made once, by the server's own code, in the cache.
+ */
+const seedCertificate = (dataDir: string) =>
+  Effect.gen(function*() {
+    const { cert, key } = yield* loadOrCreateCertificate({ dataDir: testCacheDir }).pipe(Effect.orDie)
+    const dir = path.join(dataDir, "tls")
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    fs.writeFileSync(path.join(dir, "key.pem"), key, { mode: 0o600 })
+    fs.writeFileSync(path.join(dir, "cert.pem"), cert, { mode: 0o644 })
+  })
+
+/**
  * The server and everything a test needs: `TestServer`, an `HttpClient` trusting the server's
  * certificate, and the `Apps`/`Users` services over the same database.
  */
@@ -86,6 +102,8 @@ export const makeTestServer = (
 ) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const dataDir = yield* tempDir("pulsebridge-test-")
+    const ownCertificate = overrides.tlsCertFile !== undefined && Option.isSome(overrides.tlsCertFile)
+    if (!ownCertificate && overrides.trustProxy !== true) yield* seedCertificate(dataDir)
     const ConfigLive = Layer.succeed(ServerConfig, testConfig(dataDir, overrides))
     const Http = AppLive.pipe(
       Layer.provideMerge(registries.providers ?? ProviderRegistry.Default),

@@ -6,9 +6,9 @@
  */
 import { NotFound } from "@pulsebridge/domain"
 import { ProviderRegistry } from "@pulsebridge/providers"
-import { DataLive } from "@pulsebridge/server/App"
 import { Apps } from "@pulsebridge/server/apps/Apps"
 import type { ProviderCredentials } from "@pulsebridge/server/apps/ProviderCredentials"
+import { DataLive } from "@pulsebridge/server/Data"
 import { DatabaseLive } from "@pulsebridge/server/platform/Database"
 import { ServerCertificate } from "@pulsebridge/server/platform/HttpServer"
 import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"

@@ -15,10 +15,10 @@ import type { CallContext } from "../internal/ProviderHttp.js"
 import * as ProviderHttp from "../internal/ProviderHttp.js"
 import { batchOf, checkWindow, dayMs, decodeEach, lastByKey, utcMidnight } from "../Shared.js"
 import {
-  DexcomCalibration,
-  DexcomEgv,
+  DexcomCalibrationOfPage,
+  DexcomEgvOfPage,
   DexcomEnvelope,
-  DexcomEvent,
+  DexcomEventOfPage,
   normaliseDexcomCalibration,
   normaliseDexcomEgv,
   normaliseDexcomEvent
@@ -80,27 +80,28 @@ export const DexcomData: ProviderData = {
         )).pipe(Effect.map((replies) => replies.flatMap((reply) => reply.records)))
     }
     return checkWindow(context("data read", input), window).pipe(
+      // The three lists are read at once: a window's reads then take about as long as its largest.
       Effect.zipRight(Effect.all({
         egvs: all("EGV", "egvs"),
         events: all("event", "events"),
         calibrations: all("calibration", "calibrations")
-      })),
+      }, { concurrency: "unbounded" })),
       Effect.map(({ calibrations, egvs, events }) => {
         const readings = decodeEach({
           kind: "GlucoseReading",
-          schema: DexcomEgv,
+          schema: DexcomEgvOfPage,
           items: egvs,
           normalise: normaliseDexcomEgv
         })
         const glucoseEvents = decodeEach({
           kind: "GlucoseEvent",
-          schema: DexcomEvent,
+          schema: DexcomEventOfPage,
           items: events,
           normalise: normaliseDexcomEvent
         })
         const glucoseCalibrations = decodeEach({
           kind: "GlucoseCalibration",
-          schema: DexcomCalibration,
+          schema: DexcomCalibrationOfPage,
           items: calibrations,
           normalise: normaliseDexcomCalibration
         })

@@ -49,7 +49,7 @@ const deviceFields = {
   displayApp: optionalString
 }
 
-export const DexcomEgv = Schema.Struct({
+const egvFields = {
   recordId: Schema.NonEmptyString,
   systemTime: DexcomTimeString,
   displayTime: DexcomTimeString,
@@ -61,10 +61,27 @@ export const DexcomEgv = Schema.Struct({
   trendRate: Schema.optional(Schema.NullOr(Schema.Number)),
   unit: Schema.String,
   rateUnit: Schema.String
-}).annotations(keepUnknownFields)
+}
+
+export const DexcomEgv = Schema.Struct(egvFields).annotations(keepUnknownFields)
 export type DexcomEgv = typeof DexcomEgv.Type
 
-export const DexcomEvent = Schema.Struct({
+/**
+ * A record's schema as a page of its list is decoded (`Data.ts`): without copies of the fields it
+ * does not name, as the page's reader normalises each record with the record as received (whose
+ * JSON is `rawJson`), and with its times as text, read once by the normaliser (a time it cannot
+ * read quarantines the record there, naming the field). Keeping unknown fields and reading each
+ * time twice cost more than all the rest of a record's decoding.
+ */
+const ofPage = <
+  F extends { readonly systemTime: typeof DexcomTimeString; readonly displayTime: typeof DexcomTimeString }
+>(
+  fields: F
+) => Schema.Struct({ ...fields, systemTime: Schema.String, displayTime: Schema.String })
+
+export const DexcomEgvOfPage = ofPage(egvFields)
+
+const eventFields = {
   recordId: Schema.NonEmptyString,
   systemTime: DexcomTimeString,
   displayTime: DexcomTimeString,
@@ -78,17 +95,23 @@ export const DexcomEvent = Schema.Struct({
   // the schema says string, examples show numbers: both are accepted
   value: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number))),
   unit: optionalString
-}).annotations(keepUnknownFields)
+}
+
+export const DexcomEventOfPage = ofPage(eventFields)
+export const DexcomEvent = Schema.Struct(eventFields).annotations(keepUnknownFields)
 export type DexcomEvent = typeof DexcomEvent.Type
 
-export const DexcomCalibration = Schema.Struct({
+const calibrationFields = {
   recordId: Schema.NonEmptyString,
   systemTime: DexcomTimeString,
   displayTime: DexcomTimeString,
   ...deviceFields,
   value: Schema.Number,
   unit: Schema.String
-}).annotations(keepUnknownFields)
+}
+
+export const DexcomCalibrationOfPage = ofPage(calibrationFields)
+export const DexcomCalibration = Schema.Struct(calibrationFields).annotations(keepUnknownFields)
 export type DexcomCalibration = typeof DexcomCalibration.Type
 
 /** The v3 envelope of every list endpoint. */

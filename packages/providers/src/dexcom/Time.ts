@@ -35,23 +35,28 @@ export interface DexcomWrittenTime {
 const timePattern =
   /^(\d{4})-(\d{1,2})-(\d{1,2})[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?(?:([zZ])|([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?)?$/
 
+/** Days in a month (1-12) of the year `Date.UTC` reads (it takes 0-99 as 1900-1999). */
+const daysInMonth = (year: number, month: number): number => {
+  if (month !== 2) return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31
+  const y = year >= 0 && year <= 99 ? 1900 + year : year
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28
+}
+
 /** A Dexcom time stamp, or `undefined` when it is none (an impossible date or hour included). */
 export const parseDexcomTime = (text: string): DexcomWrittenTime | undefined => {
   const m = timePattern.exec(text.trim())
   if (m === null) return undefined
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number
-  ]
+  const year = Number(m[1])
+  const month = Number(m[2])
+  const day = Number(m[3])
+  const hour = Number(m[4])
+  const minute = Number(m[5])
   const second = m[6] === undefined ? 0 : Number(m[6])
   const millis = m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000)
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined
+  // an impossible date (31 April) is refused rather than rolled over into the next month
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined
+  if (hour > 23 || minute > 59 || second > 59) return undefined
   const wallMs = Date.UTC(year, month - 1, day, hour, minute, second, millis)
-  // Date.UTC rolls 31 April over into May: an impossible date is refused
-  if (new Date(wallMs).getUTCDate() !== day) return undefined
   if (m[8] !== undefined) return { wallMs, offsetMinutes: null, zulu: true }
   if (m[9] === undefined) return { wallMs, offsetMinutes: null, zulu: false }
   const offsetHours = Number(m[10])

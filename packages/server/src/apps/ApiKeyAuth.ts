@@ -8,7 +8,7 @@ import { ApiKeyAuth, CurrentApp, Forbidden, Unauthorized } from "@pulsebridge/do
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { memoised, presentedCredential } from "../http/Credentials.js"
+import { memoised, prefetchedCredential, presentedCredential } from "../http/Credentials.js"
 import { ApiKeyPrefix, isWellFormed, UserTokenPrefix } from "../platform/CredentialHash.js"
 import { Apps } from "./Apps.js"
 
@@ -34,7 +34,9 @@ export const ApiKeyAuthLive = Layer.effect(
           message: "Wrong credential type: this endpoint needs an API key (pb_sk_...), not a user token"
         })
       }
-      const app = isWellFormed(credential, ApiKeyPrefix) ? yield* apps.authenticate(credential) : Option.none()
+      const app = isWellFormed(credential, ApiKeyPrefix)
+        ? yield* apps.authenticate(credential, prefetchedCredential(request, "key", credential))
+        : Option.none()
       if (Option.isNone(app)) return yield* new Unauthorized({ message: "Invalid or revoked API key" })
       return app.value
     }))

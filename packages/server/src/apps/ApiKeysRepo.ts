@@ -2,6 +2,7 @@
  * Every statement on the `api_keys` table. A key is stored as the hash of its secret and a short
  * display prefix; the secret itself never reaches this table. Rows are decoded with their schemas.
  */
+import type { Statement } from "@effect/sql"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { ApiKeyId, AppId, Permission } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
@@ -27,6 +28,16 @@ export const AuthenticatedApp = Schema.Struct({
   permissions: Schema.Array(Permission)
 })
 export type AuthenticatedApp = typeof AuthenticatedApp.Type
+
+/**
+ * The live key with this hash as one JSON value shaped like `AuthenticatedApp` (null when there is none), for
+ * statements that look the key up alongside other work (the rate limiter's take, `RateLimitRepo`).
+ */
+export const liveKeyJson = (sql: SqlClient.SqlClient, keyHash: string): Statement.Fragment =>
+  sql`
+    select json_build_object('appId', app_id, 'apiKeyId', id, 'permissions', permissions)
+    from api_keys where key_hash = ${keyHash} and revoked_at is null
+  `
 
 export interface NewApiKey {
   readonly id: ApiKeyId

@@ -9,9 +9,10 @@ import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { ApiKeyPrefix, displayPrefix, generateSecret, hashSecret } from "../platform/CredentialHash.js"
 import { isUuid, newId } from "../platform/Ids.js"
-import { ApiKeysRepo } from "./ApiKeysRepo.js"
+import { ApiKeysRepo, AuthenticatedApp } from "./ApiKeysRepo.js"
 import { AppsRepo } from "./AppsRepo.js"
 
 export { ApiKeyRecord, AuthenticatedApp } from "./ApiKeysRepo.js"
@@ -30,6 +31,8 @@ export class ApiKeyNotFound extends Data.TaggedError("ApiKeyNotFound")<{ readonl
     return `no API key with id ${this.apiKeyId}`
   }
 }
+
+const decodeAuthenticatedApp = Schema.decodeUnknownOption(AuthenticatedApp)
 
 export interface CreatedApiKey {
   readonly id: ApiKeyId
@@ -129,11 +132,17 @@ export class Apps extends Effect.Service<Apps>()("@pulsebridge/server/Apps", {
       }),
 
       /**
-       * The app of a live API key, by the hash of the presented secret. The key's last use is written
-       * at most once a minute per key and process, not on every request.
+       * The app of a live API key, by the hash of the presented secret; `prefetched` is what a statement of this
+       * request already found for it (`liveKeyJson`: the row, or null), so that it is not looked up twice. The
+       * key's last use is written at most once a minute per key and process, not on every request.
        */
-      authenticate: Effect.fn("Apps.authenticate")(function*(secret: string) {
-        const found = yield* keysRepo.findLive(hashSecret(secret))
+      authenticate: Effect.fn("Apps.authenticate")(function*(secret: string, prefetched?: Option.Option<unknown>) {
+        const known = prefetched === undefined || Option.isNone(prefetched)
+          ? Option.none()
+          : prefetched.value === null
+          ? Option.some(Option.none<AuthenticatedApp>())
+          : Option.map(decodeAuthenticatedApp(prefetched.value), Option.some)
+        const found = Option.isSome(known) ? known.value : yield* keysRepo.findLive(hashSecret(secret))
         if (Option.isSome(found)) {
           const now = yield* Clock.currentTimeMillis
           const last = lastTouched.get(found.value.apiKeyId)

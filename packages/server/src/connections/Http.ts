@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { DayNotFound, NoDailyActivity } from "../healthData/HealthData.js"
 import { HealthData } from "../healthData/HealthData.js"
+import type { BadCursor } from "../healthData/RangeResponse.js"
 import { Resync } from "../sync/Resync.js"
 import { requireSelf, UserTokenAuthLive } from "../users/UserTokenAuth.js"
 import { ConnectFlow } from "./ConnectFlow.js"
@@ -20,8 +21,8 @@ import type {
 } from "./Errors.js"
 
 /** A range read's error as the contract words it. */
-const rangeErrors = <A, R>(effect: Effect.Effect<A, UnknownProvider, R>) =>
-  Effect.catchTag(effect, "UnknownProvider", (e) => Effect.fail(new BadRequest({ message: e.message })))
+const rangeErrors = <A, R>(effect: Effect.Effect<A, UnknownProvider | BadCursor, R>) =>
+  Effect.mapError(effect, (e) => new BadRequest({ message: e.message }))
 
 /** A connect session's errors as the contract words them. */
 const sessionErrors = <A, R>(
@@ -66,7 +67,7 @@ export const ConnectionsHttpLive = HttpApiBuilder.group(Api, "connections", (han
           )))
       .handle("activity", ({ path, urlParams }) =>
         Effect.flatMap(requireSelf(path.userId), (user) =>
-          rangeErrors(health.activityRange(user.userId, urlParams))))
+          rangeErrors(health.activityResponse(user.userId, urlParams))))
       .handle("activityByDate", ({ path }) =>
         Effect.flatMap(
           requireSelf(path.userId),
@@ -75,7 +76,7 @@ export const ConnectionsHttpLive = HttpApiBuilder.group(Api, "connections", (han
         ))
       .handle("activityLoad", ({ path, urlParams }) =>
         Effect.flatMap(requireSelf(path.userId), (user) =>
-          rangeErrors(health.loadRange(user.userId, urlParams))))
+          rangeErrors(health.loadResponse(user.userId, urlParams))))
       .handle("activityLoadByDate", ({ path }) =>
         Effect.flatMap(
           requireSelf(path.userId),

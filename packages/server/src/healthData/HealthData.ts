@@ -2,8 +2,10 @@
  * The rules of the health-data reads (endpoints 10-14): a `provider` filter must name a registered
  * provider, a single read takes one connection of the user (another user's looks absent) and one
  * date, and daily activity is read only of providers that report it. The SQL is `HealthDataRepo`'s.
+ * The API's range reads (endpoints 10, 12, 14) answer through the fast path of `RangeReads` and
+ * `RangeResponse` (ETag, paging, streaming); `activityRange` and `loadRange` decode with the contract's
+ * schemas, for the portal and as the reference the fast path is tested against.
  */
-import { HttpServerResponse } from "@effect/platform"
 import type { ConnectionId, UserId } from "@pulsebridge/domain"
 import { DailyActivity, DailyLoadRecord, DailyLoadSummary } from "@pulsebridge/domain"
 import { ProviderRegistry } from "@pulsebridge/providers"
@@ -14,8 +16,12 @@ import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { ConnectionNotFound, UnknownProvider } from "../connections/Errors.js"
 import type { RangeQuery } from "./HealthDataRepo.js"
 import { HealthDataRepo } from "./HealthDataRepo.js"
+import { RangeReads } from "./RangeReads.js"
+import type { PagedQuery } from "./RangeResponse.js"
+import { rangeResponse } from "./RangeResponse.js"
 
 export type { RangeQuery } from "./HealthDataRepo.js"
+export type { PagedQuery } from "./RangeResponse.js"
 
 /** The connection's provider reports no daily activity summaries. */
 export class NoDailyActivity extends Data.TaggedError("NoDailyActivity")<{ readonly provider: string }> {
@@ -39,6 +45,7 @@ export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/serve
     const repo = yield* HealthDataRepo
     const connections = yield* ConnectionsRepo
     const registry = yield* ProviderRegistry
+    const reads = yield* RangeReads
 
     const checkFilter = (query: RangeQuery) =>
       query.provider === undefined || Option.isSome(registry.find(query.provider))
@@ -97,11 +104,24 @@ export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/serve
         }
       ),
 
-      glucose: Effect.fn("HealthData.glucose")(function*(userId: UserId, query: RangeQuery) {
+      /** Endpoint 10 as an HTTP answer. */
+      activityResponse: Effect.fn("HealthData.activityResponse")(function*(userId: UserId, query: PagedQuery) {
         yield* checkFilter(query)
-        return HttpServerResponse.unsafeJson(yield* repo.glucose(userId, query))
+        return yield* rangeResponse(reads.activity, userId, query)
+      }),
+
+      /** Endpoint 12 as an HTTP answer. */
+      loadResponse: Effect.fn("HealthData.loadResponse")(function*(userId: UserId, query: PagedQuery) {
+        yield* checkFilter(query)
+        return yield* rangeResponse(reads.activityLoad, userId, query)
+      }),
+
+      /** Endpoint 14 as an HTTP answer. */
+      glucose: Effect.fn("HealthData.glucose")(function*(userId: UserId, query: PagedQuery) {
+        yield* checkFilter(query)
+        return yield* rangeResponse(reads.glucose, userId, query)
       })
     } as const
   }),
-  dependencies: [HealthDataRepo.Default, ConnectionsRepo.Default]
+  dependencies: [HealthDataRepo.Default, RangeReads.Default, ConnectionsRepo.Default]
 }) {}

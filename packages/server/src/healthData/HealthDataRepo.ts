@@ -2,7 +2,7 @@
  * The reads of the canonical health tables behind endpoints 10-14. Range reads cover the user's
  * connections that are not disconnected (Active or Reauthorize: data already read stays readable
  * while the user reconnects), sorted by date, then provider, then connection. Rows are decoded
- * with schemas, except the glucose rows (see `glucose`).
+ * with schemas. The API's range reads take the fast path of `RangeReads` instead; these stay the reference.
  *
  * Contract types are kept: a load window is served only once the provider scored it (the values
  * the contract types as numbers are all there). A WHOOP cycle stored while `PENDING_SCORE` or
@@ -133,54 +133,11 @@ export class HealthDataRepo extends Effect.Service<HealthDataRepo>()("@pulsebrid
         `
     })
 
-    /**
-     * Endpoint 14 answers thousands of readings (8,640 for 30 days of 5-minute values), so it
-     * skips the per-row work the other reads afford: the SQL names the columns as the contract
-     * does (no key renaming, no decoding), and the rows go out as JSON directly, in exactly the
-     * shape the `GlucoseData` schema describes (timestamps as ISO 8601 UTC through `Date#toJSON`).
-     */
-    const raw = sql.withoutTransforms()
-    const glucose = (userId: UserId, query: RangeQuery) =>
-      Effect.gen(function*() {
-        const where = raw`
-          x.user_id = ${userId} and x.date between ${query.from} and ${query.to}
-          and c.status <> 'Disconnected' ${
-          query.provider === undefined ? raw.literal("") : raw`and x.provider = ${query.provider}`
-        }
-        `
-        const readings = yield* raw`
-          select x.connection_id as "connectionId", x.provider, x.date::text as date,
-            x.system_time as "systemTime", x.display_time as "displayTime", x.value, x.trend,
-            x.trend_rate as "trendRate", x.unit, x.rate_unit as "rateUnit", x.status,
-            x.transmitter_id as "transmitterId", x.provider_record_id as "recordId"
-          from glucose_readings x join connections c on c.id = x.connection_id
-          where ${where}
-          order by x.date, x.provider, x.connection_id, x.system_time
-        `
-        const events = yield* raw`
-          select x.connection_id as "connectionId", x.provider, x.date::text as date,
-            x.system_time as "systemTime", x.display_time as "displayTime", x.event_type as "eventType",
-            x.event_sub_type as "eventSubType", x.value, x.unit, x.provider_record_id as "eventId"
-          from glucose_events x join connections c on c.id = x.connection_id
-          where ${where} and (x.event_status is null or x.event_status <> 'Deleted')
-          order by x.date, x.provider, x.connection_id, x.system_time
-        `
-        const calibrations = yield* raw`
-          select x.connection_id as "connectionId", x.provider, x.date::text as date,
-            x.system_time as "systemTime", x.display_time as "displayTime", x.value, x.unit
-          from glucose_calibrations x join connections c on c.id = x.connection_id
-          where ${where}
-          order by x.date, x.provider, x.connection_id, x.system_time
-        `
-        return { readings, events, calibrations }
-      }).pipe(Effect.orDie)
-
     return {
       activityRange: (userId: UserId, query: RangeQuery) => activityRange({ userId, ...query }).pipe(Effect.orDie),
       activityDay: (connectionId: string, date: string) => activityDay({ connectionId, date }).pipe(Effect.orDie),
       loadRange: (userId: UserId, query: RangeQuery) => loadRange({ userId, ...query }).pipe(Effect.orDie),
-      loadDay: (connectionId: string, date: string) => loadDay({ connectionId, date }).pipe(Effect.orDie),
-      glucose
+      loadDay: (connectionId: string, date: string) => loadDay({ connectionId, date }).pipe(Effect.orDie)
     } as const
   })
 }) {}

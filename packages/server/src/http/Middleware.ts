@@ -23,7 +23,7 @@ import * as crypto from "node:crypto"
 import type { IncomingMessage } from "node:http"
 import { presentedCredential } from "./Credentials.js"
 import { drain, hasBody, MaxDrainBytes } from "./Drain.js"
-import { recordRequest } from "./RequestMetrics.js"
+import { recordRequest, routeCapture } from "./RequestMetrics.js"
 
 export const MaxJsonBodyBytes = 1024 * 1024
 
@@ -320,6 +320,11 @@ const failureStatus = (cause: Cause.Cause<unknown>): number => {
 export interface MiddlewareOptions {
   readonly trustProxy: boolean
   /**
+   * Whether spans are exported (default true). When they are not, a request makes none at all (each would be
+   * built, timed and dropped): the router's route name, which the request metrics need, goes to a stand-in.
+   */
+  readonly tracing?: boolean
+  /**
    * The credential check of the upload route (the user-token check, memoised per request so the
    * API's own check reuses it): run before the upload's envelope is checked, so that 401 comes
    * before 413 or 415.
@@ -341,6 +346,8 @@ export const makeAppMiddleware =
       }
       const badPath = checkPath(request)
       if (Option.isSome(badPath)) return badPath.value
+      // Requests without a body (most of them) have nothing more to check.
+      if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return yield* app
       const rejected = yield* checkBody(request)
       if (Option.isSome(rejected)) return rejected.value
       const refusedScan = yield* checkScan(request, options.authenticateUpload)
@@ -381,7 +388,10 @@ export const makeAppMiddleware =
           (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId)
         )
       )
-      const response = yield* logged.pipe(Effect.annotateLogs("requestId", requestId))
+      const traced = options.tracing === false
+        ? Effect.withTracerEnabled(Effect.withParentSpan(logged, routeCapture()), false)
+        : logged
+      const response = yield* traced.pipe(Effect.annotateLogs("requestId", requestId))
       // Responses returned here before reaching the app do not pass the pre-response handlers.
       return HttpServerResponse.setHeader(response, "x-request-id", requestId)
     }) as HttpApp.Default<never, R | HttpServerRequest.HttpServerRequest>

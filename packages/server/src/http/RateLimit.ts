@@ -5,21 +5,28 @@
  * a per-address bucket, and an address whose failures have emptied it is refused before its
  * credentials are looked up, so that spraying random keys earns no fresh buckets.
  *
- * The bucket is one short statement per request (`RateLimitRepo.take`). When the database does not
- * answer, requests are let through (fail open) with a warning: the limiter protects the service, and
- * the requests themselves will meet the same database.
+ * The bucket is one short statement (`RateLimitRepo.take`), which also looks the presented API key or
+ * user token up, so that authentication needs no statement of its own. Requests on one bucket that
+ * arrive while its statement runs wait for the next one, which takes all their tokens at once: a busy
+ * credential costs one statement per round trip, not one per request, and each request is still
+ * decided by a statement that started after it arrived (a key revoked before it is refused). When the
+ * database does not answer, requests are let through (fail open) with a warning: the limiter protects
+ * the service, and the requests themselves will meet the same database.
  */
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import * as net from "node:net"
+import { ApiKeyPrefix, hashSecret, isWellFormed, UserTokenPrefix } from "../platform/CredentialHash.js"
 import type { RateLimit, RateLimitSettings } from "../platform/ServerConfig.js"
 import { defaultRateLimits, ServerConfig } from "../platform/ServerConfig.js"
 import { sessionCookieName } from "../portal/PortalApi.js"
-import { presentedCredential } from "./Credentials.js"
+import { presentedCredential, setPrefetched } from "./Credentials.js"
 import { drain } from "./Drain.js"
+import type { CredentialLookup, TakeResult } from "./RateLimitRepo.js"
 import { RateLimitRepo } from "./RateLimitRepo.js"
 import { countRateLimited } from "./RequestMetrics.js"
 
@@ -42,6 +49,8 @@ export interface Bucket {
   readonly limit: RateLimit
   /** The address's failure bucket, which must not be empty (requests with a credential only). */
   readonly failures: { readonly key: string; readonly limit: RateLimit } | undefined
+  /** The presented API key or user token to look up with the bucket, when it is well formed. */
+  readonly lookup?: CredentialLookup | undefined
 }
 
 /** The client's address: the first hop of `X-Forwarded-For` behind a trusted proxy, else the socket's peer. */
@@ -92,11 +101,17 @@ export const bucketFor = (
   const credential = presentedCredential(request.headers, "x-app-api-key") ??
     presentedCredential(request.headers, "x-user-token")
   const failures = { key: hashKey("failed", address), limit: settings.address }
-  if (credential?.startsWith("pb_sk_") === true) {
-    return { key: hashKey("key", credential), limit: settings.apiKey, failures }
+  if (credential?.startsWith(ApiKeyPrefix) === true) {
+    const lookup = isWellFormed(credential, ApiKeyPrefix)
+      ? { kind: "key", hash: hashSecret(credential) } as const
+      : undefined
+    return { key: hashKey("key", credential), limit: settings.apiKey, failures, lookup }
   }
-  if (credential?.startsWith("pb_ut_") === true) {
-    return { key: hashKey("token", credential), limit: settings.userToken, failures }
+  if (credential?.startsWith(UserTokenPrefix) === true) {
+    const lookup = isWellFormed(credential, UserTokenPrefix)
+      ? { kind: "token", hash: hashSecret(credential) } as const
+      : undefined
+    return { key: hashKey("token", credential), limit: settings.userToken, failures, lookup }
   }
   // An operator's pages call the portal's JSON API several at a time: each session gets a bucket at
   // an API key's limit. A made-up session answers 401 and so draws from the failure bucket.
@@ -110,6 +125,22 @@ export const bucketFor = (
     return { key: hashKey("provider", credential), limit: settings.address, failures }
   }
   return { key: hashKey("address", address), limit: settings.address, failures: undefined }
+}
+
+/** What a request waiting on its bucket's batch is told: its outcome, or to lead the next statement. */
+type Signal =
+  | { readonly _tag: "Served"; readonly result: Exit.Exit<TakeResult, unknown> }
+  | { readonly _tag: "Lead" }
+
+interface Waiter {
+  readonly resume: (signal: Exit.Exit<Signal>) => void
+  /** Interrupted while waiting (its request's deadline): skipped. */
+  cancelled: boolean
+}
+
+/** The requests of one bucket waiting for its next statement. */
+interface Group {
+  readonly waiting: Array<Waiter>
 }
 
 /** What the limiter decided for one request. */
@@ -169,6 +200,91 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
       )
     }
 
+    /**
+     * The takes of each bucket: while one statement runs, the requests that arrive wait in `waiting`; the first
+     * of them then leads the next statement, which takes a token for each of them at once (all or none).
+     */
+    const groups = new Map<string, Group>()
+
+    /** What the request at `index` of a batch of `count` that was served whole would have seen alone. */
+    const nth = (taken: TakeResult, index: number, count: number): TakeResult =>
+      count === 1 || taken.remaining === null ? taken : {
+        ...taken,
+        remaining: taken.remaining + (count - 1 - index),
+        level: taken.remaining + (count - index)
+      }
+
+    /** The outcome of each of `count` requests on `bucket`, decided together when the bucket can serve them all. */
+    const decide = (bucket: Bucket, count: number) =>
+      Effect.gen(function*() {
+        const take = (n: number) =>
+          Effect.exit(
+            repo.take({ key: bucket.key, limit: bucket.limit, gate: bucket.failures, lookup: bucket.lookup, count: n })
+          )
+        const taken = yield* take(count)
+        if (taken._tag === "Failure" || taken.value.remaining !== null || count === 1) {
+          return Array.from({ length: count }, (_, i) =>
+            taken._tag === "Failure" ? taken : Exit.succeed(nth(taken.value, i, count)))
+        }
+        if (bucket.failures !== undefined && taken.value.gate !== null && taken.value.gate < 1) {
+          return Array.from({ length: count }, () =>
+            taken)
+        }
+        // Not tokens enough for all of them: one statement each, in order, as if they had come one by one.
+        const results: Array<Exit.Exit<TakeResult, unknown>> = []
+        for (let i = 0; i < count; i++) results.push(yield* take(1))
+        return results
+      })
+
+    /** Hands the next statement of the group to the first live request waiting, or ends the group. */
+    const handOver = (groupKey: string, group: Group) => {
+      for (let next = group.waiting.shift(); next !== undefined; next = group.waiting.shift()) {
+        if (!next.cancelled) return next.resume(Exit.succeed({ _tag: "Lead" }))
+      }
+      groups.delete(groupKey)
+    }
+
+    /** Runs one statement for this request and those waiting, tells each its outcome, and hands over. */
+    const lead = (bucket: Bucket, groupKey: string, group: Group): Effect.Effect<TakeResult, unknown> =>
+      Effect.uninterruptibleMask((restore) => {
+        const followers = group.waiting.splice(0).filter((waiter) => !waiter.cancelled)
+        return Effect.flatMap(Effect.exit(restore(decide(bucket, 1 + followers.length))), (exit) => {
+          // Interrupted (this request's deadline): the others wait for the next statement instead.
+          if (exit._tag === "Failure") group.waiting.unshift(...followers)
+          else {followers.forEach((waiter, i) =>
+              waiter.resume(Exit.succeed({ _tag: "Served", result: exit.value[i + 1]! }))
+            )}
+          handOver(groupKey, group)
+          return exit._tag === "Failure" ? Exit.failCause(exit.cause) : exit.value[0]!
+        })
+      })
+
+    const batched = (bucket: Bucket): Effect.Effect<TakeResult, unknown> =>
+      Effect.suspend(() => {
+        const groupKey = bucket.failures === undefined ? bucket.key : `${bucket.key} ${bucket.failures.key}`
+        const group = groups.get(groupKey)
+        if (group === undefined) {
+          const fresh: Group = { waiting: [] }
+          groups.set(groupKey, fresh)
+          return lead(bucket, groupKey, fresh)
+        }
+        return Effect.uninterruptibleMask((restore) =>
+          Effect.flatMap(
+            restore(Effect.async<Signal>((resume): Effect.Effect<void> => {
+              const waiter: Waiter = { resume, cancelled: false }
+              group.waiting.push(waiter)
+              return Effect.sync(() => {
+                waiter.cancelled = true
+                const at = group.waiting.indexOf(waiter)
+                if (at >= 0) group.waiting.splice(at, 1)
+              })
+            })),
+            (signal): Effect.Effect<TakeResult, unknown> =>
+              signal._tag === "Lead" ? lead(bucket, groupKey, group) : signal.result
+          )
+        )
+      })
+
     /** Takes a token for the request, or says why not; none for exempt routes or when disabled. */
     const check = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function*() {
@@ -176,7 +292,10 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
           return Option.none<{ readonly verdict: Verdict; readonly bucket: Bucket }>()
         }
         const bucket = bucketFor(request, settings, config.trustProxy)
-        const taken = yield* repo.take({ key: bucket.key, limit: bucket.limit, gate: bucket.failures })
+        const taken = yield* batched(bucket)
+        if (bucket.lookup !== undefined && taken.credential !== undefined) {
+          setPrefetched(request, { ...bucket.lookup, row: taken.credential })
+        }
         if (taken.remaining !== null) {
           const verdict: Verdict = {
             allowed: true,

@@ -8,10 +8,13 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { HttpApi } from "@effect/platform"
 import { Api } from "@pulsebridge/domain"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
+import * as Option from "effect/Option"
+import type * as Tracer from "effect/Tracer"
 
 export const requestsTotal = Metric.counter("pulsebridge_http_requests_total", {
   description: "HTTP requests answered, by route template, method and status",
@@ -69,6 +72,33 @@ export const templateOf = (method: string, url: string): string | undefined => {
   return (matching.find((template) => template.method === method) ?? matching[0])?.path
 }
 
+/**
+ * A stand-in for the server span of a request when spans are not exported (no server span is made then): the
+ * router names the matched route on the request's parent span, and this records that and nothing else.
+ */
+export const routeCapture = (): Tracer.Span => {
+  const attributes = new Map<string, unknown>()
+  return {
+    _tag: "Span",
+    name: "http.server",
+    spanId: "",
+    traceId: "",
+    parent: Option.none(),
+    context: Context.empty(),
+    status: { _tag: "Started", startTime: BigInt(0) },
+    attributes,
+    links: [],
+    sampled: false,
+    kind: "server",
+    end() {},
+    attribute(key, value) {
+      if (key === "http.route") attributes.set(key, value)
+    },
+    event() {},
+    addLinks() {}
+  }
+}
+
 /** The route template the router matched for the current request, read from its server span. */
 export const currentRoute = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.map(Effect.option(Effect.currentSpan), (span): string => {
@@ -79,20 +109,39 @@ export const currentRoute = (request: HttpServerRequest.HttpServerRequest) =>
     return request.url.startsWith("/api/") ? templateOf(request.method, request.url) ?? unmatchedRoute : unmatchedRoute
   })
 
+/**
+ * The tagged counter and histogram of each (route, method, status) seen: tagging a metric builds and hashes a new
+ * key, which is done once per series rather than once per request. The routes are templates, so the map stays as
+ * small as the set of series.
+ */
+const series = new Map<string, {
+  readonly total: Metric.Metric.Counter<number>
+  readonly duration: Metric.Metric.Histogram<number>
+}>()
+
+const seriesOf = (route: string, method: string, status: number) => {
+  const key = `${route} ${method} ${status}`
+  let found = series.get(key)
+  if (found === undefined) {
+    const labels = [MetricLabel.make("route", route), MetricLabel.make("method", method)]
+    found = {
+      total: Metric.taggedWithLabels(requestsTotal, [...labels, MetricLabel.make("status", String(status))]),
+      duration: Metric.taggedWithLabels(requestDuration, labels)
+    }
+    series.set(key, found)
+  }
+  return found
+}
+
 /** Counts one answered request and observes its duration. */
 export const recordRequest = (
   request: HttpServerRequest.HttpServerRequest,
   status: number,
   durationMs: number
 ) =>
-  Effect.gen(function*() {
-    const route = yield* currentRoute(request)
-    const method = methodLabel(request.method)
-    const labels = [MetricLabel.make("route", route), MetricLabel.make("method", method)]
-    yield* Metric.increment(
-      Metric.taggedWithLabels(requestsTotal, [...labels, MetricLabel.make("status", String(status))])
-    )
-    yield* Metric.update(Metric.taggedWithLabels(requestDuration, labels), durationMs / 1000)
+  Effect.flatMap(currentRoute(request), (route) => {
+    const { duration, total } = seriesOf(route, methodLabel(request.method), status)
+    return Effect.zipRight(Metric.increment(total), Metric.update(duration, durationMs / 1000))
   })
 
 export const rateLimited = Metric.counter("pulsebridge_http_rate_limited_total", {

@@ -17,6 +17,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as String from "effect/String"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as path from "node:path"
 import * as Pg from "pg"
 import { trackPool } from "./DatabasePool.js"
@@ -120,18 +121,88 @@ const acquireLock = (dataDir: string) =>
       })
   )
 
+// ---- the initialised data dir template ----
+
+/**
+ * Where the template of a new embedded database is kept: a gzipped tarball of the data dir `initdb` makes, for
+ * the installed PGlite version, under `node_modules/.cache/pulsebridge/`. `initdb` is most of a first start
+ * (several seconds of WebAssembly); unpacking the template into a new data dir takes a fraction of that, and
+ * the migrations then run on it as on any new database. `packages/cli/scripts/build.mjs` makes it at install;
+ * without it the first new database makes it. Undefined when PGlite's package cannot be found.
+ */
+export const embeddedTemplateFile = (): string | undefined => {
+  try {
+    const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite")
+    const packageDir = path.resolve(path.dirname(entry), "..")
+    const { version } = JSON.parse(fs.readFileSync(path.join(packageDir, "package.json"), "utf8")) as {
+      version: string
+    }
+    return path.join(packageDir, "..", "..", ".cache", "pulsebridge", `pglite-${version}-initdb.tar.gz`)
+  } catch {
+    return undefined
+  }
+}
+
+const readTemplate = (file: string | undefined): Blob | undefined => {
+  if (file === undefined) return undefined
+  try {
+    return new Blob([fs.readFileSync(file)])
+  } catch {
+    return undefined
+  }
+}
+
+/** Writes the template from a database `initdb` has just made (nothing else in it yet); best effort. */
+const saveTemplate = (db: PGlite, file: string | undefined) =>
+  file === undefined ? Effect.void : Effect.tryPromise(async () => {
+    const dump = await db.dumpDataDir("gzip")
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    const temporary = `${file}.${process.pid}.tmp`
+    fs.writeFileSync(temporary, Buffer.from(await dump.arrayBuffer()))
+    fs.renameSync(temporary, file)
+  }).pipe(Effect.ignore)
+
+const isEmptyDir = (dir: string) => {
+  try {
+    return fs.readdirSync(dir).length === 0
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "ENOENT"
+  }
+}
+
+/**
+ * Opens the PGlite of `pgDir` (in memory when undefined). A new database starts from the template when there is
+ * one (and makes it when there is none); a template that cannot be loaded is skipped for a plain `initdb`.
+ */
+const openPglite = (pgDir: string | undefined, templateFile: string | undefined) =>
+  Effect.gen(function*() {
+    const fresh = pgDir === undefined || isEmptyDir(pgDir)
+    const template = fresh ? readTemplate(templateFile) : undefined
+    const create = (options: { readonly loadDataDir?: Blob }) =>
+      Effect.tryPromise({
+        try: () => PGlite.create(pgDir === undefined ? options : { dataDir: pgDir, ...options }),
+        catch: (cause) => new DatabaseError({ message: `cannot open the embedded database: ${cause}`, cause })
+      })
+    if (template !== undefined) {
+      const loaded = yield* Effect.either(create({ loadDataDir: template }))
+      if (loaded._tag === "Right") return loaded.right
+      if (pgDir !== undefined) fs.rmSync(pgDir, { recursive: true, force: true })
+    }
+    const db = yield* create({})
+    if (fresh) yield* saveTemplate(db, templateFile)
+    return db
+  })
+
 /**
  * Opens PGlite (in memory when `dataDir` is undefined) and serves it on a loopback port.
  * The socket server accepts many client connections and keeps each transaction on its own.
+ * A new database starts from `templateFile` (by default `embeddedTemplateFile()`).
  */
-export const startEmbedded = (dataDir: string | undefined) =>
+export const startEmbedded = (dataDir: string | undefined, templateFile = embeddedTemplateFile()) =>
   Effect.gen(function*() {
     const fd = dataDir === undefined ? undefined : yield* acquireLock(dataDir)
     const db = yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: () => PGlite.create(dataDir === undefined ? undefined : path.join(dataDir, "pg")),
-        catch: (cause) => new DatabaseError({ message: `cannot open the embedded database: ${cause}`, cause })
-      }),
+      openPglite(dataDir === undefined ? undefined : path.join(dataDir, "pg"), templateFile),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
     )
     const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 64 })
@@ -175,6 +246,9 @@ export const pgClientFromUrl = (url: Redacted.Redacted, statementTimeoutMs = def
     })
   )
 
+/** The longest a checkout of the embedded database's single connection may wait (also its connect time). */
+const embeddedCheckoutTimeoutMs = 120_000
+
 export const pgClientFromEndpoint = (endpoint: EmbeddedEndpoint) =>
   pgClientFromPool(() =>
     new Pg.Pool({
@@ -182,7 +256,10 @@ export const pgClientFromEndpoint = (endpoint: EmbeddedEndpoint) =>
       port: endpoint.port,
       database: "postgres",
       user: "postgres",
-      connectionTimeoutMillis: Duration.toMillis(clientOptions.connectTimeout),
+      // The pool's one connection is shared by the API and the background sync, so a checkout may wait behind
+      // another's transaction: a request waits until its own deadline (503 `ServiceUnavailable`, `REQUEST_TIMEOUT_MS`)
+      // rather than failing at a short pool timeout as a 500, and background work waits its turn.
+      connectionTimeoutMillis: embeddedCheckoutTimeoutMs,
       application_name: "pulsebridge",
       // PGlite has one session: its socket server interleaves the messages of concurrent client
       // connections, which mixes up prepared statements across transactions. One connection

@@ -48,7 +48,12 @@ export class SyncSettings extends Context.Reference<SyncSettings>()("@pulsebridg
     /** First backoff; doubles per attempt. */
     backoffBase: Duration.seconds(1) as Duration.Duration,
     /** Wait on a 429 without a usable Retry-After. */
-    defaultRateLimitWait: Duration.seconds(60) as Duration.Duration
+    defaultRateLimitWait: Duration.seconds(60) as Duration.Duration,
+    /**
+     * Windows a backfill reads ahead of the one it stores: the provider, this process and the
+     * database then work at once. Each costs a window's records in memory.
+     */
+    backfillReadAhead: 2 as number
   })
 }) {}
 
@@ -246,11 +251,12 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
      */
     const accessLost = (info: ConnectionInfo, error: ProviderError) =>
       Effect.gen(function*() {
+        // Stopped first: an app that sees `Reauthorize` never sees the backfill still running beside it.
+        yield* store.setState(info.id, { state: "Stopped", lastError: describe(error) })
         yield* events.markReauthorize(
           info.id,
           `${info.provider} no longer accepts this connection: ${error.message}`
         )
-        yield* store.setState(info.id, { state: "Stopped", lastError: describe(error) })
         yield* Effect.logWarning("The provider no longer accepts the connection; it needs reauthorization").pipe(
           Effect.annotateLogs({ connectionId: info.id, provider: info.provider, error: describe(error) })
         )
@@ -337,9 +343,10 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
     })
 
     /**
-     * Runs (or resumes) the planned backfill to its end, newest window first. The next window
-     * is fetched while the current one is stored (at most two windows in memory); the cursor
-     * only moves with a stored window, so a crash resumes at the first window not stored.
+     * Runs (or resumes) the planned backfill to its end, newest window first. The next windows
+     * are fetched while the current one is stored (`backfillReadAhead` of them: memory holds at
+     * most one window more than that); the cursor only moves with a stored window, so a crash
+     * resumes at the first window not stored.
      */
     const backfill = (connectionId: string) =>
       Effect.gen(function*() {
@@ -353,22 +360,32 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           yield* store.storeBackfillWindow(ownerOf(info), emptyBatch, state.backfillCursor, null)
           return
         }
-        let pending = yield* Effect.fork(fetchWindow(info, windows[0]!))
+        const ahead = Math.max(1, settings.backfillReadAhead)
+        const pending: Array<Fiber.RuntimeFiber<CanonicalBatch, SyncFailed>> = []
+        let fetched = 0
+        const readAhead = Effect.suspend(() =>
+          Effect.whileLoop({
+            while: () => pending.length < ahead && fetched < windows.length,
+            body: () => Effect.fork(fetchWindow(info, windows[fetched++]!)),
+            step: (fiber) => pending.push(fiber)
+          })
+        )
+        yield* readAhead
+        // Reads still under way when the backfill ends (stopped, failed or interrupted) are not wanted.
+        yield* Effect.addFinalizer(() => Fiber.interruptAll(pending))
         for (let i = 0; i < windows.length; i++) {
-          const batch = yield* Fiber.join(pending)
-          if (i + 1 < windows.length) pending = yield* Effect.fork(fetchWindow(info, windows[i + 1]!))
+          const batch = yield* Fiber.join(pending.shift()!)
+          yield* readAhead
           const window = windows[i]!
           const next = window.from > from ? addDays(window.from, -1) : null
           yield* store.storeBackfillWindow(ownerOf(info), batch, yield* todayOf(info), next)
           yield* countStored(slugOf(info), batch)
           if (next === null) yield* afterBackfill(info)
           // A disconnect or a user's deletion stops the backfill at the next window.
-          if (next !== null && (yield* usable(connectionId)) === undefined) {
-            yield* Fiber.interrupt(pending)
-            return
-          }
+          if (next !== null && (yield* usable(connectionId)) === undefined) return
         }
       }).pipe(
+        Effect.scoped,
         Effect.catchTag("SyncFailed", recordFailure(connectionId)),
         Effect.withSpan("SyncEngine.backfill", { attributes: { connectionId } })
       )

@@ -27,7 +27,13 @@ import { ConnectionEvents } from "../connections/ConnectionEvents.js"
 import { scoredRecordLists } from "../scoring/ScoresRepo.js"
 import { Outbox } from "../webhooks/Outbox.js"
 
-/** Rows per insert statement: bounds the size of one statement's JSON. */
+/**
+ * Rows per insert statement: bounds the size of one statement's parameters and how long one
+ * statement runs. The embedded database runs each statement on the server's own thread, which
+ * answers no request meanwhile: a 28-day Dexcom window of 5-minute readings in one statement kept
+ * it busy for seconds on a loaded machine. On PostgreSQL a window's four statements cost no more
+ * than one.
+ */
 const chunkRows = 2000
 
 export interface RecordOwner {
@@ -126,16 +132,46 @@ const column = (field: string): string => {
   return name
 }
 
-/** A record as a row keyed by column names. */
-const toRow = (owner: RecordOwner, record: Row, today: string): Row => {
-  const row: Row = {
-    connection_id: owner.connectionId,
-    user_id: owner.userId,
-    provider: owner.provider,
-    date: today
+/**
+ * A record as a row keyed by column names, without what every row of a statement shares (owner) and
+ * without its raw JSON, which travels on its own (see `upsertRows`).
+ */
+const toRow = (record: Row, today: string): Row => {
+  const row: Row = { date: today }
+  for (const key in record) {
+    if (key === "rawJson") continue
+    const value = record[key]
+    // As JSON.stringify would write it, only without its slow path for objects with `toJSON`.
+    row[column(key)] = value instanceof Date ? (Number.isNaN(value.getTime()) ? null : value.toISOString()) : value
   }
-  for (const key in record) row[column(key)] = record[key]
   return row
+}
+
+/**
+ * The raw JSON of records joined by newlines, or undefined when one of them holds a newline or is
+ * empty (it then travels inside the rows). Raw JSON is the provider's JSON as `JSON.stringify`
+ * writes it, which has no newline.
+ */
+const joinedRawJson = (records: ReadonlyArray<Row>): string | undefined => {
+  const texts = new Array<string>(records.length)
+  for (let i = 0; i < records.length; i++) {
+    const text = records[i]!["rawJson"]
+    if (typeof text !== "string" || text === "" || text.includes("\n")) return undefined
+    texts[i] = text
+  }
+  return texts.join("\n")
+}
+
+/**
+ * One record per provider id, the last one winning, as a provider may send a record twice in one
+ * reply: one statement may not upsert the same row twice.
+ */
+const lastPerId = (records: ReadonlyArray<Row>): ReadonlyArray<Row> => {
+  const last = new Map<unknown, number>()
+  for (let i = 0; i < records.length; i++) last.set(records[i]!["providerRecordId"], i)
+  return last.size === records.length
+    ? records
+    : records.filter((record, i) => last.get(record["providerRecordId"]) === i)
 }
 
 export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/SyncStore", {
@@ -144,11 +180,6 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
     const outbox = yield* Outbox
     const events = yield* ConnectionEvents
 
-    /**
-     * One statement per chunk: the rows travel as one JSON parameter and Postgres types them
-     * by the table's own row type (`json_populate_recordset`), which is far cheaper than
-     * binding every value as its own parameter.
-     */
     /**
      * A day's record covering less of the day than the stored one (a partial upload read after the
      * full one: backfills read newest first, and providers re-send) does not replace it.
@@ -161,24 +192,45 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         )
         : sql.literal("")
 
-    /** The days of the rows inserted or changed (a row stored again unchanged is not). */
-    const upsertRows = (table: string, rows: ReadonlyArray<Row>) =>
+    /**
+     * Upserts one record list into its table, one statement per chunk; says the days of the rows
+     * inserted or changed (a row stored again unchanged is not).
+     *
+     * The rows travel as two parameters that Postgres reads far faster than one bound value per
+     * field: their fields as one JSON array typed by the table's own row type
+     * (`json_populate_recordset`), and their raw JSON, the bulk of a row, as newline-separated text
+     * (`string_to_array`; inside the JSON it would be escaped and parsed twice). `rows from` pairs
+     * the two by position. The owner's columns are one parameter each for the whole statement.
+     */
+    const upsertRows = (owner: RecordOwner, table: string, all: ReadonlyArray<Row>, today: string) =>
       Effect.gen(function*() {
         const dates = new Set<string>()
-        if (rows.length === 0) return dates
-        const columns = Object.keys(rows[0]!)
-        const list = sql.literal(columns.join(", "))
+        if (all.length === 0) return dates
+        const records = lastPerId(all)
+        const fields = Object.keys(toRow(records[0]!, today))
+        const list = sql.literal(fields.join(", "))
         const set = sql.literal(
-          columns.filter((c) => c !== "connection_id" && c !== "provider_record_id")
+          [...fields.filter((c) => c !== "provider_record_id"), "user_id", "provider", "raw_json"]
             .map((c) => `${c} = excluded.${c}`).join(", ")
         )
         const target = sql(table)
-        for (let i = 0; i < rows.length; i += chunkRows) {
-          const chunk = JSON.stringify(rows.slice(i, i + chunkRows))
+        for (let i = 0; i < records.length; i += chunkRows) {
+          const chunk = records.slice(i, i + chunkRows)
+          const raw = joinedRawJson(chunk)
+          const rows = JSON.stringify(
+            raw === undefined
+              ? chunk.map((record) => ({ ...toRow(record, today), raw_json: record["rawJson"] }))
+              : chunk.map((record) => toRow(record, today))
+          )
           const written = yield* sql<{ readonly date: string }>`
             with written as (
-              insert into ${target} (${list})
-              select ${list} from json_populate_recordset(null::${target}, ${chunk}::json)
+              insert into ${target} (connection_id, user_id, provider, ${list}, raw_json)
+              select ${owner.connectionId}::uuid, ${owner.userId}::uuid, ${owner.provider}, ${list},
+                coalesce(r.unnest, r.raw_json)
+              from rows from (
+                json_populate_recordset(null::${target}, ${rows}::json),
+                unnest(string_to_array(${raw ?? null}::text, E'\\n'))
+              ) r
               on conflict (connection_id, provider_record_id) do update set ${set}, updated_at = now()
               where (${target}.raw_json is distinct from excluded.raw_json or ${target}.date is distinct from excluded.date)
                 ${keepsFuller(table)}
@@ -249,7 +301,7 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         for (const [key, table] of Object.entries(tables) as Array<[keyof RecordLists, string]>) {
           const records = batch[key] as ReadonlyArray<object>
           if (records.length > 0) {
-            const dates = yield* upsertRows(table, records.map((r) => toRow(owner, r as Row, today)))
+            const dates = yield* upsertRows(owner, table, records as ReadonlyArray<Row>, today)
             if (dates.size > 0) written.push({ dataType: key, dates: Array.from(dates).sort() })
           }
         }

@@ -35,7 +35,8 @@ export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
           const { created, token, user } = yield* users.create(app.appId, payload)
           // A reactivated user's connections sync now rather than at the next periodic sync.
           if (!created) yield* syncQueue.resumeUser(user.id)
-          const body = new UserWithToken({ ...user, token })
+          // The user was decoded from its row and the token is freshly issued: nothing to validate again.
+          const body = new UserWithToken({ ...user, token }, true)
           // Both outcomes share one schema, so the 200 is answered here rather than by the encoder.
           return created ? body : yield* Effect.orDie(encodeExisting(body, { status: 200 }))
         }))

@@ -7,7 +7,7 @@ import { CurrentUser, Forbidden, Unauthorized, UserTokenAuth } from "@pulsebridg
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { memoised, presentedCredential } from "../http/Credentials.js"
+import { memoised, prefetchedCredential, presentedCredential } from "../http/Credentials.js"
 import { ApiKeyPrefix, isWellFormed, UserTokenPrefix } from "../platform/CredentialHash.js"
 import { Users } from "./Users.js"
 
@@ -36,7 +36,9 @@ export class UserTokenCheck extends Effect.Service<UserTokenCheck>()("@pulsebrid
           message: "Wrong credential type: this endpoint needs a user token (pb_ut_...), not an API key"
         })
       }
-      const user = isWellFormed(credential, UserTokenPrefix) ? yield* users.authenticate(credential) : Option.none()
+      const user = isWellFormed(credential, UserTokenPrefix)
+        ? yield* users.authenticate(credential, prefetchedCredential(request, "token", credential))
+        : Option.none()
       if (Option.isNone(user)) {
         return yield* new Unauthorized({ message: "Invalid or revoked user token, or the user was deleted" })
       }

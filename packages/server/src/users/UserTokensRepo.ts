@@ -3,6 +3,7 @@
  * to one user; revoking keeps the row. The look-up of a presented token joins its user, whose
  * status decides whether the token still works.
  */
+import type { Statement } from "@effect/sql"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { AppId, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
@@ -12,6 +13,18 @@ import { newId } from "../platform/Ids.js"
 /** The user of a live token, as the user-scoped endpoints need it. */
 export const AuthenticatedUser = Schema.Struct({ appId: AppId, userId: UserId, timezone: Schema.String })
 export type AuthenticatedUser = typeof AuthenticatedUser.Type
+
+/**
+ * The Active user of the live token with this hash as one JSON value shaped like `AuthenticatedUser` (null when
+ * there is none), for statements that look the token up alongside other work (the rate limiter's take,
+ * `RateLimitRepo`). The same rule as `findActiveUser`.
+ */
+export const activeUserJson = (sql: SqlClient.SqlClient, tokenHash: string): Statement.Fragment =>
+  sql`
+    select json_build_object('appId', u.app_id, 'userId', u.id, 'timezone', u.timezone)
+    from user_tokens t join users u on u.id = t.user_id
+    where t.token_hash = ${tokenHash} and t.revoked_at is null and u.status = 'Active'
+  `
 
 export class UserTokensRepo extends Effect.Service<UserTokensRepo>()("@pulsebridge/server/UserTokensRepo", {
   effect: Effect.gen(function*() {

@@ -9,11 +9,12 @@ import type { AppId, CreateUserPayload, UpdateUserPayload, UserId } from "@pulse
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { generateSecret, hashSecret, UserTokenPrefix } from "../platform/CredentialHash.js"
 import { isUuid, newId } from "../platform/Ids.js"
 import { Outbox } from "../webhooks/Outbox.js"
 import { UsersRepo } from "./UsersRepo.js"
-import { UserTokensRepo } from "./UserTokensRepo.js"
+import { AuthenticatedUser, UserTokensRepo } from "./UserTokensRepo.js"
 
 export { AuthenticatedUser } from "./UserTokensRepo.js"
 
@@ -39,6 +40,8 @@ export class UserInactive extends Data.TaggedError("UserInactive")<{ readonly us
     return "the user is Inactive; create it again with POST /api/v1/users to reactivate it"
   }
 }
+
+const decodeAuthenticatedUser = Schema.decodeUnknownOption(AuthenticatedUser)
 
 export const DefaultLocale = "en-US"
 export const DefaultTimezone = "UTC"
@@ -138,9 +141,17 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
         Effect.catchTag("SqlError", Effect.die)
       ),
 
-      /** The Active user of a live token, by the hash of the presented secret. */
-      authenticate: Effect.fn("Users.authenticate")(function*(token: string) {
-        return yield* tokens.findActiveUser(hashSecret(token))
+      /**
+       * The Active user of a live token, by the hash of the presented secret; `prefetched` is what a statement of
+       * this request already found for it (`activeUserJson`: the row, or null), so that it is not looked up twice.
+       */
+      authenticate: Effect.fn("Users.authenticate")(function*(token: string, prefetched?: Option.Option<unknown>) {
+        const known = prefetched === undefined || Option.isNone(prefetched)
+          ? Option.none()
+          : prefetched.value === null
+          ? Option.some(Option.none<AuthenticatedUser>())
+          : Option.map(decodeAuthenticatedUser(prefetched.value), Option.some)
+        return Option.isSome(known) ? known.value : yield* tokens.findActiveUser(hashSecret(token))
       })
     } as const
   }),

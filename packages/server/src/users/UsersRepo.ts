@@ -11,10 +11,14 @@ import * as Schema from "effect/Schema"
 // node-postgres returns timestamps as `Date`s; the contract's `User` encodes them as strings.
 const userRowFields = { ...User.fields, createdAt: Schema.DateFromSelf, updatedAt: Schema.DateFromSelf }
 
-/** A `users` row as the domain's `User`. */
+/**
+ * A `users` row as the domain's `User`. The row is decoded field by field with the `User`'s own field schemas
+ * first, so the class is built without validating the same fields again (`true`: no validation), which would
+ * also derive the class's type schema anew on every row.
+ */
 export const UserFromRow = Schema.transform(Schema.Struct(userRowFields), Schema.typeSchema(User), {
   strict: true,
-  decode: (row) => new User(row),
+  decode: (row) => new User(row, true),
   encode: (user) => user
 })
 
@@ -24,7 +28,7 @@ const UpsertedFromRow = Schema.transform(
   Schema.Struct({ user: Schema.typeSchema(User), inserted: Schema.Boolean }),
   {
     strict: true,
-    decode: ({ inserted, ...row }) => ({ user: new User(row), inserted }),
+    decode: ({ inserted, ...row }) => ({ user: new User(row, true), inserted }),
     encode: ({ inserted, user }) => ({ ...user, inserted })
   }
 )

@@ -8,9 +8,11 @@ import { HttpClient, HttpRouter, HttpServer, HttpServerResponse } from "@effect/
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient, SqlError } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
+import { Apps } from "@pulsebridge/server/apps/Apps"
 import { makeAppMiddleware } from "@pulsebridge/server/http/Middleware"
 import { hashKey, RateLimiter } from "@pulsebridge/server/http/RateLimit"
 import { RateLimitRepo } from "@pulsebridge/server/http/RateLimitRepo"
+import { hashSecret } from "@pulsebridge/server/platform/CredentialHash"
 import type { RateLimitSettings } from "@pulsebridge/server/platform/ServerConfig"
 import { ServerConfig, serverConfig } from "@pulsebridge/server/platform/ServerConfig"
 import {
@@ -259,17 +261,23 @@ it.layer(makeTestServer({ rateLimits: limits, trustProxy: true }), { timeout: "1
       Effect.gen(function*() {
         const { apiKey } = yield* createApp("sprayed")
         const sprayer = fromAddress("198.51.100.20")
-        for (let i = 0; i < 4; i++) {
-          const guess = `pb_sk_${crypto.randomBytes(24).toString("base64url")}`
-          expectError(yield* send("GET", `/api/v1/users/${unknownId()}`, { bearer: guess, headers: sprayer }), 401)
-        }
-        const refused = expectTooMany(
-          yield* send("GET", `/api/v1/users/${unknownId()}`, {
+        const guess = () =>
+          send("GET", `/api/v1/users/${unknownId()}`, {
             bearer: `pb_sk_${crypto.randomBytes(24).toString("base64url")}`,
             headers: sprayer
-          }),
-          4
-        )
+          })
+        // The address's failure bucket holds 4 and refills 0.1 a second: 4 failures empty it, plus one more
+        // for each token refilled while the guesses run (none unless the machine takes 10 s over them).
+        const started = Date.now()
+        let failures = 0
+        let reply = yield* guess()
+        while (reply.status === 401) {
+          failures++
+          expect(failures).toBeLessThanOrEqual(4 + Math.floor((Date.now() - started) / 10_000))
+          reply = yield* guess()
+        }
+        expect(failures).toBeGreaterThanOrEqual(4)
+        const refused = expectTooMany(reply, 4)
         expect(refused.message).toMatch(/failed authentications/)
         // From that address even a valid key waits; from another it is served.
         expectTooMany(yield* send("GET", `/api/v1/users/${unknownId()}`, { bearer: apiKey, headers: sprayer }), 4)
@@ -320,6 +328,80 @@ it.layer(makeTestServer({ rateLimits: limits, trustProxy: true, sandbox: true })
         })
         expect(withToken.status, preview(withToken)).toBe(200)
         expectLimitHeaders(withToken, 4, 3)
+      }))
+  }
+)
+
+/** Limits that the tests of this block never reach: the credential is read with the bucket on every request. */
+const roomy: RateLimitSettings = {
+  enabled: true,
+  apiKey: { perSecond: 0.1, burst: 100 },
+  userToken: { perSecond: 0.1, burst: 100 },
+  address: { perSecond: 0.1, burst: 100 }
+}
+
+it.layer(makeTestServer({ rateLimits: roomy }), { timeout: "120 seconds" })(
+  "credentials read with the bucket",
+  (it) => {
+    it.effect("a key revoked by any writer gets 401 at once, while the app's other keys keep working", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const { apiKey, user } = yield* createUser("revoked-key")
+        const other = yield* Effect.flatMap(Apps, (apps) => apps.createApiKey(user.appId, ["users:read"]))
+        expect((yield* send("GET", `/api/v1/users/${user.id}`, { bearer: apiKey })).status).toBe(200)
+        // A plain UPDATE, as another process (the CLI, another API node) would write it: no hook of this one runs.
+        yield* sql`update api_keys set revoked_at = now() where key_hash = ${hashSecret(apiKey)}`
+        const revoked = yield* send("GET", `/api/v1/users/${user.id}`, { bearer: apiKey })
+        expectError(revoked, 401, "Unauthorized")
+        expect(revoked.headers["ratelimit-limit"], preview(revoked)).toBe("100")
+        expectError(yield* send("GET", `/api/v1/users/${user.id}`, { headers: { "x-app-api-key": apiKey } }), 401)
+        const kept = yield* send("GET", `/api/v1/users/${user.id}`, { bearer: other.apiKey })
+        expect(kept.status, preview(kept)).toBe(200)
+      }))
+
+    it.effect("a replaced token and a deleted user's token get 401 at once; the new token works", () =>
+      Effect.gen(function*() {
+        const { apiKey, token, user } = yield* createUser("rotated-token")
+        const path = `/api/v1/users/${user.id}/connections`
+        expect((yield* send("GET", path, { bearer: token })).status).toBe(200)
+        const rotated = yield* send("POST", `/api/v1/users/${user.id}/rotate-token`, { bearer: apiKey })
+        expect(rotated.status, preview(rotated)).toBe(200)
+        const fresh = json(rotated).token as string
+        expectError(yield* send("GET", path, { bearer: token }), 401, "Unauthorized")
+        expect((yield* send("GET", path, { bearer: fresh })).status).toBe(200)
+        expect((yield* send("DELETE", `/api/v1/users/${user.id}`, { bearer: apiKey })).status).toBe(204)
+        expectError(yield* send("GET", path, { bearer: fresh }), 401, "Unauthorized")
+        expectError(yield* send("GET", path, { headers: { "x-user-token": fresh } }), 401, "Unauthorized")
+      }))
+
+    it.effect("a user token sent where an API key belongs, and a malformed key, still get their own 401s", () =>
+      Effect.gen(function*() {
+        const { token, user } = yield* createUser("wrong-type")
+        const wrongType = yield* send("GET", `/api/v1/users/${user.id}`, { bearer: token })
+        expectError(wrongType, 401, "Unauthorized")
+        expect(json(wrongType).message).toMatch(/Wrong credential type/)
+        const malformed = yield* send("GET", `/api/v1/users/${user.id}`, { bearer: "pb_sk_short" })
+        expectError(malformed, 401, "Unauthorized")
+      }))
+  }
+)
+
+it.layer(makeTestServer({ rateLimits: limits }), { timeout: "120 seconds" })(
+  "concurrent requests on one bucket",
+  (it) => {
+    it.effect("are decided together yet one by one: exactly the burst is served, each with its own remaining count", () =>
+      Effect.gen(function*() {
+        const { apiKey, user } = yield* createUser("concurrent")
+        const replies = yield* Effect.forEach(
+          Array.from({ length: 12 }),
+          () => send("GET", `/api/v1/users/${user.id}`, { bearer: apiKey }),
+          { concurrency: "unbounded" }
+        )
+        const served = replies.filter((reply) => reply.status !== 429)
+        for (const reply of served) expect(reply.status, preview(reply)).toBe(200)
+        expect(served.length).toBe(5)
+        expect(served.map((reply) => Number(reply.headers["ratelimit-remaining"])).sort()).toEqual([0, 1, 2, 3, 4])
+        for (const reply of replies.filter((reply) => reply.status === 429)) expectTooMany(reply, 5)
       }))
   }
 )

@@ -233,9 +233,12 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
           syncState: "Stopped"
         })
         expect(entry.connection.statusReason).toMatch(/^Fitbit no longer accepts this connection: .*410/)
-        // the first 410 stops the sync: it is not retried (only this test injects the fault)
+        // the first 410 stops the sync and nothing is retried (only this test injects the fault); the windows a
+        // backfill reads at once (the one it stores and two ahead) may each meet it
         const gone = (yield* simCalls("Fitbit", { method: "POST" })).filter((c) => c.fault === "gone")
-        expect(gone.map((c) => c.status)).toEqual([410])
+        expect(gone.every((c) => c.status === 410)).toBe(true)
+        expect(gone.length).toBeGreaterThanOrEqual(1)
+        expect(gone.length).toBeLessThanOrEqual(3)
       }))
   }
 )

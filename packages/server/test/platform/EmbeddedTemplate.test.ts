@@ -1,0 +1,73 @@
+/**
+ * A new embedded database starts from the template of an initialised data dir: the first new database makes it,
+ * the next one starts from it and is a whole database, and a template that cannot be loaded is replaced by a plain
+ * `initdb` (and a good template). Runs on PGlite whatever `DATABASE_URL` says: the template is the embedded
+ * database's.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { startEmbedded } from "@pulsebridge/server/platform/Database"
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as Pg from "pg"
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "pulsebridge-template-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+/** Opens the embedded database of `dataDir` from `template`, writes a row and reads it back, then closes it. */
+const roundTrip = (dataDir: string, template: string) =>
+  Effect.scoped(Effect.gen(function*() {
+    const endpoint = yield* startEmbedded(dataDir, template)
+    const client = new Pg.Client({ host: endpoint.host, port: endpoint.port, user: "postgres", database: "postgres" })
+    yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
+    yield* Effect.promise(() => client.query("CREATE TABLE t (id int primary key, name text)"))
+    yield* Effect.promise(() => client.query("INSERT INTO t VALUES (1, 'one')"))
+    const result = yield* Effect.promise(() => client.query<{ name: string }>("SELECT name FROM t WHERE id = 1"))
+    return result.rows.map((row) => row.name)
+  }))
+
+describe("the embedded database's template", () => {
+  it.live("the first new database makes the template; the next one starts from it whole", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const template = path.join(dir, "cache", "template.tar.gz")
+      expect(yield* roundTrip(path.join(dir, "a"), template)).toEqual(["one"])
+      expect(fs.statSync(template).size).toBeGreaterThan(0)
+      const made = fs.statSync(template).mtimeMs
+
+      expect(yield* roundTrip(path.join(dir, "b"), template)).toEqual(["one"])
+      expect(fs.existsSync(path.join(dir, "b", "pg", "PG_VERSION"))).toBe(true)
+      // Loaded, not made again.
+      expect(fs.statSync(template).mtimeMs).toBe(made)
+      // An existing data dir opens as it is: the row written before is there.
+      const reopened = yield* Effect.scoped(Effect.gen(function*() {
+        const endpoint = yield* startEmbedded(path.join(dir, "b"), template)
+        const client = new Pg.Client({
+          host: endpoint.host,
+          port: endpoint.port,
+          user: "postgres",
+          database: "postgres"
+        })
+        yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
+        return (yield* Effect.promise(() => client.query<{ n: number }>("SELECT count(*)::int AS n FROM t"))).rows[0]?.n
+      }))
+      expect(reopened).toBe(1)
+    }).pipe(Effect.scoped), 300_000)
+
+  it.live(
+    "a template that cannot be loaded gives way to initdb, which writes a good one",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const template = path.join(dir, "template.tar.gz")
+        fs.writeFileSync(template, "not a tarball")
+        expect(yield* roundTrip(path.join(dir, "c"), template)).toEqual(["one"])
+        expect(fs.statSync(template).size).toBeGreaterThan(1000)
+        expect(yield* roundTrip(path.join(dir, "d"), template)).toEqual(["one"])
+      }).pipe(Effect.scoped),
+    300_000
+  )
+})
