@@ -14,6 +14,7 @@ import { HttpApiBuilder, HttpMiddleware } from "@effect/platform"
 import * as HttpApiScalar from "@effect/platform/HttpApiScalar"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { ConnectFlow } from "./connections/ConnectFlow.js"
 import { ConnectionTokens } from "./connections/ConnectionTokens.js"
 import { ConnectionsHttpLive } from "./connections/Http.js"
@@ -35,6 +36,7 @@ import { NutrientResolver } from "./journal/NutrientResolver.js"
 import { MetricsListenerLive, MetricsRoutesLive } from "./observability/MetricsRoutes.js"
 import { TracingLive } from "./observability/Tracing.js"
 import { ShardingLive } from "./platform/Cluster.js"
+import { defaultPoolSize } from "./platform/Database.js"
 import { HttpServerLive, ProviderHttpClientLive } from "./platform/HttpServer.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
@@ -83,7 +85,12 @@ const SyncLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
   const settings = Layer.succeed(SyncSettings, {
     ...SyncSettings.defaultValue(),
-    backfillDays: config.backfillDays ?? 30
+    backfillDays: config.backfillDays ?? 30,
+    // Half the pool by default; the embedded database's one connection is shared by turns anyway.
+    storeConcurrency: config.syncStoreConcurrency ??
+      (Option.isSome(config.databaseUrl)
+        ? Math.max(1, Math.floor((config.databasePoolSize ?? defaultPoolSize) / 2))
+        : 1)
   })
   const workers = config.role === "api"
     ? Layer.empty

@@ -228,6 +228,9 @@ const clientOptions = {
   connectTimeout: Duration.seconds(10)
 } as const
 
+/** Connections a process opens to PostgreSQL at most (`DATABASE_POOL_SIZE`). */
+export const defaultPoolSize = 10
+
 /** The longest a single statement may run on PostgreSQL (`STATEMENT_TIMEOUT_MS`; 0: no limit). */
 export const defaultStatementTimeoutMs = 60_000
 
@@ -236,10 +239,15 @@ export const defaultStatementTimeoutMs = 60_000
  * (`statement_timeout`, sent when the connection opens): the backstop behind the request deadline,
  * which cancels the statement of an interrupted request, for work that runs outside any request.
  */
-export const pgClientFromUrl = (url: Redacted.Redacted, statementTimeoutMs = defaultStatementTimeoutMs) =>
+export const pgClientFromUrl = (
+  url: Redacted.Redacted,
+  statementTimeoutMs = defaultStatementTimeoutMs,
+  poolSize = defaultPoolSize
+) =>
   pgClientFromPool(() =>
     new Pg.Pool({
       connectionString: Redacted.value(url),
+      max: poolSize,
       connectionTimeoutMillis: Duration.toMillis(clientOptions.connectTimeout),
       application_name: "pulsebridge",
       ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {})
@@ -308,7 +316,7 @@ export const pgClientLayer = (options: { readonly attach: boolean }) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const config = yield* ServerConfig
     if (Option.isSome(config.databaseUrl)) {
-      return pgClientFromUrl(config.databaseUrl.value, config.statementTimeoutMs)
+      return pgClientFromUrl(config.databaseUrl.value, config.statementTimeoutMs, config.databasePoolSize)
     }
     const holder = readLock(config.dataDir)
     if (Option.isSome(holder)) {

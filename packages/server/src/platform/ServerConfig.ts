@@ -49,6 +49,13 @@ export interface ServerConfigShape {
   readonly uploadTimeoutMs?: number | undefined
   /** The longest a statement may run on PostgreSQL (`STATEMENT_TIMEOUT_MS`, 0: no limit). */
   readonly statementTimeoutMs?: number | undefined
+  /** Connections this process opens to PostgreSQL at most (`DATABASE_POOL_SIZE`; the embedded database has one). */
+  readonly databasePoolSize?: number | undefined
+  /**
+   * Sync windows this process writes at once at most (`SYNC_STORE_CONCURRENCY`); by default half the pool, so
+   * that the sync never holds every connection while requests wait.
+   */
+  readonly syncStoreConcurrency?: number | undefined
   /** Where Dexcom's OAuth endpoints live (`DEXCOM_OAUTH_PATH`): `/v3/oauth2` (default) or `/v2/oauth2`. */
   readonly dexcomOAuthPath?: "/v3/oauth2" | "/v2/oauth2" | undefined
   /** Webhook URLs may name private, loopback and link-local addresses in production (`WEBHOOK_ALLOW_PRIVATE`). */
@@ -176,6 +183,15 @@ const baseConfig = Config.all({
       validation: (n) => n === 0 || n >= 1000
     }),
     Config.withDefault(60_000)
+  ),
+  databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(
+    Config.validate({ message: "DATABASE_POOL_SIZE must be 2 to 1000", validation: (n) => n >= 2 && n <= 1000 }),
+    Config.withDefault(10)
+  ),
+  syncStoreConcurrency: Config.integer("SYNC_STORE_CONCURRENCY").pipe(
+    Config.validate({ message: "SYNC_STORE_CONCURRENCY must be 1 or more", validation: (n) => n >= 1 }),
+    Config.option,
+    Config.map(Option.getOrUndefined)
   ),
   dexcomOAuthPath: Config.literal("/v3/oauth2", "/v2/oauth2")("DEXCOM_OAUTH_PATH").pipe(
     Config.withDefault("/v3/oauth2" as const)

@@ -53,7 +53,12 @@ export class SyncSettings extends Context.Reference<SyncSettings>()("@pulsebridg
      * Windows a backfill reads ahead of the one it stores: the provider, this process and the
      * database then work at once. Each costs a window's records in memory.
      */
-    backfillReadAhead: 2 as number
+    backfillReadAhead: 2 as number,
+    /**
+     * Windows this process writes at once at most: the rest wait their turn before taking a database
+     * connection, so that the sync never holds the whole pool while requests wait for one.
+     */
+    storeConcurrency: 5 as number
   })
 }) {}
 
@@ -101,6 +106,9 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
     const registry = yield* ProviderRegistry
     const httpClient = yield* HttpClient.HttpClient
     const settings = yield* SyncSettings
+    const writes = yield* Effect.makeSemaphore(Math.max(1, settings.storeConcurrency))
+    /** A window's write, in its turn among the sync's writes (see `storeConcurrency`). */
+    const write = writes.withPermits(1)
 
     const load = (connectionId: string) => Effect.map(connections.syncTarget(connectionId), Option.getOrUndefined)
 
@@ -357,7 +365,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         const from = state.backfillFrom
         const windows = windowsNewestFirst(from, state.backfillCursor, dataOf(info).windowDays)
         if (windows.length === 0) {
-          yield* store.storeBackfillWindow(ownerOf(info), emptyBatch, state.backfillCursor, null)
+          yield* write(store.storeBackfillWindow(ownerOf(info), emptyBatch, state.backfillCursor, null))
           return
         }
         const ahead = Math.max(1, settings.backfillReadAhead)
@@ -378,7 +386,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           yield* readAhead
           const window = windows[i]!
           const next = window.from > from ? addDays(window.from, -1) : null
-          yield* store.storeBackfillWindow(ownerOf(info), batch, yield* todayOf(info), next)
+          yield* write(store.storeBackfillWindow(ownerOf(info), batch, yield* todayOf(info), next))
           yield* countStored(slugOf(info), batch)
           if (next === null) yield* afterBackfill(info)
           // A disconnect or a user's deletion stops the backfill at the next window.
@@ -405,7 +413,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         const to = range?.to ?? today
         for (const window of windowsNewestFirst(from, to, dataOf(info).windowDays)) {
           const batch = yield* fetchWindow(info, window)
-          yield* store.storeBatch(ownerOf(info), batch, today)
+          yield* write(store.storeBatch(ownerOf(info), batch, today))
           yield* countStored(slugOf(info), batch)
         }
         yield* store.setState(connectionId, { state: "Idle", synced: true })
@@ -419,7 +427,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       function*(connectionId: string, batch: CanonicalBatch) {
         const info = yield* usable(connectionId)
         if (info === undefined) return
-        yield* store.storeBatch(ownerOf(info), batch, yield* todayOf(info))
+        yield* write(store.storeBatch(ownerOf(info), batch, yield* todayOf(info)))
         yield* countStored(slugOf(info), batch)
         yield* store.setState(connectionId, { state: "Idle", synced: true })
       }
@@ -446,7 +454,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           case "Store":
             return yield* storeDelivered(connectionId, outcome.batch)
           case "Delete":
-            return yield* store.deleteRecords(ownerOf(info), outcome.deletions)
+            return yield* write(store.deleteRecords(ownerOf(info), outcome.deletions))
           case "Scopes":
             // What the user withdrew is no longer read: readers check the connection's scopes.
             return yield* connections.setScopes(connectionId, outcome.scopes)
