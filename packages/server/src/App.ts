@@ -86,6 +86,7 @@ const SyncLive = Layer.unwrapEffect(Effect.gen(function*() {
   const settings = Layer.succeed(SyncSettings, {
     ...SyncSettings.defaultValue(),
     backfillDays: config.backfillDays ?? 30,
+    syncConcurrency: config.syncConcurrency ?? SyncSettings.defaultValue().syncConcurrency,
     // Half the pool by default; the embedded database's one connection is shared by turns anyway.
     storeConcurrency: config.syncStoreConcurrency ??
       (Option.isSome(config.databaseUrl)

@@ -56,6 +56,8 @@ export interface ServerConfigShape {
    * that the sync never holds every connection while requests wait.
    */
   readonly syncStoreConcurrency?: number | undefined
+  /** Connections this process syncs at once at most (`SYNC_CONCURRENCY`, default 16); the others wait their turn. */
+  readonly syncConcurrency?: number | undefined
   /** Where Dexcom's OAuth endpoints live (`DEXCOM_OAUTH_PATH`): `/v3/oauth2` (default) or `/v2/oauth2`. */
   readonly dexcomOAuthPath?: "/v3/oauth2" | "/v2/oauth2" | undefined
   /** Webhook URLs may name private, loopback and link-local addresses in production (`WEBHOOK_ALLOW_PRIVATE`). */
@@ -192,6 +194,10 @@ const baseConfig = Config.all({
     Config.validate({ message: "SYNC_STORE_CONCURRENCY must be 1 or more", validation: (n) => n >= 1 }),
     Config.option,
     Config.map(Option.getOrUndefined)
+  ),
+  syncConcurrency: Config.integer("SYNC_CONCURRENCY").pipe(
+    Config.validate({ message: "SYNC_CONCURRENCY must be 1 or more", validation: (n) => n >= 1 }),
+    Config.withDefault(16)
   ),
   dexcomOAuthPath: Config.literal("/v3/oauth2", "/v2/oauth2")("DEXCOM_OAUTH_PATH").pipe(
     Config.withDefault("/v3/oauth2" as const)

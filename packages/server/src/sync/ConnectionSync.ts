@@ -2,7 +2,7 @@
  * The sync on Effect Cluster: each connection is a `ConnectionSync` entity whose messages are
  * persisted in the database and processed one at a time per connection, so a connection never
  * runs two syncs at once, and a message that was not finished (a crash, a kill -9, a deploy) is
- * delivered again when a runner comes back.
+ * delivered again when a runner comes back. A process syncs a bounded number of connections at once.
  */
 import { ClusterSchema, Entity } from "@effect/cluster"
 import { Rpc } from "@effect/rpc"
@@ -27,15 +27,17 @@ export const ConnectionSyncLive = ConnectionSync.toLayer(Effect.gen(function*() 
   const engine = yield* SyncEngine
   const address = yield* Entity.CurrentAddress
   const connectionId = address.entityId
+  // Each message waits for its turn among the process's syncs (`SyncSettings.syncConcurrency`); a stop does not.
   return {
-    Backfill: () => engine.backfill(connectionId),
+    Backfill: () => engine.inTurn(engine.backfill(connectionId)),
     SyncWindow: ({ payload }) =>
-      engine.syncWindow(
+      engine.inTurn(engine.syncWindow(
         connectionId,
         payload.from !== undefined && payload.to !== undefined ? { from: payload.from, to: payload.to } : undefined
-      ),
-    BackfillRange: ({ payload }) => engine.backfillRange(connectionId, { from: payload.from, to: payload.to }),
-    Notify: ({ payload }) => engine.notify(connectionId, payload.notification),
+      )),
+    BackfillRange: ({ payload }) =>
+      engine.inTurn(engine.backfillRange(connectionId, { from: payload.from, to: payload.to })),
+    Notify: ({ payload }) => engine.inTurn(engine.notify(connectionId, payload.notification)),
     Stop: () => engine.stop(connectionId)
   }
 }))

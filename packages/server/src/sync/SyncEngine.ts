@@ -58,7 +58,13 @@ export class SyncSettings extends Context.Reference<SyncSettings>()("@pulsebridg
      * Windows this process writes at once at most: the rest wait their turn before taking a database
      * connection, so that the sync never holds the whole pool while requests wait for one.
      */
-    storeConcurrency: 5 as number
+    storeConcurrency: 5 as number,
+    /**
+     * Connections this process syncs at once at most (a backfill, a window, a notification): the others wait
+     * their turn before they read anything, so the records read and not yet stored stay bounded (at most this
+     * many times the read-ahead's windows) however many connections have work.
+     */
+    syncConcurrency: 16 as number
   })
 }) {}
 
@@ -109,6 +115,9 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
     const writes = yield* Effect.makeSemaphore(Math.max(1, settings.storeConcurrency))
     /** A window's write, in its turn among the sync's writes (see `storeConcurrency`). */
     const write = writes.withPermits(1)
+    const runs = yield* Effect.makeSemaphore(Math.max(1, settings.syncConcurrency))
+    /** A connection's sync (one message of its entity), in its turn among this process's (see `syncConcurrency`). */
+    const inTurn = <A, E, R>(effect: Effect.Effect<A, E, R>) => runs.withPermits(1)(effect)
 
     const load = (connectionId: string) => Effect.map(connections.syncTarget(connectionId), Option.getOrUndefined)
 
@@ -465,6 +474,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       )
 
     return {
+      inTurn,
       planBackfill,
       notify,
       backfill,

@@ -1,7 +1,7 @@
 /**
  * The database pool's settings: `DATABASE_POOL_SIZE` bounds the connections a process opens to PostgreSQL
- * (seen in `pulsebridge_db_pool_max` and in the connections the server holds under load), and
- * `SYNC_STORE_CONCURRENCY` is read as given or left to its default (half the pool).
+ * (seen in `pulsebridge_db_pool_max` and in the sessions the pool opens under load); `SYNC_STORE_CONCURRENCY`
+ * (default half the pool) and `SYNC_CONCURRENCY` (default 16) are read as given.
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
@@ -24,21 +24,25 @@ describe("database pool settings", () => {
       if (defaults._tag === "Right") {
         expect(defaults.right.databasePoolSize).toBe(defaultPoolSize)
         expect(defaults.right.syncStoreConcurrency).toBeUndefined()
+        expect(defaults.right.syncConcurrency).toBe(16)
       }
-      const set = yield* read({ DATABASE_POOL_SIZE: "24", SYNC_STORE_CONCURRENCY: "3" })
+      const set = yield* read({ DATABASE_POOL_SIZE: "24", SYNC_STORE_CONCURRENCY: "3", SYNC_CONCURRENCY: "40" })
       expect(set._tag).toBe("Right")
       if (set._tag === "Right") {
         expect(set.right.databasePoolSize).toBe(24)
         expect(set.right.syncStoreConcurrency).toBe(3)
+        expect(set.right.syncConcurrency).toBe(40)
       }
       for (const env of [{ DATABASE_POOL_SIZE: "1" }, { DATABASE_POOL_SIZE: "many" }]) {
         const refused = yield* read(env)
         expect(refused._tag).toBe("Left")
         if (refused._tag === "Left") expect(String(refused.left)).toMatch(/DATABASE_POOL_SIZE/)
       }
-      const zero = yield* read({ SYNC_STORE_CONCURRENCY: "0" })
-      expect(zero._tag).toBe("Left")
-      if (zero._tag === "Left") expect(String(zero.left)).toMatch(/SYNC_STORE_CONCURRENCY/)
+      for (const name of ["SYNC_STORE_CONCURRENCY", "SYNC_CONCURRENCY"]) {
+        const zero = yield* read({ [name]: "0" })
+        expect(zero._tag).toBe("Left")
+        if (zero._tag === "Left") expect(String(zero.left)).toMatch(new RegExp(name))
+      }
     }))
 
   it.live.skipIf(process.env["DATABASE_URL"] === undefined)(
