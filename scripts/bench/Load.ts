@@ -151,11 +151,19 @@ export const requestOnce = (target: Target, timeoutSeconds = 10) =>
           })
           response.on("error", reject)
         }
-        const request = new URL(target.url).protocol === "http:"
-          ? http.request(target.url, options, onResponse)
-          : https.request(target.url, { ...options, ca: target.ca }, onResponse)
-        request.on("error", reject)
-        request.end(target.body)
+        // A kept-alive socket the server closed just as it was reused is reset before any answer: the request is
+        // sent again once on a new socket, as browsers and HTTP clients do (Node's documentation of `reusedSocket`).
+        const send = (retried: boolean) => {
+          const request = new URL(target.url).protocol === "http:"
+            ? http.request(target.url, options, onResponse)
+            : https.request(target.url, { ...options, ca: target.ca }, onResponse)
+          request.on("error", (error: NodeJS.ErrnoException) => {
+            if (!retried && request.reusedSocket && error.code === "ECONNRESET") send(true)
+            else reject(error)
+          })
+          request.end(target.body)
+        }
+        send(false)
       }),
     catch: (cause) => new BenchError({ message: `${target.method} ${target.url} failed: ${cause}` })
   }).pipe(
