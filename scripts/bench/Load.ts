@@ -151,12 +151,14 @@ export const requestOnce = (target: Target, timeoutSeconds = 10) =>
           })
           response.on("error", reject)
         }
-        // A kept-alive socket the server closed just as it was reused is reset before any answer: the request is
-        // sent again once on a new socket, as browsers and HTTP clients do (Node's documentation of `reusedSocket`).
+        // A kept-alive socket the server closed just as it was reused is reset before any answer ("socket hang up"
+        // or ECONNRESET): the request is sent again once, on a socket of its own (the pool may hold more such
+        // sockets), as browsers and HTTP clients do (Node's documentation of `reusedSocket`).
         const send = (retried: boolean) => {
+          const sent = retried ? { ...options, agent: false } : options
           const request = new URL(target.url).protocol === "http:"
-            ? http.request(target.url, options, onResponse)
-            : https.request(target.url, { ...options, ca: target.ca }, onResponse)
+            ? http.request(target.url, sent, onResponse)
+            : https.request(target.url, { ...sent, ca: target.ca }, onResponse)
           request.on("error", (error: NodeJS.ErrnoException) => {
             if (!retried && request.reusedSocket && error.code === "ECONNRESET") send(true)
             else reject(error)
