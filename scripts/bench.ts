@@ -29,23 +29,13 @@ import type pg from "pg"
 import { measureBackfill } from "./bench/Backfill.js"
 import { startBaseline } from "./bench/Baseline.js"
 import type { LoadSettings, Measurement, Target } from "./bench/Load.js"
-import { BenchError, measure, requestOnce } from "./bench/Load.js"
+import { BenchError, measure, positiveFromEnv, requestOnce } from "./bench/Load.js"
 import { fileConsole } from "./bench/LogSink.js"
 import type { DatabaseKind, RouteResult, RouteSummary } from "./bench/Report.js"
 import { currentMachine, databaseTitle, rate, runProblems, terminalTable, writeMarkdown } from "./bench/Report.js"
 import { measureStartup } from "./bench/Startup.js"
 
 const docsFile = fileURLToPath(new URL("../docs/benchmarks.md", import.meta.url))
-
-/** A whole number from the environment, `fallback` when unset. */
-const positiveFromEnv = (name: string, fallback: number) =>
-  Effect.suspend(() => {
-    const raw = process.env[name]
-    const value = raw === undefined || raw === "" ? fallback : Number(raw)
-    return Number.isInteger(value) && value >= 1
-      ? Effect.succeed(value)
-      : Effect.fail(new BenchError({ message: `${name} must be a whole number >= 1, not "${raw}"` }))
-  })
 
 const readSettings = Effect.gen(function*() {
   const durationSeconds = yield* positiveFromEnv("BENCH_DURATION", 8)

@@ -24,6 +24,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
+import { cpuSeconds as childCpuSeconds } from "./GrowthProcesses.js"
 import type { Response, Target } from "./Load.js"
 import { BenchError, requestOnce } from "./Load.js"
 import { profiled } from "./Profile.js"
@@ -155,19 +156,6 @@ const collectGarbage: () => (() => void) | undefined = (() => {
     return gc
   }
 })()
-
-/** CPU seconds a process used so far, from `/proc` (Linux); undefined elsewhere. */
-const childCpuSeconds = (pid: number | undefined): number | undefined => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    // After the command name (in parentheses, and it may hold spaces), utime and stime are the 12th and 13th fields.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    const ticks = Number(fields[11]) + Number(fields[12])
-    return Number.isFinite(ticks) ? ticks / 100 : undefined
-  } catch {
-    return undefined
-  }
-}
 
 /**
  * Samples every `intervalMs` the CPU seconds of the PostgreSQL backends serving the current database, when they

@@ -46,7 +46,7 @@ import type { GrowthProcess, GrowthResult } from "./GrowthReport.js"
 import { growthLines, writeGrowth } from "./GrowthReport.js"
 import type { GrowthSimulatorSettings, SimulatorAnswers } from "./GrowthSimulator.js"
 import type { Response } from "./Load.js"
-import { BenchError, requestOnce } from "./Load.js"
+import { BenchError, positiveFromEnv, requestOnce } from "./Load.js"
 import type { DatabaseKind } from "./Report.js"
 import { currentMachine, databaseTitle } from "./Report.js"
 
@@ -58,15 +58,6 @@ const redirectUrl = "https://growth.example.com/connected"
 const dayMs = 86_400_000
 
 export type Layout = "single" | "split"
-
-const positiveFromEnv = (name: string, fallback: number) =>
-  Effect.suspend(() => {
-    const raw = process.env[name]
-    const value = raw === undefined || raw === "" ? fallback : Number(raw)
-    return Number.isInteger(value) && value >= 1
-      ? Effect.succeed(value)
-      : Effect.fail(new BenchError({ message: `${name} must be a whole number >= 1, not "${raw}"` }))
-  })
 
 const say = (text: string) => Effect.sync(() => process.stdout.write(`${text}\n`))
 

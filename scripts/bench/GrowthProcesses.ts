@@ -140,7 +140,7 @@ export const runCommand = (args: ReadonlyArray<string>, env: Readonly<Record<str
 export const serveArgs: ReadonlyArray<string> = [compiledCli, "serve"]
 
 /** CPU seconds (user + system) a process used so far, from `/proc/<pid>/stat`; undefined when unreadable. */
-export const cpuSeconds = (pid: number): number | undefined => {
+export const cpuSeconds = (pid: number | undefined): number | undefined => {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
     // After the command name (in parentheses, and it may hold spaces), utime and stime are the 12th and 13th fields.

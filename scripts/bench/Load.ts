@@ -14,6 +14,16 @@ import { profiled } from "./Profile.js"
 
 export class BenchError extends Data.TaggedError("BenchError")<{ readonly message: string }> {}
 
+/** A whole number >= 1 from the environment, `fallback` when unset. */
+export const positiveFromEnv = (name: string, fallback: number) =>
+  Effect.suspend(() => {
+    const raw = process.env[name]
+    const value = raw === undefined || raw === "" ? fallback : Number(raw)
+    return Number.isInteger(value) && value >= 1
+      ? Effect.succeed(value)
+      : Effect.fail(new BenchError({ message: `${name} must be a whole number >= 1, not "${raw}"` }))
+  })
+
 export interface Target {
   readonly url: string
   readonly method: "GET" | "POST"

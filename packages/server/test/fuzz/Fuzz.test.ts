@@ -300,6 +300,8 @@ const validCredential = (world: World, operation: Operation): ReadonlyArray<Head
 const portalCredentialDrafts = (world: World, operation: Operation): Array<Draft> => {
   const change = operation.method !== "GET"
   const { cookie, csrfToken } = world.portal
+  // The token with its last character changed (to another one: a token that already ends in "A" keeps a "B").
+  const wrongToken = `${csrfToken.slice(0, -1)}${csrfToken.endsWith("A") ? "B" : "A"}`
   const draft = (credential: ReadonlyArray<Header>, label: string, certain = true): Draft => ({
     mutation: `session: ${label}`,
     certain,
@@ -318,7 +320,7 @@ const portalCredentialDrafts = (world: World, operation: Operation): Array<Draft
     draft([["Cookie", `${cookie}%00`], ["X-CSRF-Token", csrfToken]], "the valid cookie and an encoded NUL"),
     draft([["Authorization", `Bearer ${world.apiKey}`]], "an API key instead"),
     draft([["Cookie", cookie]], "no CSRF token", change),
-    draft([["Cookie", cookie], ["X-CSRF-Token", `${csrfToken.slice(0, -1)}A`]], "a wrong CSRF token", change),
+    draft([["Cookie", cookie], ["X-CSRF-Token", wrongToken]], "a wrong CSRF token", change),
     draft([["Cookie", cookie], ["X-CSRF-Token", ""]], "an empty CSRF token", change),
     draft([["Cookie", cookie], ["X-CSRF-Token", "x".repeat(5_000)]], "a 5,000-character CSRF token", change),
     draft(
