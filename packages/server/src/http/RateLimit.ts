@@ -17,6 +17,7 @@ import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import * as net from "node:net"
@@ -28,7 +29,7 @@ import { presentedCredential, setPrefetched } from "./Credentials.js"
 import { drain } from "./Drain.js"
 import type { CredentialLookup, TakeResult } from "./RateLimitRepo.js"
 import { RateLimitRepo } from "./RateLimitRepo.js"
-import { countRateLimited } from "./RequestMetrics.js"
+import { countRateLimited, rateLimitsNotApplied } from "./RequestMetrics.js"
 
 /** Routes never limited: probes, the landing page and the API's documentation. */
 const exemptPaths: ReadonlySet<string> = new Set([
@@ -180,12 +181,15 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
     // One warning per minute at most while the database does not answer.
     let lastWarning = 0
     const failOpen = (cause: unknown) =>
-      Effect.suspend(() => {
-        const now = Date.now()
-        if (now - lastWarning < 60_000) return Effect.void
-        lastWarning = now
-        return Effect.logWarning("Rate limits not applied: the database did not answer", cause)
-      })
+      Effect.zipRight(
+        Metric.increment(rateLimitsNotApplied),
+        Effect.suspend(() => {
+          const now = Date.now()
+          if (now - lastWarning < 60_000) return Effect.void
+          lastWarning = now
+          return Effect.logWarning("Rate limits not applied: the database did not answer", cause)
+        })
+      )
 
     if (settings.enabled) {
       // A bucket idle for as long as the slowest one takes to fill is full, the same as no row.

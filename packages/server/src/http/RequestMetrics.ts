@@ -160,3 +160,13 @@ const credentialKinds: Readonly<Record<string, string>> = {
 /** Counts a request refused by the rate limits; `bucketKey` is the bucket's key (`<kind>:<hash>`). */
 export const countRateLimited = (bucketKey: string) =>
   Metric.increment(Metric.tagged(rateLimited, "credential", credentialKinds[bucketKey.split(":")[0]!] ?? "address"))
+
+/**
+ * Requests let through without a rate-limit decision because the database did not answer (the limiter fails open),
+ * and failed authentications that could not be charged to their address for the same reason.
+ */
+export const rateLimitsNotApplied = Metric.counter("pulsebridge_http_rate_limits_not_applied_total", {
+  description:
+    "Rate-limit statements that failed (the database did not answer): the request was let through, or its failed authentication was not charged",
+  incremental: true
+})
