@@ -28,6 +28,7 @@ import { fileURLToPath } from "node:url"
 import type pg from "pg"
 import { measureBackfill } from "./bench/Backfill.js"
 import { startBaseline } from "./bench/Baseline.js"
+import { startEffectFloor } from "./bench/EffectFloor.js"
 import type { LoadSettings, Measurement, Target } from "./bench/Load.js"
 import { BenchError, measure, positiveFromEnv, requestOnce } from "./bench/Load.js"
 import { fileConsole } from "./bench/LogSink.js"
@@ -102,6 +103,11 @@ const glucoseDays = 30
 const glucoseTargetRatio = 0.7
 /** `BENCH_ONLY=backfill`: the backfill alone, for profiling it; the routes are not loaded and no section is written. */
 const backfillOnly = process.env["BENCH_ONLY"] === "backfill"
+/**
+ * `BENCH_ONLY=requests`: the request path alone (`GET` and `POST /api/v1/users`), after a short backfill, for profiling
+ * it; no start-up runs and no section is written.
+ */
+const requestsOnly = process.env["BENCH_ONLY"] === "requests"
 
 interface Route {
   readonly route: string
@@ -116,6 +122,8 @@ interface Route {
   readonly baseline?: "strong"
   /** The row of the summary table at the top of docs/benchmarks.md this route measures. */
   readonly summary?: RouteSummary
+  /** Also measured on the Effect floor (`bench/EffectFloor.ts`), which serves this route only. */
+  readonly floor?: boolean
 }
 
 /** The request path's goal: at least 0.7× the baseline's req/s with a p99 at most twice the baseline's. */
@@ -203,7 +211,8 @@ const routes = (apiKey: string, userId: string): ReadonlyArray<Route> => [
       ca
     }),
     comparable: withoutToken("GET /api/v1/users/:id"),
-    summary: { key: "get-user", ...requestPathGoal }
+    summary: { key: "get-user", ...requestPathGoal },
+    floor: true
   },
   {
     route: "POST /api/v1/users",
@@ -383,6 +392,10 @@ const program = Effect.gen(function*() {
       (baseline) => Effect.promise(() => baseline.close()).pipe(Effect.interruptible, Effect.timeoutOption("5 seconds"))
     )
     const baselineBase = `https://127.0.0.1:${baseline.port}`
+    const floor = yield* Effect.acquireRelease(
+      Effect.promise(() => startEffectFloor({ cert, key, pool: database.pool(dataDir) })),
+      (floor) => Effect.promise(() => floor.close()).pipe(Effect.interruptible, Effect.timeoutOption("5 seconds"))
+    )
 
     yield* say(`  Dexcom backfill of ${backfillDays} days from the simulator...`)
     const backfill = yield* measureBackfill({
@@ -407,7 +420,11 @@ const program = Effect.gen(function*() {
 
     const results: Array<RouteResult> = []
     const glucose = glucoseRoute(glucoseUser.id, glucoseUser.token, glucoseRange(backfill.to))
-    const measured = backfillOnly ? [] : [glucose, ...strongGlucoseRoutes(glucose), ...routes(apiKey, user.id)]
+    const measured = backfillOnly
+      ? []
+      : requestsOnly
+      ? routes(apiKey, user.id)
+      : [glucose, ...strongGlucoseRoutes(glucose), ...routes(apiKey, user.id)]
     for (const route of measured) {
       const ours = route.target(pulsebridgeBase, cert)
       const theirs = route.target(route.baseline === "strong" ? `${baselineBase}/strong` : baselineBase, cert)
@@ -417,11 +434,21 @@ const program = Effect.gen(function*() {
       yield* describe("PulseBridge", route.route, pulsebridge)
       const base = yield* measure(theirs, load)
       yield* describe("baseline", route.route, base)
+      const floorRun = route.floor === true
+        ? yield* Effect.gen(function*() {
+          const target = route.target(`https://127.0.0.1:${floor.port}`, cert)
+          yield* preflight(route, target, theirs)
+          const measured = yield* measure(target, load)
+          yield* describe("floor", route.route, measured)
+          return measured
+        })
+        : undefined
       results.push({
         route: route.route,
         description: route.load === undefined ? route.description : `${route.description} ${answerSize(answer)}`,
         pulsebridge,
         baseline: base,
+        floor: floorRun,
         targetRatio: route.targetRatio,
         load,
         summary: route.summary
@@ -432,6 +459,7 @@ const program = Effect.gen(function*() {
 
   const shutdown = { finished: true }
   const { backfill, databaseVersion, results } = yield* withServer(ServerLive, serverConsole, shutdown, run)
+  if (requestsOnly) return
   yield* say("  Start-up and CLI...")
   const startup = yield* measureStartup(adminUrl !== undefined && adminUrl !== "" ? adminUrl : undefined)
   const benchRun = {

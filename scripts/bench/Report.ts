@@ -29,6 +29,8 @@ export interface RouteResult {
   readonly description: string
   readonly pulsebridge: Measurement
   readonly baseline: Measurement
+  /** The framework's floor (`bench/EffectFloor.ts`), for the routes that measure it. */
+  readonly floor?: Measurement | undefined
   /** The smallest acceptable PulseBridge req/s over the baseline's, where the route has a target. */
   readonly targetRatio?: number | undefined
   readonly load: LoadSettings
@@ -95,7 +97,9 @@ const integer = (n: number) => Math.round(n).toLocaleString("en-US")
 /** Requests per second: whole above 100, else with a decimal (a heavy route answers a few per second). */
 export const rate = (n: number) => n >= 100 ? integer(n) : n.toFixed(1)
 const millis = (n: number) => Number.isInteger(n) ? `${n}` : n.toFixed(2)
-const isValid = (route: RouteResult) => route.pulsebridge.problems.length === 0 && route.baseline.problems.length === 0
+const isValid = (route: RouteResult) =>
+  route.pulsebridge.problems.length === 0 && route.baseline.problems.length === 0 &&
+  (route.floor?.problems.length ?? 0) === 0
 const formatRatio = (n: number) => `${n.toFixed(2)}×`
 /** PulseBridge's req/s over the baseline's; meaningless when a run answered errors, which are cheap to send. */
 const ratio = (route: RouteResult) =>
@@ -105,7 +109,8 @@ const ratio = (route: RouteResult) =>
 export const problems = (routes: ReadonlyArray<RouteResult>): Array<string> =>
   routes.flatMap((route) => [
     ...route.pulsebridge.problems.map((problem) => `${route.route}, PulseBridge: ${problem}`),
-    ...route.baseline.problems.map((problem) => `${route.route}, baseline: ${problem}`)
+    ...route.baseline.problems.map((problem) => `${route.route}, baseline: ${problem}`),
+    ...(route.floor?.problems ?? []).map((problem) => `${route.route}, Effect floor: ${problem}`)
   ])
 
 /** Every problem of a run, the backfill's included. */
@@ -163,7 +168,16 @@ export const terminalTable = (run: BenchRun): string => {
       millis(route.baseline.p99),
       integer(route.baseline.requests),
       isValid(route) ? formatRatio(1) : "invalid"
-    ]
+    ],
+    ...(route.floor === undefined ? [] : [[
+      "",
+      "Effect floor",
+      rate(route.floor.requestsPerSecond),
+      millis(route.floor.p50),
+      millis(route.floor.p99),
+      integer(route.floor.requests),
+      isValid(route) ? formatRatio(route.floor.requestsPerSecond / route.baseline.requestsPerSecond) : "invalid"
+    ]])
   ])
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)))
   const line = (cells: ReadonlyArray<string>) =>
@@ -240,6 +254,19 @@ const routeTable = (route: RouteResult, settings: LoadSettings) => {
     `| Baseline (node:https + pg) | ${rate(route.baseline.requestsPerSecond)} | ${millis(route.baseline.p50)} | ${
       millis(route.baseline.p99)
     } | ${integer(route.baseline.requests)} | ${isValid(route) ? formatRatio(1) : "invalid"} |`,
+    ...(route.floor === undefined ? [] : [
+      `| Effect floor (HttpApi + sql-pg, nothing else) | ${rate(route.floor.requestsPerSecond)} | ${
+        millis(route.floor.p50)
+      } | ${millis(route.floor.p99)} | ${integer(route.floor.requests)} | ${
+        isValid(route) ? formatRatio(route.floor.requestsPerSecond / route.baseline.requestsPerSecond) : "invalid"
+      } |`,
+      "",
+      "The Effect floor is a server of nothing but the platform PulseBridge is built on (`scripts/bench/EffectFloor.ts`): " +
+      "an `HttpApi` with this one endpoint and a bearer middleware on `@effect/platform-node` over `node:https`, and " +
+      "`@effect/sql-pg` running the baseline's two statements. What separates it from the baseline is the framework's " +
+      "cost; what separates PulseBridge from it is PulseBridge's own (request log, metrics, rate limits, deadline, " +
+      "checks)."
+    ]),
     ...(route.targetRatio === undefined ? [] : [
       "",
       `Target: at least ${formatRatio(route.targetRatio)} the baseline's req/s: **${
