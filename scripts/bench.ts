@@ -6,7 +6,8 @@
  * `POST /api/v1/users`. Prints the figures and rewrites `docs/benchmarks.md` (see `bench/Report.ts`).
  * `BENCH_DURATION` sets the measured seconds of each run (default 8), `BENCH_CONNECTIONS` the concurrent
  * connections (default 10), `BENCH_BACKFILL_DAYS` the days of the backfill (default 365; 33 for a quick check of the
- * routes); `BENCH_ONLY=backfill` runs the backfill alone and leaves `docs/benchmarks.md` as it is.
+ * routes); `BENCH_ONLY=backfill` runs the backfill alone (`BENCH_ONLY=requests` the request path alone) and leaves
+ * `docs/benchmarks.md` as it is.
  */
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
@@ -459,7 +460,7 @@ const program = Effect.gen(function*() {
 
   const shutdown = { finished: true }
   const { backfill, databaseVersion, results } = yield* withServer(ServerLive, serverConsole, shutdown, run)
-  if (requestsOnly) return
+  if (requestsOnly || backfillOnly) return
   yield* say("  Start-up and CLI...")
   const startup = yield* measureStartup(adminUrl !== undefined && adminUrl !== "" ? adminUrl : undefined)
   const benchRun = {
