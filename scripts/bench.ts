@@ -460,9 +460,11 @@ const program = Effect.gen(function*() {
 
   const shutdown = { finished: true }
   const { backfill, databaseVersion, results } = yield* withServer(ServerLive, serverConsole, shutdown, run)
-  if (requestsOnly || backfillOnly) return
-  yield* say("  Start-up and CLI...")
-  const startup = yield* measureStartup(adminUrl !== undefined && adminUrl !== "" ? adminUrl : undefined)
+  const partial = requestsOnly || backfillOnly
+  if (!partial) yield* say("  Start-up and CLI...")
+  const startup = partial
+    ? undefined
+    : yield* measureStartup(adminUrl !== undefined && adminUrl !== "" ? adminUrl : undefined)
   const benchRun = {
     kind,
     databaseDetail: database.detail,
@@ -475,7 +477,7 @@ const program = Effect.gen(function*() {
     startup
   }
   yield* say(`\n${terminalTable(benchRun)}\n`)
-  if (!backfillOnly) {
+  if (!partial) {
     writeMarkdown(docsFile, benchRun)
     yield* say(`Wrote the ${databaseTitle[kind]} section of docs/benchmarks.md`)
   }
