@@ -133,7 +133,7 @@ export const build = async () => {
     chunkNames: "[name]-[hash]",
     external,
     banner: { js: requireBanner },
-    keepNames: true,
+    keepNames: false,
     metafile: true,
     legalComments: "none",
     logLevel: "warning",
