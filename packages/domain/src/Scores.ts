@@ -38,6 +38,8 @@ export const ScoreFactorKey = Schema.Literal(
   "remSleep",
   "regularity",
   "timing",
+  "caffeine",
+  "lateMeal",
   "hrv",
   "restingHeartRate",
   "lastNightSleep",
@@ -52,7 +54,12 @@ export const ScoreFactorKey = Schema.Literal(
   "hourlyMovement",
   "trainingBalance",
   "activeCalories"
-).annotations({ identifier: "ScoreFactorKey", description: "Which measurement a factor scores" })
+).annotations({
+  identifier: "ScoreFactorKey",
+  description: "Which measurement a factor scores. The sleep score's `caffeine` (mg still active at sleep onset) " +
+    "and `lateMeal` (hours from the last meal to sleep onset) are read from the journal and appear only when it " +
+    "has entries for them in the 24 h before the night's main sleep"
+})
 export type ScoreFactorKey = typeof ScoreFactorKey.Type
 
 export const ScoreFactorState = Schema.Literal("scored", "unavailable", "calibrating").annotations({
@@ -81,13 +88,17 @@ export const ScoreFactor = Schema.Struct({
   subScore: Schema.NullOr(Schema.Number).annotations({ description: "0-100 from the factor's curve" }),
   weight: Schema.Number.annotations({ description: "Nominal weight within its score" }),
   effectiveWeight: Schema.Number.annotations({
-    description: "Weight after the unavailable and calibrating factors were dropped (0 for those)"
+    description: "Weight after the unavailable and calibrating factors were dropped (0 for those). The sleep " +
+      "score's `caffeine` and `lateMeal` only take points off: their effective weight is their weight, and the " +
+      "other factors are not renormalised for them"
   }),
   pointsLost: Schema.Number.annotations({
     description: "effectiveWeight x (100 - subScore): how many points of the score this factor cost"
   }),
   state: ScoreFactorState,
-  source: Schema.NullOr(Provider).annotations({ description: "The provider whose data was used" })
+  source: Schema.NullOr(Provider).annotations({
+    description: "The provider whose data was used; null for a factor read from the journal"
+  })
 }).annotations({ identifier: "ScoreFactor", description: "One measurement's contribution to a score" })
 export type ScoreFactor = typeof ScoreFactor.Type
 

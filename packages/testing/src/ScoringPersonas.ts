@@ -182,7 +182,7 @@ const round = (x: number, decimals = 0): number => {
 
 /** `days` days of canonical rows for `persona`, the first dated `start`, in the UTC time zone. */
 export const personaRows = (persona: Persona, start: string, days: number, seed = "scores"): ScoringRows => {
-  const rows = { dailyActivity: [], dailyLoad: [], sleep: [], recovery: [], workouts: [] } as {
+  const rows = { dailyActivity: [], dailyLoad: [], sleep: [], recovery: [], workouts: [], journal: [] } as {
     -readonly [K in keyof ScoringRows]: Array<ScoringRows[K][number]>
   }
   for (let i = 0; i < days; i++) {

@@ -57,8 +57,23 @@ export const Breakpoints = {
   /** Waking sedentary time, hours. */
   sedentaryTime: [[8, 100], [10, 60], [12, 25], [14, 0]],
   /** Acute (7-day) over chronic (28-day) exponentially weighted load. */
-  trainingBalance: [[0.5, 60], [0.8, 100], [1.3, 100], [1.5, 60], [2, 0]]
+  trainingBalance: [[0.5, 60], [0.8, 100], [1.3, 100], [1.5, 60], [2, 0]],
+  /**
+   * Caffeine still active at sleep onset, mg. 30 mg is about what a 107 mg coffee 8.8 h before bed
+   * leaves (the meta-analysis's limit for no loss of sleep time); 175 mg what 400 mg 6 h before bed
+   * leaves (which cost over an hour of sleep).
+   */
+  caffeine: [[30, 100], [100, 50], [175, 20], [250, 0]],
+  /** Hours from the last meal to sleep onset: 3 h or more is full credit. */
+  lateMeal: [[0.5, 0], [1, 30], [2, 70], [3, 100]]
 } as const satisfies Record<string, Breakpoints>
+
+/**
+ * Caffeine left after `hours` of exponential elimination with a half-life of `halfLifeHours`:
+ * `mg x 2^(-hours / halfLife)`.
+ */
+export const caffeineRemaining = (mg: number, hours: number, halfLifeHours: number): number =>
+  mg * Math.pow(2, -hours / halfLifeHours)
 
 /** Full marks from 88 on: a good night counts fully towards recovery. */
 export const lastNightSleep = (sleepScore: number): number => Math.min(100, 100 * sleepScore / 88)

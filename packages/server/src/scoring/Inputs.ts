@@ -5,7 +5,8 @@
  * When several providers report the same input for a day, the providers' priority (from their
  * plug-ins' catalogue entries) picks the first provider in its list that has a value; the others are ignored for that input (values are
  * never averaged across devices, and baselines only compare values from one provider).
- * Glucose rows add nothing to scores and are not part of the input.
+ * Glucose rows add nothing to scores and are not part of the input. Journal entries are read only
+ * for the intake before each night's main sleep (`Intake.ts`).
  */
 import type { Provider } from "@pulsebridge/domain"
 import type { ScoreInput } from "@pulsebridge/providers"
@@ -18,6 +19,10 @@ import type {
   WorkoutRecord
 } from "@pulsebridge/providers"
 import { localMinuteOfDay } from "./Calendar.js"
+import type { BedtimeIntake, JournalRow } from "./Intake.js"
+import { Journal } from "./Intake.js"
+
+export type { BedtimeIntake, JournalRow } from "./Intake.js"
 
 /** A canonical row with the provider of the connection it came from. */
 export type FromProvider<A> = A & { readonly provider: Provider }
@@ -64,6 +69,8 @@ export interface ScoringRows {
   readonly sleep: ReadonlyArray<SleepRow>
   readonly recovery: ReadonlyArray<RecoveryRow>
   readonly workouts: ReadonlyArray<WorkoutRow>
+  /** The user's journal entries over the same dates (and the day after, for time zones). */
+  readonly journal: ReadonlyArray<JournalRow>
 }
 
 /** One value and the provider it came from. */
@@ -117,6 +124,11 @@ export interface ScoringDay {
    * daily activity summary. Ratios only ever compare loads of one provider.
    */
   readonly load: Reading | null
+  /**
+   * Caffeine and the last meal before the main sleep, from the journal; null without a main sleep
+   * or when the journal has nothing in the 24 h before it.
+   */
+  readonly intake: BedtimeIntake | null
 }
 
 export interface ScoringInput {
@@ -294,6 +306,7 @@ export const buildScoringInput = (
   const sleep = groupByDate(rows.sleep)
   const recovery = groupByDate(rows.recovery)
   const workouts = groupByDate(rows.workouts)
+  const journal = new Journal(rows.journal)
   const dates = [
     ...new Set([...activity.keys(), ...load.keys(), ...sleep.keys(), ...recovery.keys(), ...workouts.keys()])
   ]
@@ -352,7 +365,8 @@ export const buildScoringInput = (
       ),
       activeCalories: pick(act, priority.activeCalories, (r) => r.activeCalories),
       load: pick(load.get(date), priority.trainingLoad, (r) => r.loadScore) ??
-        pick(act, priority.trainingLoad, (r) => r.moderateActiveMinutes + 2 * r.vigorousActiveMinutes)
+        pick(act, priority.trainingLoad, (r) => r.moderateActiveMinutes + 2 * r.vigorousActiveMinutes),
+      intake: main === null ? null : journal.before(main.start)
     }
   })
   return { timezone: options.timezone, days }

@@ -2,10 +2,11 @@
  * The one statement the scores run: the canonical rows of a user over a window of local dates,
  * loaded with ONE query (each row set aggregated as JSON) and decoded by Schema into the rows the
  * scoring input is built from. Rows of disconnected connections are left out, as in the range reads.
+ * Journal entries are the user's own, of any source: the sleep score reads their caffeine and meals.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { UserId } from "@pulsebridge/domain"
-import { Provider } from "@pulsebridge/domain"
+import { EntryKind, Provider } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ScoringRows } from "./Inputs.js"
@@ -58,13 +59,22 @@ const RecoveryRow = Schema.Struct({
 
 const WorkoutRow = Schema.Struct({ ...ofProvider, zoneDurationsJson: Schema.String })
 
+const JournalRow = Schema.Struct({
+  entryKind: EntryKind,
+  consumedAtUtc: Schema.Date,
+  caffeineMg: Value,
+  caloriesKcal: Value,
+  volumeMl: Value
+})
+
 const Loaded = Schema.Struct({
   timezone: Schema.NullOr(Schema.String),
   dailyActivity: Schema.Array(ActivityRow),
   dailyLoad: Schema.Array(LoadRow),
   sleep: Schema.Array(SleepRow),
   recovery: Schema.Array(RecoveryRow),
-  workouts: Schema.Array(WorkoutRow)
+  workouts: Schema.Array(WorkoutRow),
+  journal: Schema.Array(JournalRow)
 })
 
 /** The drivers differ: node-postgres parses a `json` column, the embedded database may hand over its text. */
@@ -130,7 +140,17 @@ export class ScoresRepo extends Effect.Service<ScoresRepo>()("@pulsebridge/serve
         },
             'workouts', ${
           rows("workouts", "w", "'provider', w.provider, 'date', w.date, 'zoneDurationsJson', w.zone_durations_json")
-        }
+        },
+            -- only the entries Intake.ts can count: caffeine, coffees and meals
+            'journal', coalesce((
+              select json_agg(json_build_object(
+                'entryKind', j.entry_kind, 'consumedAtUtc', j.consumed_at_utc, 'caffeineMg', j.caffeine_mg,
+                'caloriesKcal', j.calories_kcal, 'volumeMl', j.volume_ml
+              ))
+              from journal_entries j
+              where j.user_id = ${userId} and j.journal_date between ${from} and ${to}::date + 1
+                and (j.caffeine_mg > 0 or j.entry_kind in ('Coffee', 'Meal'))
+            ), '[]'::json)
           ) as data
         `
       }

@@ -34,7 +34,9 @@ const golden: Record<keyof typeof Curves.Breakpoints, Table> = {
   spo2: [[85, 0], [88, 0], [90, 40], [93, 75], [95, 100], [99, 100]],
   trainingLoad: [[0, 95], [0.5, 95], [0.8, 100], [1.3, 100], [1.5, 60], [2, 20], [3, 20]],
   sedentaryTime: [[6, 100], [8, 100], [10, 60], [12, 25], [14, 0], [16, 0]],
-  trainingBalance: [[0.3, 60], [0.5, 60], [0.8, 100], [1.3, 100], [1.5, 60], [2, 0], [2.5, 0]]
+  trainingBalance: [[0.3, 60], [0.5, 60], [0.8, 100], [1.3, 100], [1.5, 60], [2, 0], [2.5, 0]],
+  caffeine: [[0, 100], [30, 100], [65, 75], [100, 50], [137.5, 35], [175, 20], [212.5, 10], [250, 0], [400, 0]],
+  lateMeal: [[0, 0], [0.5, 0], [0.75, 15], [1, 30], [1.5, 50], [2, 70], [2.5, 85], [3, 100], [6, 100]]
 }
 
 describe("piecewise curves", () => {
@@ -95,8 +97,8 @@ describe("monotonicity", () => {
     }
   )
 
-  const rising = ["sleepEfficiency", "deepSleep", "remSleep", "spo2"] as const
-  const falling = ["sleepContinuity", "sleepLatency", "regularity", "sleepDebt", "sedentaryTime"] as const
+  const rising = ["sleepEfficiency", "deepSleep", "remSleep", "spo2", "lateMeal"] as const
+  const falling = ["sleepContinuity", "sleepLatency", "regularity", "sleepDebt", "sedentaryTime", "caffeine"] as const
 
   it.prop("curves where more is better never fall", [pair(-50, 200)], ([[lo, hi]]) => {
     for (const name of rising) {

@@ -35,7 +35,8 @@ export const emptyDay = (date: string): ScoringDay => ({
   activeMinutes: null,
   sedentaryMinutes: null,
   activeCalories: null,
-  load: null
+  load: null,
+  intake: null
 })
 
 /** A day of a steady user: every input present, at its personal normal. */
@@ -53,6 +54,7 @@ export const steadyDay = (date: string, overrides: Partial<ScoringDay> = {}): Sc
   sedentaryMinutes: reading(420, "Garmin"),
   activeCalories: reading(500, "Garmin"),
   load: reading(12),
+  intake: null,
   ...overrides
 })
 

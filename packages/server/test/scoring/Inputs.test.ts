@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import type { ActivityRow, RecoveryRow, ScoringRows, SleepRow } from "@pulsebridge/server/scoring/Inputs"
 import { buildScoringInput, ProviderPriority } from "@pulsebridge/server/scoring/Inputs"
 
-const none: ScoringRows = { dailyActivity: [], dailyLoad: [], sleep: [], recovery: [], workouts: [] }
+const none: ScoringRows = { dailyActivity: [], dailyLoad: [], sleep: [], recovery: [], workouts: [], journal: [] }
 
 const activity = (provider: ActivityRow["provider"], overrides: Partial<ActivityRow> = {}): ActivityRow => ({
   provider,

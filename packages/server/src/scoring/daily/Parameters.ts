@@ -2,8 +2,11 @@
  * The parameters of the daily scores in one place: the factor and pillar weights, the targets, and
  * the thresholds (coverage, illness signal, minimum nights and days). `AlgorithmVersion` names this
  * set; a change here that moves scores is a new version.
+ *
+ * 1.1 added the journal's `caffeine` and `lateMeal` to the sleep score; a day without journal entries
+ * before its sleep scores exactly as in 1.0.
  */
-export const AlgorithmVersion = "1.0"
+export const AlgorithmVersion = "1.1"
 
 export const Weights = {
   sleep: {
@@ -35,6 +38,28 @@ export const Weights = {
     activeCalories: 0.10
   },
   overall: { sleep: 0.35, recovery: 0.35, activity: 0.30 }
+} as const
+
+/**
+ * What was eaten and drunk before the main sleep, from the journal. These factors only take points
+ * off the sleep score: each costs `weight x (100 - subScore)` points, the other factors keep their
+ * weights, and without journal entries to read they are absent (see `Intake.ts`).
+ */
+export const IntakeWeights = {
+  caffeine: 0.10,
+  lateMeal: 0.05
+} as const
+
+export const Intake = {
+  /** Journal entries consumed this long before sleep onset, or less, are read. */
+  windowHours: 24,
+  /** Caffeine's elimination half-life in healthy adults (it varies from about 2 to 10 h). */
+  caffeineHalfLifeHours: 5,
+  /** A coffee of unknown caffeine: brewed coffee, 107 mg per 250 mL; one 250 mL cup when its volume is unknown too. */
+  coffeeCaffeineMg: 107,
+  coffeeCupMl: 250,
+  /** A meal whose energy is known to be under this is a snack and not the last meal. */
+  snackKcal: 100
 } as const
 
 export const Targets = {

@@ -1,13 +1,46 @@
 /**
  * The sleep pillar: duration, efficiency, continuity, latency, deep and REM share of the night's
- * main sleep, the regularity of the sleep midpoint over 7 nights and its timing.
+ * main sleep, the regularity of the sleep midpoint over 7 nights and its timing; and, when the
+ * journal has entries before the night, the caffeine still active at sleep onset and the time since
+ * the last meal, as penalties that only take points off.
  */
 import type { PillarBreakdown } from "@pulsebridge/domain"
 import * as Curves from "../Curves.js"
+import type { BedtimeIntake } from "../Intake.js"
 import type { Days } from "./Days.js"
-import type { Draft } from "./Factors.js"
+import type { Draft, Penalties } from "./Factors.js"
 import { assemblePillar, scored, unavailable } from "./Factors.js"
-import { MinWeekNights, Weights } from "./Parameters.js"
+import { IntakeWeights, MinWeekNights, Weights } from "./Parameters.js"
+
+/** `caffeine` and `lateMeal`, each only when the journal has something for it; from the journal, so no provider. */
+export const intakePenalties = (intake: BedtimeIntake): Penalties => {
+  const drafts: Array<Draft> = []
+  if (intake.caffeineMg !== null) {
+    drafts.push(
+      scored(
+        "caffeine",
+        intake.caffeineMg,
+        "mg",
+        { kind: "target", value: 30 },
+        Curves.piecewise(Curves.Breakpoints.caffeine, intake.caffeineMg),
+        null
+      )
+    )
+  }
+  if (intake.lastMealHours !== null) {
+    drafts.push(
+      scored(
+        "lateMeal",
+        intake.lastMealHours,
+        "h",
+        { kind: "target", value: 3 },
+        Curves.piecewise(Curves.Breakpoints.lateMeal, intake.lastMealHours),
+        null
+      )
+    )
+  }
+  return { weights: IntakeWeights, drafts }
+}
 
 export const sleepPillar = (days: Days, day: number): PillarBreakdown => {
   const night = days.get(day)?.mainSleep ?? null
@@ -132,5 +165,13 @@ export const sleepPillar = (days: Days, day: number): PillarBreakdown => {
       ) :
       unavailable("timing", "h from midnight", { kind: "range", low: 0, high: 3 })
   )
-  return assemblePillar(Weights.sleep, drafts, night !== null)
+  const intake = night === null ? null : days.get(day)?.intake ?? null
+  return assemblePillar(
+    Weights.sleep,
+    drafts,
+    night !== null,
+    [],
+    100,
+    intake === null ? null : intakePenalties(intake)
+  )
 }
