@@ -36,6 +36,9 @@ import { imageSize } from "image-size"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs/promises"
 import { newId } from "../platform/Ids.js"
+import { addDays } from "../scoring/Calendar.js"
+import type { JournalRow } from "../scoring/Intake.js"
+import { caffeineOf, isMeal } from "../scoring/Intake.js"
 import { Outbox } from "../webhooks/Outbox.js"
 import { AnalysisQueue } from "./AnalysisQueue.js"
 import { BlobStore } from "./BlobStore.js"
@@ -296,6 +299,30 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
         Option.match({ onNone: () => Effect.fail(new EntryNotFound({ entryId })), onSome: Effect.succeed })
       )
 
+    /**
+     * `scores.updated` for the days whose scores an entry's caffeine or meal can move, before and after a change
+     * (`scoring/Intake.ts` reads the 24 h before each night's sleep onset): the nights that end from the day before
+     * its journal date (another time zone) to two days after it (an evening coffee counts for a sleep that starts
+     * the next evening). Entries the sleep score does not read (water, a drink without caffeine) move nothing.
+     */
+    const emitScoreInputs = (
+      appId: string,
+      userId: UserId,
+      entries: ReadonlyArray<JournalRow & { readonly journalDate: string }>
+    ) => {
+      const dates = new Set<string>()
+      for (const entry of entries) {
+        if (caffeineOf(entry) === null && !isMeal(entry)) continue
+        for (let offset = -1; offset <= 2; offset++) dates.add(addDays(entry.journalDate, offset))
+      }
+      return dates.size === 0 ? Effect.void : outbox.emit({
+        appId,
+        userId,
+        type: "scores.updated",
+        data: { userId, dates: Array.from(dates).sort() }
+      })
+    }
+
     /** The entry with its items and photo metadata. */
     const load = (row: EntryRow) =>
       Effect.map(
@@ -311,7 +338,7 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
     const create = Effect.fn("Journal.create")(function*(user: JournalUser, payload: CreateJournalEntryPayload) {
       const timezone = payload.timezone ?? user.timezone
       const id = newId()
-      yield* repo.insertEntry({
+      const entry = {
         id,
         appId: user.appId,
         userId: user.userId,
@@ -324,7 +351,11 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
         journalDate: localDate(payload.consumedAtUtc, timezone),
         timezone,
         nutrients: N.fromInput(payload.nutrients)
-      })
+      } as const
+      yield* Effect.zipRight(
+        repo.insertEntry(entry),
+        emitScoreInputs(user.appId, user.userId, [{ ...entry, ...entry.nutrients }])
+      ).pipe(sql.withTransaction, Effect.orDie)
       return yield* reload(user.userId, id)
     })
 
@@ -344,7 +375,7 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
       const storageKey = `journal/${user.userId}/${imageId}.${image.extension}`
       yield* blobs.put(storageKey, bytes)
       const fileName = upload.fileName.trim() === "" ? `photo.${image.extension}` : upload.fileName.slice(0, 255)
-      yield* Effect.zipRight(
+      yield* Effect.all([
         repo.insertEntry({
           id: entryId,
           appId: user.appId,
@@ -371,8 +402,14 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
           width: image.width,
           height: image.height,
           sha256: crypto.createHash("sha256").update(bytes).digest("hex")
-        })
-      ).pipe(
+        }),
+        emitScoreInputs(user.appId, user.userId, [{
+          entryKind,
+          consumedAtUtc: consumedAt,
+          journalDate: localDate(consumedAt, timezone),
+          ...N.emptyNutrients
+        }])
+      ], { discard: true }).pipe(
         sql.withTransaction,
         Effect.tapErrorCause(() => blobs.remove(storageKey)),
         Effect.orDie
@@ -444,7 +481,14 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
           nutrients
         })
         if (items !== undefined) yield* repo.replaceItems(entryId, items)
-        return yield* reload(user.userId, entryId)
+        const saved = yield* reload(user.userId, entryId)
+        yield* emitScoreInputs(user.appId, user.userId, [current, {
+          entryKind: saved.entryKind,
+          consumedAtUtc: consumedAt,
+          journalDate: localDate(consumedAt, timezone),
+          ...nutrients
+        }])
+        return saved
       },
       sql.withTransaction,
       Effect.catchTag("SqlError", Effect.die)
@@ -477,6 +521,8 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
         if (Option.isNone(completed)) return false
         yield* repo.replaceItems(entryId, items)
         const { appId, userId } = completed.value
+        const row = yield* repo.findEntry(userId, entryId)
+        if (Option.isSome(row)) yield* emitScoreInputs(appId, userId, [row.value])
         yield* outbox.emit({
           appId,
           userId,
