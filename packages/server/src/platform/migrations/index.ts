@@ -16,6 +16,7 @@ import m0012 from "./0012_webhooks_out.js"
 import m0013 from "./0013_backfill_quarantined.js"
 import m0014 from "./0014_erasure.js"
 import m0015 from "./0015_portal.js"
+import m0016 from "./0016_meal_responses.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -32,5 +33,6 @@ export const migrations = {
   "0012_webhooks_out": m0012,
   "0013_backfill_quarantined": m0013,
   "0014_erasure": m0014,
-  "0015_portal": m0015
+  "0015_portal": m0015,
+  "0016_meal_responses": m0016
 }
