@@ -67,7 +67,9 @@ export class InsightsRepo extends Effect.Service<InsightsRepo>()("@pulsebridge/s
     const readings = SqlSchema.findAll({
       Request: Schema.Struct({ userId: Schema.String, windows: Schema.String }),
       Result: ReadingRow,
-      // The windows go as one JSON parameter, whatever their number; each is one range of the index.
+      // The windows go as one JSON parameter, whatever their number; each is one range of the index. `offset 0`
+      // keeps the subquery per window: flattened, the planner may read all of the user's readings once and
+      // compare each with every window (seconds for a year, where the ranges take milliseconds).
       execute: ({ userId, windows }) =>
         sql`
           select g.connection_id, g.provider, g.system_time, g.value, g.unit, g.status
@@ -76,6 +78,7 @@ export class InsightsRepo extends Effect.Service<InsightsRepo>()("@pulsebridge/s
             select x.connection_id, x.provider, x.system_time, x.value, x.unit, x.status
             from glucose_readings x
             where x.user_id = ${userId} and x.system_time >= w.s and x.system_time <= w.e and x.value is not null
+            offset 0
           ) g
           join connections c on c.id = g.connection_id
           where c.status <> 'Disconnected'

@@ -70,8 +70,12 @@ const round1 = (x: number) => Math.round(x * 10) / 10
 
 const iso = (t: number) => new Date(t).toISOString().slice(0, 16) + "Z"
 
-/** The readings of a sorted list with `start <= t <= end`. */
-export const within = (readings: ReadonlyArray<Reading>, start: number, end: number): Array<Reading> => {
+/** The items of a list sorted by time (readings, entries) with `start <= t <= end`. */
+export const within = <A extends { readonly t: number }>(
+  readings: ReadonlyArray<A>,
+  start: number,
+  end: number
+): Array<A> => {
   // Binary search for the first reading at or after start: a range read passes months of readings.
   let lo = 0
   let hi = readings.length
@@ -80,7 +84,7 @@ export const within = (readings: ReadonlyArray<Reading>, start: number, end: num
     if (readings[mid]!.t < start) lo = mid + 1
     else hi = mid
   }
-  const out: Array<Reading> = []
+  const out: Array<A> = []
   for (let i = lo; i < readings.length && readings[i]!.t <= end; i++) out.push(readings[i]!)
   return out
 }

@@ -16,7 +16,7 @@ import * as N from "../journal/Nutrients.js"
 import type { ConnectionRow, ReadingRow } from "./InsightsRepo.js"
 import { InsightsRepo } from "./InsightsRepo.js"
 import type { GlucoseSource, Reading, Response } from "./MealResponse.js"
-import { respond, windowOf } from "./MealResponse.js"
+import { respond, windowOf, within } from "./MealResponse.js"
 
 /** What a response needs of an entry. */
 export interface EntryTime {
@@ -52,8 +52,9 @@ const sourcesOf = (rows: ReadonlyArray<ReadingRow>): Array<GlucoseSource> => {
   return [...byConnection].map(([connectionId, s]) => ({ connectionId, ...s }))
 }
 
+// Built from values computed here: the constructors' validation is skipped (it would cost more than the figures).
 const toSchema = (r: Response) =>
-  GlucoseResponse.make({
+  new GlucoseResponse({
     status: r.status,
     reason: r.reason,
     detail: r.detail,
@@ -70,7 +71,7 @@ const toSchema = (r: Response) =>
     readingCount: r.readingCount,
     flags: r.flags,
     overlappingEntryIds: r.overlappingEntryIds as GlucoseResponse["overlappingEntryIds"]
-  })
+  }, true)
 
 export class MealResponses extends Effect.Service<MealResponses>()("@pulsebridge/server/MealResponses", {
   effect: Effect.gen(function*() {
@@ -101,12 +102,14 @@ export class MealResponses extends Effect.Service<MealResponses>()("@pulsebridge
         const now = yield* Clock.currentTimeMillis
         const sources = sourcesOf(rows)
         const expectsData = connections.some(suppliesGlucose)
-        const times = others.map((o) => ({ id: o.id, t: o.consumedAtUtc.getTime() }))
+        const times = others.map((o) => ({ id: o.id, t: o.consumedAtUtc.getTime() })).sort((a, b) => a.t - b.t)
         for (const entry of responding) {
+          const at = entry.consumedAtUtc.getTime()
+          const window = windowOf(at)
           const response = respond({
-            at: entry.consumedAtUtc.getTime(),
+            at,
             sources,
-            others: times.filter((o) => o.id !== entry.id),
+            others: within(times, window.start, window.end).filter((o) => o.id !== entry.id),
             now,
             expectsData
           })
@@ -124,16 +127,18 @@ export class MealResponses extends Effect.Service<MealResponses>()("@pulsebridge
       for (const entry of entries) {
         const glucoseResponse = responses.get(entry.id)
         if (glucoseResponse === null || glucoseResponse === undefined) continue
-        out.push(MealResponse.make({
-          entryId: entry.id,
-          entryKind: entry.entryKind,
-          title: entry.title,
-          consumedAtUtc: entry.consumedAtUtc,
-          journalDate: entry.journalDate,
-          timezone: entry.timezone,
-          nutrients: N.toNutrients(Object.fromEntries(nutrientKeys.map((k) => [k, entry[k]])) as NutrientValues),
-          glucoseResponse
-        }))
+        out.push(
+          new MealResponse({
+            entryId: entry.id,
+            entryKind: entry.entryKind,
+            title: entry.title,
+            consumedAtUtc: entry.consumedAtUtc,
+            journalDate: entry.journalDate,
+            timezone: entry.timezone,
+            nutrients: N.toNutrients(Object.fromEntries(nutrientKeys.map((k) => [k, entry[k]])) as NutrientValues),
+            glucoseResponse
+          }, true)
+        )
       }
       return out
     })
