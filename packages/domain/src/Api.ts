@@ -4,6 +4,7 @@
 import { HttpApi, HttpApiClient, OpenApi } from "@effect/platform"
 import { ConnectionsGroup } from "./Connections.js"
 import { InternalServerError, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"
+import { InsightsGroup } from "./Insights.js"
 import { JournalGroup } from "./Journal.js"
 import { OAuthGroup } from "./OAuth.js"
 import { ScoresGroup } from "./Scores.js"
@@ -15,6 +16,7 @@ export class Api extends HttpApi.make("pulsebridge")
   .add(ConnectionsGroup)
   .add(JournalGroup)
   .add(ScoresGroup)
+  .add(InsightsGroup)
   .add(OAuthGroup)
   .add(WebhookEndpointsGroup)
   .addError(Unauthorized)
@@ -26,7 +28,7 @@ export class Api extends HttpApi.make("pulsebridge")
   .annotate(
     OpenApi.Description,
     "Wearable health data for your app's users: users, hosted provider connections (Fitbit, Garmin, WHOOP, " +
-      "Dexcom), daily activity, daily load, glucose, a nutrition journal, health scores and signed webhooks telling the app what changed.\n\n" +
+      "Dexcom), daily activity, daily load, glucose, a nutrition journal with the glucose response to each meal, health scores and signed webhooks telling the app what changed.\n\n" +
       "Errors are JSON `{ \"_tag\", \"message\" }`; a body or parameter that does not match the schema is a 400 " +
       "`HttpApiDecodeError` whose `message` names the first failing field and whose `issues` list every one. " +
       "Request bodies: JSON objects, at most 1 MiB and nested at most 32 levels deep (scan uploads: multipart, " +

@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import { UserTokenAuth } from "./Auth.js"
 import { ContractString, JournalEntryId, LocalDate, Timestamp, TimeZone, UserId } from "./Common.js"
 import { BadRequest, Forbidden, NotFound, PayloadTooLarge, UnsupportedMediaType } from "./Errors.js"
+import { GlucoseResponse } from "./GlucoseResponse.js"
 
 export const EntryKind = Schema.Literal("Meal", "Drink", "Water", "Coffee").annotations({ identifier: "EntryKind" })
 export type EntryKind = typeof EntryKind.Type
@@ -137,6 +138,11 @@ export class JournalEntry extends Schema.Class<JournalEntry>("JournalEntry")({
   items: Schema.Array(Item),
   image: Schema.NullOr(Image),
   analysis: Schema.NullOr(AnalysisDetails),
+  glucoseResponse: Schema.NullOr(GlucoseResponse).annotations({
+    description: "What the user's glucose did after a Meal, Drink or Coffee, computed at each read; null for " +
+      "Water and for an entry without glucose data around it (no reading from 30 minutes before to 3 hours " +
+      "after it, and none that may still arrive)"
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp
 }) {}

@@ -27,6 +27,7 @@ import { defaultDeadlines, withDeadline } from "./http/Deadline.js"
 import { makeAppMiddleware } from "./http/Middleware.js"
 import { RateLimiter } from "./http/RateLimit.js"
 import { RootRoutesLive } from "./http/RootRoutes.js"
+import { InsightsHttpLive } from "./insights/Http.js"
 import { BlobStore } from "./journal/BlobStore.js"
 import { JournalHttpLive } from "./journal/Http.js"
 import { Journal } from "./journal/Journal.js"
@@ -187,6 +188,7 @@ export const ApiLive = HttpApiBuilder.api(ServedApi).pipe(
     ConnectionsHttpLive,
     JournalHttpLive,
     ScoresHttpLive,
+    InsightsHttpLive,
     OAuthHttpLive,
     WebhookEndpointsHttpLive,
     PortalHttpLive

@@ -9,6 +9,7 @@ import { ProviderCredentials } from "./apps/ProviderCredentials.js"
 import { Connections } from "./connections/Connections.js"
 import { ConnectionsRepo } from "./connections/ConnectionsRepo.js"
 import { HealthData } from "./healthData/HealthData.js"
+import { MealResponses } from "./insights/MealResponses.js"
 import { SecretBox } from "./platform/SecretBox.js"
 import { Audit } from "./portal/Audit.js"
 import { Operators } from "./portal/Operators.js"
@@ -28,6 +29,7 @@ export const DataLive = Endpoints.Default.pipe(
     Users.Default,
     Connections.Default,
     HealthData.Default,
+    MealResponses.Default,
     ProviderCredentials.Default,
     ScoreData.Default,
     Quarantine.Default,

@@ -1,7 +1,13 @@
 /**
  * The Dexcom simulator's synthetic glucose: per-user traits (sensor generation, display device,
- * insulin, baseline and rhythm), per-day meal plans, and `Glucose`, which derives every EGV,
- * event, calibration and transmitter deterministically from (seed, user, time).
+ * insulin, baseline and rhythm, usual meal times), per-day meal plans, and `Glucose`, which derives
+ * every EGV, event, calibration and transmitter deterministically from (seed, user, time).
+ *
+ * Meals: each account eats breakfast, lunch and dinner at its own usual local times (`usualMealTimes`:
+ * breakfast 07:00-08:30, lunch 12:00-13:30, dinner 18:00-19:30, on the quarter hour), each day within
+ * 10 minutes of them. Glucose starts to rise 10 minutes after a meal (digestion and the sensor's lag
+ * behind blood), peaks 40-70 minutes later, 40-130 mg/dL up, and falls back over the next hours; so a
+ * meal logged at an account's usual time sees a real response.
  */
 import {
   clamp,
@@ -56,8 +62,35 @@ const traitsOf = (seed: string, userId: string) => {
     rhythm: r.int(10, 30),
     rhythmPhase: r.next(),
     slotPhaseMs: r.int(0, 299) * 1000,
-    start: localMidnight(base.memberSinceDay, base.zone.offsetMinutes)
+    start: localMidnight(base.memberSinceDay, base.zone.offsetMinutes),
+    mealMinutes: usualMealMinutes(seed, userId)
   }
+}
+
+/** Minutes after local midnight of an account's usual breakfast, lunch and dinner (their own stream). */
+const usualMealMinutes = (seed: string, userId: string): readonly [number, number, number] => {
+  const r = new Rng("dexcom-meal-times", seed, userId)
+  return [7 * 60 + 15 * r.int(0, 6), 12 * 60 + 15 * r.int(0, 6), 18 * 60 + 15 * r.int(0, 6)]
+}
+
+/** How long after a meal its glucose starts to rise. */
+export const MEAL_ONSET_MS = 10 * 60_000
+
+/**
+ * The usual local meal times of a simulated Dexcom account (by its Dexcom user id), with its UTC offset:
+ * what a sandbox user would log a meal at to see the simulator's response to it.
+ */
+export const usualMealTimes = (seed: string, userId: string) => {
+  const [breakfast, lunch, dinner] = usualMealMinutes(seed, userId)
+  const hhmm = (m: number) => `${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}`
+  return {
+    offsetMinutes: userTraits("dexcom", userId).zone.offsetMinutes,
+    meals: [
+      { name: "breakfast", minutes: breakfast, local: hhmm(breakfast) },
+      { name: "lunch", minutes: lunch, local: hhmm(lunch) },
+      { name: "dinner", minutes: dinner, local: hhmm(dinner) }
+    ]
+  } as const
 }
 
 type Traits = ReturnType<typeof traitsOf>
@@ -66,11 +99,11 @@ type Traits = ReturnType<typeof traitsOf>
 const dayPlan = (seed: string, userId: string, t: Traits, day: number) => {
   const r = new Rng("dexcom-meals", seed, userId, String(day))
   const midnight = localMidnight(day, t.zone.offsetMinutes)
-  const meals = [8, 12.5, 19].map((hour, i) => ({
+  const meals = t.mealMinutes.map((minutes, i) => ({
     index: i,
-    at: midnight + hour * HOUR_MS + r.int(-45, 45) * 60_000,
+    at: midnight + minutes * 60_000 + r.int(-10, 10) * 60_000,
     carbs: r.int(20, 90),
-    rise: r.int(30, 130),
+    rise: r.int(40, 130),
     tau: r.int(40, 70) * 60_000,
     insulin: r.float(2, 10, 1)
   }))
@@ -118,7 +151,7 @@ export class Glucose {
       t.rhythm * Math.sin(2 * Math.PI * (ms / DAY_MS + t.rhythmPhase))
     for (const d of [day - 1, day]) {
       for (const meal of this.mealsOf(d)) {
-        const dt = ms - meal.at
+        const dt = ms - meal.at - MEAL_ONSET_MS
         if (dt > 0 && dt < 8 * meal.tau) value += meal.rise * (dt / meal.tau) * Math.exp(1 - dt / meal.tau)
       }
     }

@@ -10,7 +10,8 @@
  * `/v2/oauth2`), `GET /v3/users/self/{egvs|events|calibrations|devices|dataRange}`.
  *
  * Model: one EGV every 5 minutes (about 1% with a null value), a daily rhythm plus meal
- * excursions; below 40 mg/dL the value is the sentinel 39 with `status` `low`, above 400 the
+ * excursions that start 10 minutes after each account's usual breakfast, lunch and dinner (within
+ * 10 minutes of them each day; `Glucose.ts`); below 40 mg/dL the value is the sentinel 39 with `status` `low`, above 400 the
  * sentinel 401 with `status` `high`. Time stamps as the real API writes them: a receiver's
  * without any offset, an app's `systemTime` ending in `Z` and `displayTime` with the user's
  * offset, for some apps with seconds (`-05:00:00`). Records name `transmitterGenerationVariant`

@@ -15,6 +15,7 @@ import { SqlClient } from "@effect/sql"
 import type {
   CreateJournalEntryPayload,
   EntryKind,
+  GlucoseResponse,
   ItemInput,
   UpdateJournalEntryPayload,
   UserId
@@ -35,6 +36,7 @@ import * as Option from "effect/Option"
 import { imageSize } from "image-size"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs/promises"
+import { MealResponses } from "../insights/MealResponses.js"
 import { newId } from "../platform/Ids.js"
 import { addDays } from "../scoring/Calendar.js"
 import type { JournalRow } from "../scoring/Intake.js"
@@ -267,8 +269,13 @@ const baseFields = (row: EntryRow) => ({
   updatedAt: row.updatedAt
 })
 
-/** An entry as the reads answer it (endpoint 19), from its rows; the export uses it too. */
-export const toEntry = (row: EntryRow, items: ReadonlyArray<ItemRow>, image: Option.Option<ImageRow>) =>
+/** An entry as the reads answer it (endpoint 19), from its rows and its glucose response; the export uses it too. */
+export const toEntry = (
+  row: EntryRow,
+  items: ReadonlyArray<ItemRow>,
+  image: Option.Option<ImageRow>,
+  glucoseResponse: GlucoseResponse | null
+) =>
   JournalEntry.make({
     ...baseFields(row),
     items: items.map(toItem),
@@ -278,7 +285,8 @@ export const toEntry = (row: EntryRow, items: ReadonlyArray<ItemRow>, image: Opt
       model: row.analysisModel,
       reason: row.analysisReason,
       finishedAt: row.analysisFinishedAt
-    })
+    }),
+    glucoseResponse
   })
 
 const toSummary = (row: SummaryRow) =>
@@ -292,6 +300,7 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
     const queue = yield* AnalysisQueue
     const analyzer = yield* MealAnalyzer
     const outbox = yield* Outbox
+    const mealResponses = yield* MealResponses
 
     const requireRow = (userId: UserId, entryId: string) =>
       Effect.flatMap(
@@ -323,16 +332,16 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
       })
     }
 
-    /** The entry with its items and photo metadata. */
-    const load = (row: EntryRow) =>
+    /** The entry with its items, photo metadata and glucose response (computed from the readings now). */
+    const load = (userId: UserId, row: EntryRow) =>
       Effect.map(
-        Effect.all([repo.itemsOf(row.id), repo.imageOf(row.id)]),
-        ([items, image]) => toEntry(row, items, image)
+        Effect.all([repo.itemsOf(row.id), repo.imageOf(row.id), mealResponses.forEntries(userId, [row])]),
+        ([items, image, responses]) => toEntry(row, items, image, responses.get(row.id) ?? null)
       )
 
     /** An entry just written by this request: it is there. */
     const reload = (userId: UserId, entryId: string) =>
-      Effect.flatMap(repo.findEntry(userId, entryId), (row) => load(Option.getOrThrow(row)))
+      Effect.flatMap(repo.findEntry(userId, entryId), (row) => load(userId, Option.getOrThrow(row)))
 
     /** A manual entry (endpoint 16). */
     const create = Effect.fn("Journal.create")(function*(user: JournalUser, payload: CreateJournalEntryPayload) {
@@ -431,7 +440,7 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
 
     /** One entry in full (endpoint 19). */
     const get = Effect.fn("Journal.get")(function*(user: JournalUser, entryId: string) {
-      return yield* load(yield* requireRow(user.userId, entryId))
+      return yield* load(user.userId, yield* requireRow(user.userId, entryId))
     })
 
     /** The stored photo of an entry. */
@@ -571,5 +580,5 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
       pendingEntryIds: repo.pendingEntryIds.pipe(Effect.withSpan("Journal.pendingEntryIds"))
     } as const
   }),
-  dependencies: [JournalRepo.Default, Outbox.Default]
+  dependencies: [JournalRepo.Default, Outbox.Default, MealResponses.Default]
 }) {}

@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import { MealResponses } from "../insights/MealResponses.js"
 import { toEntry } from "../journal/Journal.js"
 import { JournalRepo } from "../journal/JournalRepo.js"
 import { isUuid } from "../platform/Ids.js"
@@ -85,6 +86,7 @@ export class UserExport extends Effect.Service<UserExport>()("@pulsebridge/serve
     const repo = yield* ExportRepo
     const journal = yield* JournalRepo
     const scores = yield* ScoreData
+    const mealResponses = yield* MealResponses
 
     const encodeUser = Schema.encode(User)
     const encodeEntry = Schema.encode(JournalEntry)
@@ -117,12 +119,15 @@ export class UserExport extends Effect.Service<UserExport>()("@pulsebridge/serve
             const ids = rows.map((row) => row.id)
             const items = yield* journal.itemsOfEntries(ids)
             const images = yield* journal.imagesOfEntries(ids)
+            // As endpoint 19 answers them: computed from the readings now, the whole page at once.
+            const responses = yield* mealResponses.forEntries(userId as UserId, rows)
             return yield* Effect.forEach(rows, (row) =>
               Effect.map(
                 encodeEntry(toEntry(
                   row,
                   items.filter((item) => item.entryId === row.id),
-                  Option.fromNullable(images.find((image) => image.entryId === row.id))
+                  Option.fromNullable(images.find((image) => image.entryId === row.id)),
+                  responses.get(row.id) ?? null
                 )),
                 (data) => line("journalEntry", data)
               ))
@@ -173,5 +178,5 @@ export class UserExport extends Effect.Service<UserExport>()("@pulsebridge/serve
       })
     } as const
   }),
-  dependencies: [ExportRepo.Default, UsersRepo.Default, JournalRepo.Default, ScoreData.Default]
+  dependencies: [ExportRepo.Default, UsersRepo.Default, JournalRepo.Default, ScoreData.Default, MealResponses.Default]
 }) {}

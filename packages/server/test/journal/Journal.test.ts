@@ -35,11 +35,12 @@ const fullKeys = [
   "items",
   "image",
   "analysis",
+  "glucoseResponse",
   "createdAt",
   "updatedAt"
 ].sort()
 
-const listKeys = fullKeys.filter((k) => k !== "items" && k !== "image" && k !== "analysis").concat([
+const listKeys = fullKeys.filter((k) => !["items", "image", "analysis", "glucoseResponse"].includes(k)).concat([
   "itemCount",
   "hasImage"
 ]).sort()
@@ -76,7 +77,9 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("journal entries", (it) =
           isUserEdited: false,
           items: [],
           image: null,
-          analysis: null
+          analysis: null,
+          // the user has no glucose data
+          glucoseResponse: null
         })
         expect(Object.keys(entry.nutrients).sort()).toEqual(nutrientKeys)
         expect(entry.nutrients.caloriesKcal).toBe(250)

@@ -17,6 +17,7 @@ import m0013 from "./0013_backfill_quarantined.js"
 import m0014 from "./0014_erasure.js"
 import m0015 from "./0015_portal.js"
 import m0016 from "./0016_record_owner_key.js"
+import m0017 from "./0017_meal_responses.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -34,5 +35,6 @@ export const migrations = {
   "0013_backfill_quarantined": m0013,
   "0014_erasure": m0014,
   "0015_portal": m0015,
-  "0016_record_owner_key": m0016
+  "0016_record_owner_key": m0016,
+  "0017_meal_responses": m0017
 }

@@ -1,0 +1,46 @@
+/**
+ * Insights drawn from several kinds of a user's data. The meal responses: the glucose response to each
+ * meal, drink and coffee of a range of journal dates, with the entry's title and nutrients.
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as Schema from "effect/Schema"
+import { UserTokenAuth } from "./Auth.js"
+import { DateRange, JournalEntryId, LocalDate, Timestamp, UserId } from "./Common.js"
+import { BadRequest, Forbidden } from "./Errors.js"
+import { GlucoseResponse } from "./GlucoseResponse.js"
+import { EntryKind, Nutrients } from "./Journal.js"
+
+export class MealResponse extends Schema.Class<MealResponse>("MealResponse")({
+  entryId: JournalEntryId,
+  entryKind: EntryKind,
+  title: Schema.String,
+  consumedAtUtc: Timestamp,
+  journalDate: LocalDate,
+  timezone: Schema.String,
+  nutrients: Nutrients,
+  glucoseResponse: GlucoseResponse
+}, { description: "A journal entry and the glucose response to it" }) {}
+
+export class InsightsGroup extends HttpApiGroup.make("insights")
+  .add(
+    HttpApiEndpoint.get("mealResponses", "/api/v1/users/:userId/insights/meal-responses")
+      .setPath(Schema.Struct({ userId: UserId }))
+      .setUrlParams(DateRange)
+      .addSuccess(Schema.Array(MealResponse))
+      .annotate(OpenApi.Summary, "Glucose responses to the meals, drinks and coffees of a range of journal dates")
+      .annotate(
+        OpenApi.Description,
+        "`from`/`to` are journal dates, inclusive, at most 366 days. Each Meal, Drink or Coffee entry whose time " +
+          "lies within the user's glucose readings (a reading from 30 minutes before to 3 hours after it, or a " +
+          "glucose connection whose data may still arrive), sorted by journal date then time. Computed from the " +
+          "readings at each read, so data that lands late is taken into account: a response is `Pending` until " +
+          "the 3 hours after the entry are read. Water entries and entries without glucose data around them are " +
+          "left out."
+      )
+  )
+  .addError(BadRequest)
+  .addError(Forbidden)
+  .middleware(UserTokenAuth)
+  .annotate(OpenApi.Title, "Insights")
+  .annotate(OpenApi.Description, "What the user's data says together, with a user token")
+{}
