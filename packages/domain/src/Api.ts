@@ -3,6 +3,7 @@
  */
 import { HttpApi, HttpApiClient, OpenApi } from "@effect/platform"
 import { ConnectionsGroup } from "./Connections.js"
+import { CoverageGroup } from "./Coverage.js"
 import { InternalServerError, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"
 import { InsightsGroup } from "./Insights.js"
 import { JournalGroup } from "./Journal.js"
@@ -17,6 +18,7 @@ export class Api extends HttpApi.make("pulsebridge")
   .add(JournalGroup)
   .add(ScoresGroup)
   .add(InsightsGroup)
+  .add(CoverageGroup)
   .add(OAuthGroup)
   .add(WebhookEndpointsGroup)
   .addError(Unauthorized)
@@ -28,7 +30,7 @@ export class Api extends HttpApi.make("pulsebridge")
   .annotate(
     OpenApi.Description,
     "Wearable health data for your app's users: users, hosted provider connections (Fitbit, Garmin, WHOOP, " +
-      "Dexcom), daily activity, daily load, glucose, a nutrition journal with the glucose response to each meal, health scores and signed webhooks telling the app what changed.\n\n" +
+      "Dexcom), daily activity, daily load, glucose, a nutrition journal with the glucose response to each meal, health scores, the coverage of each day's data and signed webhooks telling the app what changed.\n\n" +
       "Errors are JSON `{ \"_tag\", \"message\" }`; a body or parameter that does not match the schema is a 400 " +
       "`HttpApiDecodeError` whose `message` names the first failing field and whose `issues` list every one. " +
       "Request bodies: JSON objects, at most 1 MiB and nested at most 32 levels deep (scan uploads: multipart, " +
@@ -36,7 +38,7 @@ export class Api extends HttpApi.make("pulsebridge")
       "(except free text such as `notes`) control characters. Ids are UUIDs in any case (answered in lower case); a " +
       "path segment over 100 characters or not valid percent-encoded UTF-8 is a 400. Timestamps are ISO 8601 with " +
       "a zone, each field within its range; dates are calendar days. Date ranges: `from`/`to` inclusive, at most " +
-      "366 days." +
+      "366 days (92 for coverage)." +
       "\n\nRate limits: a token bucket per API key (20 requests/s, burst 100), per user token (10/s, burst 50) " +
       "and per client address for requests without a credential (5/s, burst 30; failed authentications draw from " +
       "it too), configurable by the operator; over the limit: 429 `TooManyRequests` with `retryAfterSeconds` and " +

@@ -62,7 +62,22 @@ export interface CatalogEntry<Name extends string = string> {
   readonly supportedDataTypes: ReadonlyArray<typeof DataType.Type>
   readonly scorePriority: ScorePriority
   readonly limits: ProviderLimits
+  /**
+   * Hours after a local day ends during which the provider may still deliver data of that day (the
+   * device's next sync through the phone, the provider's own processing); until then a day without its
+   * data is pending rather than missing. Absent: `DefaultDataDelayHours`.
+   */
+  readonly dataDelayHours?: number | undefined
 }
+
+/**
+ * The delay of a provider that states none: a wearable that syncs through a phone usually sends the end
+ * of a day at its first sync the next morning.
+ */
+export const DefaultDataDelayHours = 12
+
+/** The hours after a day ends during which `entry`'s provider may still deliver data of that day. */
+export const dataDelayHoursOf = (entry: CatalogEntry): number => entry.dataDelayHours ?? DefaultDataDelayHours
 
 /** A catalogue entry as the service contract lists it (`GET /providers`). */
 export const toProviderInfo = (entry: CatalogEntry): ProviderInfo =>

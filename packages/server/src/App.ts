@@ -21,6 +21,7 @@ import { ConnectionsHttpLive } from "./connections/Http.js"
 import { OAuthHttpLive } from "./connections/OAuthHttp.js"
 import { ProviderAccess } from "./connections/ProviderAccess.js"
 import { TokenExchange, TokenExchangeLive } from "./connections/TokenExchange.js"
+import { CoverageHttpLive } from "./coverage/Http.js"
 import { DataLive } from "./Data.js"
 import { withCompression } from "./http/Compression.js"
 import { defaultDeadlines, withDeadline } from "./http/Deadline.js"
@@ -189,6 +190,7 @@ export const ApiLive = HttpApiBuilder.api(ServedApi).pipe(
     JournalHttpLive,
     ScoresHttpLive,
     InsightsHttpLive,
+    CoverageHttpLive,
     OAuthHttpLive,
     WebhookEndpointsHttpLive,
     PortalHttpLive

@@ -8,6 +8,7 @@ import { Apps } from "./apps/Apps.js"
 import { ProviderCredentials } from "./apps/ProviderCredentials.js"
 import { Connections } from "./connections/Connections.js"
 import { ConnectionsRepo } from "./connections/ConnectionsRepo.js"
+import { DataCoverage } from "./coverage/DataCoverage.js"
 import { HealthData } from "./healthData/HealthData.js"
 import { MealResponses } from "./insights/MealResponses.js"
 import { SecretBox } from "./platform/SecretBox.js"
@@ -30,6 +31,7 @@ export const DataLive = Endpoints.Default.pipe(
     Connections.Default,
     HealthData.Default,
     MealResponses.Default,
+    DataCoverage.Default,
     ProviderCredentials.Default,
     ScoreData.Default,
     Quarantine.Default,

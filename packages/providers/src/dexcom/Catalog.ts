@@ -11,6 +11,8 @@ export const dexcomCatalog: CatalogEntry<"Dexcom"> = {
   authType: "OAuth2",
   logoUrl: null,
   supportedDataTypes: ["GlucoseReading", "GlucoseEvent", "GlucoseCalibration"],
+  // its API serves readings about 1 hour late in the US and 3 hours elsewhere
+  dataDelayHours: 3,
   scorePriority: {},
   limits: {
     maxBackfillDays: DexcomData.maxBackfillDays,

@@ -12,6 +12,8 @@ export const fitbitCatalog: CatalogEntry<"Fitbit"> = {
   authType: "OAuth2",
   logoUrl: null,
   supportedDataTypes: ["DailyActivity"],
+  // the tracker sends the end of a day at its first sync through the phone, usually the next morning
+  dataDelayHours: 12,
   scorePriority: {
     sleep: 2,
     hrv: 2,

@@ -11,6 +11,8 @@ export const garminCatalog: CatalogEntry<"Garmin"> = {
   authType: "OAuth1",
   logoUrl: null,
   supportedDataTypes: ["DailyActivity"],
+  // the watch uploads the full day after midnight, at its first sync through the phone
+  dataDelayHours: 12,
   scorePriority: {
     sleep: 1,
     hrv: 1,

@@ -19,6 +19,8 @@ export const whoopCatalog: CatalogEntry<"WHOOP"> = {
     "ProfileSnapshot",
     "BodyMeasurementSnapshot"
   ],
+  // a cycle ends when the member falls asleep and is scored when they wake, the next morning
+  dataDelayHours: 12,
   scorePriority: {
     sleep: 0,
     hrv: 0,
