@@ -389,7 +389,10 @@ bounded (it should not grow with the length of the backfill).
 logging, that does the same database work for the same routes and answers the same JSON (checked before loading;
 for the glucose read, byte for byte). autocannon, on a worker thread, loads each server in turn over HTTPS with
 keep-alive connections, a warm-up run first; after each run one more request waits for the work the run left
-behind:
+behind. \`GET /api/v1/users/:id\` is also run against a third server, the Effect floor
+(\`scripts/bench/EffectFloor.ts\`): nothing but an \`HttpApi\` with that one endpoint and a bearer middleware on
+\`@effect/platform-node\` over \`node:https\`, and \`@effect/sql-pg\` running the baseline's two statements, so that
+the share of the gap that belongs to the platform PulseBridge is built on is told apart from PulseBridge's own:
 
 - \`GET /api/v1/users/:id/connections/glucose\`: look the bearer user token up by its SHA-256 hash, then read 30 days
   of the backfilled user's glucose with the three queries of \`HealthData.glucose\` (readings, events,
