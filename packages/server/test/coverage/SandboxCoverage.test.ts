@@ -11,7 +11,7 @@ import type { Provider } from "@pulsebridge/domain"
 import { apiClient, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
-import { expectError, json, preview, send } from "../fixtures/Http.js"
+import { expectError, expectOwnTokenOnly, json, preview, send } from "../fixtures/Http.js"
 import { waitForSync } from "../fixtures/Sync.js"
 
 const DAY = 86_400_000
@@ -199,13 +199,10 @@ layer(makeTestServer({ sandbox: true, syncCron: "0 0 1 1 *" }), { timeout: "300 
       Effect.gen(function*() {
         const { apiKey, token, user } = yield* createUser(`coverage-credentials-${Date.now()}`)
         const other = yield* createUser(`coverage-credentials-other-${Date.now()}`)
-        const query = "from=2026-01-01&to=2026-01-31"
-        expectError(yield* send("GET", coveragePath(user.id, query)), 401, "Unauthorized")
-        expectError(yield* send("GET", coveragePath(user.id, query), { bearer: "pb_ut_nope" }), 401, "Unauthorized")
-        expectError(yield* send("GET", coveragePath(user.id, query), { bearer: apiKey }), 401, "Unauthorized")
-        expectError(yield* send("GET", coveragePath(other.user.id, query), { bearer: token }), 403, "Forbidden")
-        const legacy = yield* send("GET", coveragePath(user.id, query), { headers: { "x-user-token": token } })
-        expect(legacy.status, preview(legacy)).toBe(200)
+        yield* expectOwnTokenOnly(
+          { apiKey, token, userId: user.id, otherId: other.user.id },
+          (userId) => coveragePath(userId, "from=2026-01-01&to=2026-01-31")
+        )
       }))
 
     it.effect("the OpenAPI document carries the read and its schemas", () =>

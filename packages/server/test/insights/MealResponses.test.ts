@@ -14,7 +14,7 @@ import { newId } from "@pulsebridge/server/platform/Ids"
 import { SyncStore } from "@pulsebridge/server/sync/SyncStore"
 import { apiClient, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import { expectError, json, preview, send } from "../fixtures/Http.js"
+import { expectError, expectOwnTokenOnly, json, preview, send } from "../fixtures/Http.js"
 
 const MIN = 60_000
 
@@ -319,13 +319,10 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
     Effect.gen(function*() {
       const { apiKey, token, user } = yield* createUser("insights-credentials")
       const other = yield* createUser("insights-credentials-other")
-      const query = "from=2026-01-01&to=2026-01-31"
-      expectError(yield* send("GET", responsesPath(user.id, query)), 401, "Unauthorized")
-      expectError(yield* send("GET", responsesPath(user.id, query), { bearer: "pb_ut_nope" }), 401, "Unauthorized")
-      expectError(yield* send("GET", responsesPath(user.id, query), { bearer: apiKey }), 401, "Unauthorized")
-      expectError(yield* send("GET", responsesPath(other.user.id, query), { bearer: token }), 403, "Forbidden")
-      const legacy = yield* send("GET", responsesPath(user.id, query), { headers: { "x-user-token": token } })
-      expect(legacy.status, preview(legacy)).toBe(200)
+      yield* expectOwnTokenOnly(
+        { apiKey, token, userId: user.id, otherId: other.user.id },
+        (userId) => responsesPath(userId, "from=2026-01-01&to=2026-01-31")
+      )
     }))
 
   it.effect("the OpenAPI document and the typed client carry the read and the entry's glucoseResponse", () =>
