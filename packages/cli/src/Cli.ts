@@ -7,6 +7,7 @@
 import { Command } from "@effect/cli"
 import { apiKeys } from "./commands/ApiKeys.js"
 import { apps } from "./commands/Apps.js"
+import { mcp } from "./commands/Mcp.js"
 import { migrate } from "./commands/Migrate.js"
 import { openapi } from "./commands/OpenApi.js"
 import { operators } from "./commands/Operators.js"
@@ -19,7 +20,7 @@ import { webhookEndpoints } from "./commands/WebhookEndpoints.js"
 
 export const command = Command.make("pulsebridge").pipe(
   Command.withDescription(
-    "Operate a PulseBridge server: apps, API keys, users, webhook endpoints, portal operators, migrations, the server itself"
+    "Operate a PulseBridge server: apps, API keys, users, webhook endpoints, portal operators, migrations, the server itself, its MCP server"
   ),
   Command.withSubcommands([
     apps,
@@ -32,6 +33,7 @@ export const command = Command.make("pulsebridge").pipe(
     tokenExchange,
     migrate,
     serve,
+    mcp,
     openapi
   ])
 )

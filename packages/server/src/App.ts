@@ -35,6 +35,8 @@ import { Journal } from "./journal/Journal.js"
 import { AnalysisQueueLive, MealAnalysisLive, ResumePendingLive } from "./journal/MealAnalysis.js"
 import { MealAnalyzerLive } from "./journal/MealAnalyzer.js"
 import { NutrientResolver } from "./journal/NutrientResolver.js"
+import { McpRoutesLive } from "./mcp/Http.js"
+import { McpTools } from "./mcp/Tools.js"
 import { MetricsListenerLive, MetricsRoutesLive } from "./observability/MetricsRoutes.js"
 import { TracingLive } from "./observability/Tracing.js"
 import { ShardingLive } from "./platform/Cluster.js"
@@ -199,7 +201,7 @@ export const ApiLive = HttpApiBuilder.api(ServedApi).pipe(
 
 /**
  * The whole HTTP application: the API, the docs and OpenAPI routes, the root routes, provider
- * webhooks, and in sandbox mode the simulators, all on one router.
+ * webhooks, the MCP server (`/mcp`), and in sandbox mode the simulators, all on one router.
  */
 const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
@@ -228,6 +230,7 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
     Layer.provide(RootRoutesLive),
     Layer.provide(MetricsRoutesLive),
     Layer.provide(WebhookRoutesLive),
+    Layer.provide(McpRoutesLive.pipe(Layer.provide(McpTools.Default))),
     Layer.provide(SandboxRoutesLive),
     Layer.provide(PortalAssetsLive),
     Layer.provide(ApiLive)

@@ -61,6 +61,24 @@ export type LoadRow = typeof LoadRow.Type
 export const LoadSummaryRow = Schema.Struct({ connectionId: ConnectionId, provider: Provider, ...LoadRow.fields })
 export type LoadSummaryRow = typeof LoadSummaryRow.Type
 
+/** One connection's glucose readings of one day, aggregated in mg/dL (`GlucoseSummaries`). */
+export const GlucoseDayRow = Schema.Struct({
+  connectionId: ConnectionId,
+  provider: Provider,
+  date: LocalDate,
+  readings: Schema.Number,
+  sum: Schema.Number,
+  sumOfSquares: Schema.Number,
+  min: Schema.Number,
+  max: Schema.Number,
+  veryLow: Schema.Number,
+  low: Schema.Number,
+  inRange: Schema.Number,
+  high: Schema.Number,
+  veryHigh: Schema.Number
+})
+export type GlucoseDayRow = typeof GlucoseDayRow.Type
+
 export class HealthDataRepo extends Effect.Service<HealthDataRepo>()("@pulsebridge/server/HealthDataRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -133,7 +151,39 @@ export class HealthDataRepo extends Effect.Service<HealthDataRepo>()("@pulsebrid
         `
     })
 
+    // Values in mmol/L are converted; a reading at the sensor's bound (Dexcom: 39 `Low`, 401 `High`) counts at the
+    // bound of the CGM's reporting range, 40 or 400, as CGM reports do. Readings without a value are left out.
+    const glucoseDays = SqlSchema.findAll({
+      Request: Schema.Struct({ userId: UserId, from: Schema.String, to: Schema.String, mgDlPerMmolL: Schema.Number }),
+      Result: GlucoseDayRow,
+      execute: ({ from, mgDlPerMmolL, to, userId }) =>
+        sql`
+          select g.connection_id, g.provider, g.date::text as date, count(*)::int as readings,
+            sum(g.v)::float8 as sum, sum(g.v * g.v)::float8 as sum_of_squares, min(g.v)::float8 as min,
+            max(g.v)::float8 as max,
+            (count(*) filter (where g.v < 54))::int as very_low,
+            (count(*) filter (where g.v >= 54 and g.v < 70))::int as low,
+            (count(*) filter (where g.v >= 70 and g.v <= 180))::int as in_range,
+            (count(*) filter (where g.v > 180 and g.v <= 250))::int as high,
+            (count(*) filter (where g.v > 250))::int as very_high
+          from (
+            select r.connection_id, r.provider, r.date,
+              least(greatest(case when r.unit = 'mmol/L' then r.value * ${mgDlPerMmolL} else r.value end, 40), 400) as v
+            from glucose_readings r
+            where r.user_id = ${userId} and r.date between ${from} and ${to} and r.value is not null
+              and r.unit in ('mg/dL', 'mmol/L')
+          ) g
+          join connections c on c.id = g.connection_id
+          where c.status <> 'Disconnected'
+          group by g.connection_id, g.provider, g.date
+          order by g.date, g.provider, g.connection_id
+        `
+    })
+
     return {
+      /** Each connection's glucose of each day of the range, aggregated in mg/dL, by date then provider. */
+      glucoseDays: (userId: UserId, from: string, to: string, mgDlPerMmolL: number) =>
+        glucoseDays({ userId, from, to, mgDlPerMmolL }).pipe(Effect.orDie),
       activityRange: (userId: UserId, query: RangeQuery) => activityRange({ userId, ...query }).pipe(Effect.orDie),
       activityDay: (connectionId: string, date: string) => activityDay({ connectionId, date }).pipe(Effect.orDie),
       loadRange: (userId: UserId, query: RangeQuery) => loadRange({ userId, ...query }).pipe(Effect.orDie),

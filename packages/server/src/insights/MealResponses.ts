@@ -11,6 +11,7 @@ import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { MgDlPerMmolL } from "../healthData/GlucoseSummaries.js"
 import type { NutrientValues } from "../journal/Nutrients.js"
 import * as N from "../journal/Nutrients.js"
 import type { ConnectionRow, ReadingRow } from "./InsightsRepo.js"
@@ -24,9 +25,6 @@ export interface EntryTime {
   readonly entryKind: EntryKind
   readonly consumedAtUtc: Date
 }
-
-/** mg/dL per mmol/L of glucose (molar mass 180.16 g/mol). */
-const MgDlPerMmolL = 18.016
 
 /** The kinds that have a glucose response: water has no carbohydrate. */
 export const respondingKinds: ReadonlySet<EntryKind> = new Set(["Meal", "Drink", "Coffee"])

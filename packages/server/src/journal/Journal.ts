@@ -289,7 +289,7 @@ export const toEntry = (
     glucoseResponse
   })
 
-const toSummary = (row: SummaryRow) =>
+export const toSummary = (row: SummaryRow) =>
   JournalEntrySummary.make({ ...baseFields(row), itemCount: row.itemCount, hasImage: row.hasImage })
 
 export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Journal", {

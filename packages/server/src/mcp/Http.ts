@@ -1,0 +1,114 @@
+/**
+ * The MCP server over streamable HTTP at `/mcp`, outside the `/api/v1` contract. Stateless: every POST is
+ * answered on its own (a new server and transport for the request, JSON answers rather than an event
+ * stream), so any API process can answer any request and no session outlives its request. The user token
+ * (`Authorization: Bearer pb_ut_...`) names the user whose data the tools read; without a valid one the
+ * answer is 401 with `WWW-Authenticate: Bearer`. GET (a server-to-client stream) and DELETE (ending a
+ * session) have nothing to serve here and answer 405. The body is read here, with a bound, so the SDK's
+ * transport gets parsed JSON; protocol errors (an unreadable body, a wrong `Accept`) come back as JSON-RPC
+ * errors with a 4xx status, as MCP clients expect.
+ */
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import { drain } from "../http/Drain.js"
+import { jsonDepthOver, MaxJsonDepth } from "../http/Middleware.js"
+import { UserTokenCheck } from "../users/UserTokenAuth.js"
+import { makeMcpServer } from "./Server.js"
+import { McpTools } from "./Tools.js"
+
+/** The largest request body: MCP requests are small (a tool name and a date range). */
+export const MaxMcpBodyBytes = 256 * 1024
+
+export const McpPath = "/mcp"
+
+/** A JSON-RPC error with no request id, as the SDK's transport answers protocol errors. */
+const rpcError = (status: number, code: number, message: string, headers?: Record<string, string>) =>
+  HttpServerResponse.unsafeJson({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers })
+
+const ParseErrorCode = -32700
+const InvalidRequestCode = -32600
+const ServerErrorCode = -32000
+
+/** The body as parsed JSON, or the answer that refuses it. */
+const readBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const tooLarge = () => rpcError(413, ServerErrorCode, `The request body may be at most ${MaxMcpBodyBytes} bytes`)
+    if (Number(request.headers["content-length"] ?? 0) > MaxMcpBodyBytes) {
+      yield* drain(request)
+      return yield* Effect.fail(tooLarge())
+    }
+    const text = yield* request.text.pipe(
+      HttpServerRequest.withMaxBodySize(Option.some(MaxMcpBodyBytes)),
+      Effect.mapError((error) =>
+        String((error as { cause?: unknown }).cause).includes("maxBytes")
+          ? tooLarge()
+          : rpcError(400, ParseErrorCode, "Parse error: the request body could not be read")
+      )
+    )
+    if (Buffer.byteLength(text) > MaxMcpBodyBytes) return yield* Effect.fail(tooLarge())
+    const parsed = yield* Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: () => rpcError(400, ParseErrorCode, "Parse error: the request body is not JSON")
+    })
+    if (typeof parsed !== "object" || parsed === null || jsonDepthOver(parsed, MaxJsonDepth)) {
+      return yield* Effect.fail(
+        rpcError(
+          400,
+          InvalidRequestCode,
+          `Invalid Request: a JSON-RPC message or batch, nested at most ${MaxJsonDepth} deep`
+        )
+      )
+    }
+    return parsed
+  })
+
+/** A web `Request` with the request's method and headers; the body goes to the transport already parsed. */
+const webRequestOf = (request: HttpServerRequest.HttpServerRequest) => {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers.set(name, value)
+  }
+  return new Request(`http://localhost${McpPath}`, { method: request.method, headers })
+}
+
+export const McpRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const tools = yield* McpTools
+    const userToken = yield* UserTokenCheck
+
+    const post = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const user = yield* userToken.check.pipe(
+        Effect.tapError(() => drain(request)),
+        Effect.mapError((error) =>
+          HttpServerResponse.unsafeJson({ _tag: "Unauthorized", message: error.message }, {
+            status: 401,
+            headers: { "www-authenticate": "Bearer realm=\"PulseBridge\"" }
+          })
+        )
+      )
+      const body = yield* readBody(request)
+      const run = Runtime.runPromise(yield* Effect.runtime<never>())
+      const server = makeMcpServer(tools, user, run)
+      // No session id generator: stateless.
+      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+      yield* Effect.promise(() => server.connect(transport))
+      const response = yield* Effect.promise(() => transport.handleRequest(webRequestOf(request), { parsedBody: body }))
+        .pipe(Effect.ensuring(Effect.promise(() => server.close())))
+      return HttpServerResponse.fromWeb(response)
+    }).pipe(Effect.merge)
+
+    const notAllowed = Effect.succeed(
+      rpcError(405, ServerErrorCode, "Method not allowed: this server is stateless; send requests with POST", {
+        allow: "POST"
+      })
+    )
+
+    yield* router.post(McpPath, post)
+    yield* router.get(McpPath, notAllowed)
+    yield* router.del(McpPath, notAllowed)
+  })
+)

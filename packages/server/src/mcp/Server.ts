@@ -1,0 +1,56 @@
+/**
+ * The MCP server of one user over the official TypeScript SDK, for either transport (`Http.ts`: streamable
+ * HTTP at `/mcp`; the CLI's `pulsebridge mcp`: stdio). It offers the tools of `Tools.ts` and nothing else:
+ * no resources, prompts or sampling. The SDK's low-level `Server` is used rather than `McpServer`, whose
+ * tool registry takes only zod schemas: the tools' schemas are the domain's Effect schemas, turned into JSON
+ * Schema for the listing and used as they are to decode arguments.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import type { CallToolResult, ListToolsResult } from "@modelcontextprotocol/sdk/types.js"
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
+import type * as Effect from "effect/Effect"
+import type { McpTools, McpUser, ToolAnswer } from "./Tools.js"
+
+export const serverInfo = { name: "pulsebridge", title: "PulseBridge", version: "0.1.0" } as const
+
+const instructions = "Read-only access to one person's wearable and health data as PulseBridge holds it: " +
+  "connections, daily activity, daily load (strain), glucose summaries, the nutrition journal, glucose responses " +
+  "to meals, daily and weekly scores with their explanations, and data coverage. Dates are the person's local " +
+  "dates (YYYY-MM-DD); call get_profile for their time zone and today. Ranges are bounded; an answer cut to its " +
+  "size bound says in `continueFrom` where to continue."
+
+const answerOf = (answer: ToolAnswer): CallToolResult =>
+  answer._tag === "Answer"
+    ? { content: [{ type: "text", text: JSON.stringify(answer.json) }], structuredContent: answer.json }
+    : { content: [{ type: "text", text: answer.message }], isError: true }
+
+/**
+ * A server for `user`'s data, to connect to one transport. `run` runs a tool's effect in the caller's
+ * runtime (its database, tracing and logs).
+ */
+export const makeMcpServer = (
+  tools: McpTools,
+  user: McpUser,
+  run: <A>(effect: Effect.Effect<A>) => Promise<A>
+): Server => {
+  const server = new Server(serverInfo, { capabilities: { tools: { listChanged: false } }, instructions })
+  const listing: ListToolsResult = {
+    tools: tools.tools.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema,
+      annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, openWorldHint: false }
+    }))
+  }
+  server.setRequestHandler(ListToolsRequestSchema, () => listing)
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = tools.find(request.params.name)
+    if (tool === undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name.slice(0, 100)}`)
+    }
+    return answerOf(await run(tool.call(user, request.params.arguments)))
+  })
+  return server
+}

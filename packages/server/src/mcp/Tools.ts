@@ -1,0 +1,319 @@
+/**
+ * The MCP server's tools: read-only views of one user's data for an AI assistant, each over the same
+ * service the REST API's endpoint uses, so the two never disagree. Each tool declares its input and
+ * output as JSON Schema made from the domain's schemas; its arguments are decoded with those schemas
+ * (a bad argument is a tool error the assistant can read and correct, never a protocol failure), and
+ * every answer is bounded: range tools take at most `McpMaxDays` days and cut an answer over
+ * `McpMaxAnswerChars` at a day boundary (`Bound.ts`). Glucose is served as summaries, never raw readings.
+ */
+import type { CurrentUser } from "@pulsebridge/domain"
+import {
+  Connection,
+  Coverage,
+  DailyActivitySummary,
+  DailyLoadSummary,
+  DailyScore,
+  GlucoseSummary,
+  JournalEntrySummary,
+  LastWeeklyDate,
+  McpMaxAnswerChars,
+  McpMaxDays,
+  McpNoInput,
+  McpProfile,
+  McpProviderRange,
+  McpRange,
+  mcpRangeFields,
+  MealResponse,
+  WeeklyScore
+} from "@pulsebridge/domain"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as JSONSchema from "effect/JSONSchema"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { Connections } from "../connections/Connections.js"
+import { DataCoverage } from "../coverage/DataCoverage.js"
+import { localClock } from "../coverage/DayCoverage.js"
+import { GlucoseSummaries } from "../healthData/GlucoseSummaries.js"
+import { HealthData } from "../healthData/HealthData.js"
+import { MealResponses } from "../insights/MealResponses.js"
+import { toSummary } from "../journal/Journal.js"
+import { JournalRepo } from "../journal/JournalRepo.js"
+import { ScoreData } from "../scoring/ScoreData.js"
+import { boundByDay } from "./Bound.js"
+
+/** The user the tools read: the one the token (HTTP) or `--user-token` (stdio) names. */
+export type McpUser = typeof CurrentUser.Service
+
+/** A JSON Schema object, as a tool listing carries it. */
+export type JsonObjectSchema = { readonly type: "object" } & Record<string, unknown>
+
+/** What a tool call answers: the JSON as structured content and as text, or a readable error. */
+export type ToolAnswer =
+  | { readonly _tag: "Answer"; readonly json: Record<string, unknown> }
+  | { readonly _tag: "ToolError"; readonly message: string }
+
+export interface McpTool {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly inputSchema: JsonObjectSchema
+  readonly outputSchema: JsonObjectSchema
+  readonly call: (user: McpUser, args: unknown) => Effect.Effect<ToolAnswer>
+}
+
+/** A schema's JSON Schema without its `$schema` line (the listing is not a schema document). */
+const jsonSchemaOf = (schema: Schema.Schema.Any): JsonObjectSchema => {
+  const { $schema: _, ...rest } = JSONSchema.make(schema) as unknown as Record<string, unknown>
+  return { ...rest, type: "object" }
+}
+
+/** A decoding failure in a line per problem: `to: the range may cover at most 31 days`. */
+const argumentError = (error: ParseResult.ParseError) =>
+  ParseResult.ArrayFormatter.formatErrorSync(error)
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.join(".")}: ` : "") + issue.message)
+    .join("; ")
+
+const toolError = (message: string): ToolAnswer => ({ _tag: "ToolError", message })
+
+interface Definition<I, IE, O, OE, E> {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly input: Schema.Schema<I, IE>
+  readonly output: Schema.Schema<O, OE>
+  /** The answer, or a failure whose message the assistant may read (a range after today, an unknown provider). */
+  readonly run: (user: McpUser, input: I) => Effect.Effect<O, E>
+  /** Cuts an encoded answer to its bound. */
+  readonly bound: (encoded: OE) => OE
+}
+
+const define = <I, IE, O, OE, E extends { readonly message: string }>(
+  definition: Definition<I, IE, O, OE, E>
+): McpTool => {
+  const decode = Schema.decodeUnknownEither(definition.input, { onExcessProperty: "error" })
+  const encode = Schema.encodeSync(definition.output)
+  return {
+    name: definition.name,
+    title: definition.title,
+    description: definition.description,
+    inputSchema: jsonSchemaOf(definition.input),
+    outputSchema: jsonSchemaOf(definition.output),
+    call: (user, args) =>
+      Either.match(decode(args ?? {}), {
+        onLeft: (error) => Effect.succeed(toolError(`Invalid arguments: ${argumentError(error)}`)),
+        onRight: (input) =>
+          definition.run(user, input).pipe(
+            Effect.map((answer): ToolAnswer => ({
+              _tag: "Answer",
+              json: definition.bound(encode(answer)) as Record<string, unknown>
+            })),
+            Effect.catchAll((error) => Effect.succeed(toolError(error.message)))
+          )
+      })
+  }
+}
+
+/** The output of a range tool: its own fields, its list `key` of `item`, and the bound's fields. */
+const rangeOutput = <K extends string, I, IE>(key: K, item: Schema.Schema<I, IE>) =>
+  Schema.Struct({ ...mcpRangeFields, [key]: Schema.Array(item) } as const)
+
+/** A bound that cuts the list `key` by its items' `dateKey`. */
+const byDay = <K extends string, D extends string>(key: K, dateKey: D) => <OE>(encoded: OE): OE =>
+  boundByDay(
+    encoded as Record<K, ReadonlyArray<Record<D, string>>>,
+    key,
+    (item) => (item as Record<D, string>)[dateKey],
+    McpMaxAnswerChars
+  ) as OE
+
+const unbounded = <OE>(encoded: OE) => encoded
+
+const noFailure = <A>(effect: Effect.Effect<A>) => effect as Effect.Effect<A, { readonly message: string }>
+
+const rangeNote = (days: number) =>
+  ` Takes \`from\` and \`to\` (YYYY-MM-DD, inclusive), at most ${days} days; a long answer is cut at a day ` +
+  "boundary and says in `continueFrom` where to call again."
+
+export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/McpTools", {
+  effect: Effect.gen(function*() {
+    const connections = yield* Connections
+    const health = yield* HealthData
+    const glucose = yield* GlucoseSummaries
+    const journal = yield* JournalRepo
+    const mealResponses = yield* MealResponses
+    const scores = yield* ScoreData
+    const coverage = yield* DataCoverage
+
+    const byDate = <A extends { readonly date: string }>(a: A, b: A) => a.date < b.date ? -1 : a.date > b.date ? 1 : 0
+
+    const tools: ReadonlyArray<McpTool> = [
+      define({
+        name: "get_profile",
+        title: "Profile",
+        description: "The user's id, time zone and today's date in that time zone. Call it first to know which " +
+          "dates are 'today' or 'last week' for the user.",
+        input: McpNoInput,
+        output: Schema.Struct(McpProfile.fields),
+        run: (user) =>
+          noFailure(Effect.map(Clock.currentTimeMillis, (now) => ({
+            userId: user.userId,
+            timezone: user.timezone,
+            today: localClock(now, user.timezone).today
+          }))),
+        bound: unbounded
+      }),
+      define({
+        name: "list_connections",
+        title: "Connections",
+        description: "The user's wearable and CGM connections (Fitbit, Garmin, WHOOP, Dexcom): status, when each " +
+          "last synced, whether a backfill runs, and why one needs the user to reconnect.",
+        input: McpNoInput,
+        output: Schema.Struct({ connections: Schema.Array(Connection) }),
+        run: (user) => noFailure(Effect.map(connections.listOpen(user.userId), (list) => ({ connections: list }))),
+        bound: unbounded
+      }),
+      define({
+        name: "get_daily_activity",
+        title: "Daily activity",
+        description: "Daily activity summaries per provider: steps, calories out (kcal), distance (m), active " +
+          "and sedentary minutes, floors." + rangeNote(McpMaxDays.daily),
+        input: McpProviderRange(McpMaxDays.daily),
+        output: rangeOutput("days", DailyActivitySummary),
+        run: (user, { from, provider, to }) =>
+          Effect.map(health.activityRange(user.userId, { from, to, provider }), (days) => ({
+            from,
+            to,
+            continueFrom: null,
+            partialDay: null,
+            days
+          })),
+        bound: byDay("days", "date")
+      }),
+      define({
+        name: "get_daily_load",
+        title: "Daily load",
+        description: "Daily load (strain) per provider: the load score on its scale (WHOOP strain 0-21), energy " +
+          "(kcal), average and maximum heart rate, time in heart-rate zones." + rangeNote(McpMaxDays.daily),
+        input: McpProviderRange(McpMaxDays.daily),
+        output: rangeOutput("days", DailyLoadSummary),
+        run: (user, { from, provider, to }) =>
+          Effect.map(health.loadRange(user.userId, { from, to, provider }), (days) => ({
+            from,
+            to,
+            continueFrom: null,
+            partialDay: null,
+            days
+          })),
+        bound: byDay("days", "date")
+      }),
+      define({
+        name: "get_glucose_summary",
+        title: "Glucose summary",
+        description: "Continuous glucose as summaries, never raw readings: per connection over the range and per " +
+          "day, the mean, standard deviation, coefficient of variation, minimum and maximum (mg/dL), the glucose " +
+          "management indicator and time in ranges (below 54, 54-69, 70-180, 181-250, above 250 mg/dL)." +
+          rangeNote(McpMaxDays.daily),
+        input: McpRange(McpMaxDays.daily),
+        output: Schema.Struct(GlucoseSummary.fields),
+        run: (user, { from, to }) => noFailure(glucose.range(user.userId, from, to)),
+        bound: byDay("days", "date")
+      }),
+      define({
+        name: "list_journal_entries",
+        title: "Nutrition journal",
+        description: "The user's nutrition journal by journal date: meals, drinks, water and coffee with title, " +
+          "time, nutrients (energy, macronutrients, caffeine) and the state of a photo's analysis." +
+          rangeNote(McpMaxDays.detailed),
+        input: McpRange(McpMaxDays.detailed),
+        output: rangeOutput("entries", JournalEntrySummary),
+        run: (user, { from, to }) =>
+          noFailure(Effect.map(journal.listByRange(user.userId, from, to), (rows) => ({
+            from,
+            to,
+            continueFrom: null,
+            partialDay: null,
+            // By journal date, so that the answer can be cut at a date; by time within a date.
+            entries: rows.map(toSummary).sort((a, b) =>
+              a.journalDate < b.journalDate ? -1 : a.journalDate > b.journalDate ? 1 : 0
+            )
+          }))),
+        bound: byDay("entries", "journalDate")
+      }),
+      define({
+        name: "get_meal_responses",
+        title: "Glucose responses to meals",
+        description: "For each meal, drink and coffee of the journal with glucose data around it: baseline, peak, " +
+          "rise, time to peak, incremental area under the curve over 2 h and time back to baseline, or why it " +
+          "cannot be computed." + rangeNote(McpMaxDays.detailed),
+        input: McpRange(McpMaxDays.detailed),
+        output: rangeOutput("responses", MealResponse),
+        run: (user, { from, to }) =>
+          noFailure(Effect.map(mealResponses.range(user.userId, from, to), (responses) => ({
+            from,
+            to,
+            continueFrom: null,
+            partialDay: null,
+            responses
+          }))),
+        bound: byDay("responses", "journalDate")
+      }),
+      define({
+        name: "get_daily_scores",
+        title: "Daily scores",
+        description: "Daily sleep, activity, recovery and overall scores (0-100, null without enough data) with " +
+          "their explanation: each factor's value, baseline, points and weight, and each pillar's part in the " +
+          "overall score. Oldest day first." + rangeNote(McpMaxDays.daily),
+        input: McpRange(McpMaxDays.daily),
+        output: rangeOutput("days", DailyScore),
+        run: (user, { from, to }) =>
+          noFailure(Effect.map(scores.daily(user.userId, { from, to }), (days) => ({
+            from,
+            to,
+            continueFrom: null,
+            partialDay: null,
+            days: [...days].sort(byDate)
+          }))),
+        bound: byDay("days", "date")
+      }),
+      define({
+        name: "get_weekly_scores",
+        title: "Weekly scores",
+        description: "Weekly (ISO week, Monday first) means of the daily scores, oldest week first." +
+          rangeNote(McpMaxDays.weekly),
+        input: McpRange(McpMaxDays.weekly, { lastDate: LastWeeklyDate }),
+        output: rangeOutput("weeks", WeeklyScore),
+        run: (user, { from, to }) =>
+          noFailure(Effect.map(scores.weekly(user.userId, { from, to }), (weeks) => ({
+            from,
+            to,
+            continueFrom: null,
+            partialDay: null,
+            weeks: [...weeks].sort((a, b) => a.weekStartDate < b.weekStartDate ? -1 : 1)
+          }))),
+        bound: byDay("weeks", "weekStartDate")
+      }),
+      define({
+        name: "get_coverage",
+        title: "Data coverage",
+        description: "Per day and data type (daily activity, daily load, sleep, recovery, glucose, journal): the " +
+          "provider that supplies it and whether it is complete, partial, missing or pending, and why each null " +
+          "score is null. `to` may not be after the user's today." + rangeNote(McpMaxDays.detailed),
+        input: McpRange(McpMaxDays.detailed),
+        output: Schema.Struct({ ...Coverage.fields, ...mcpRangeFields }),
+        run: (user, { from, to }) =>
+          Effect.map(coverage.range(user.userId, from, to), (answer) => ({
+            ...answer,
+            continueFrom: null,
+            partialDay: null
+          })),
+        bound: byDay("days", "date")
+      })
+    ]
+
+    const byName = new Map(tools.map((tool) => [tool.name, tool]))
+    return { tools, find: (name: string) => byName.get(name) } as const
+  }),
+  dependencies: [JournalRepo.Default, GlucoseSummaries.Default]
+}) {}

@@ -1,0 +1,244 @@
+/**
+ * The MCP server at `/mcp`, exercised by the official SDK's client: the tool listing, the credential rules
+ * and the protocol's refusals over HTTP, arguments refused as tool errors, one user never reading another's
+ * data, and the size bound of an answer followed page by page (`continueFrom`, `partialDay`).
+ */
+import { expect, layer } from "@effect/vitest"
+import { McpMaxAnswerChars } from "@pulsebridge/domain"
+import { createUser, makeTestServer } from "@pulsebridge/testing"
+import * as Effect from "effect/Effect"
+import { expectError, json, preview, send } from "../fixtures/Http.js"
+import { callTool, mcpClient, toolError } from "../fixtures/Mcp.js"
+
+const toolNames = [
+  "get_profile",
+  "list_connections",
+  "get_daily_activity",
+  "get_daily_load",
+  "get_glucose_summary",
+  "list_journal_entries",
+  "get_meal_responses",
+  "get_daily_scores",
+  "get_weekly_scores",
+  "get_coverage"
+]
+
+const rpc = (method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id: 1, method, params })
+const mcpHeaders = { accept: "application/json, text/event-stream" }
+
+const DAY = 86_400_000
+const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("mcp server", (it) => {
+  it.scoped("lists its read-only tools with JSON Schemas for input and output", () =>
+    Effect.gen(function*() {
+      const { token } = yield* createUser("mcp-list")
+      const client = yield* mcpClient(token)
+      expect(client.getServerVersion()).toMatchObject({ name: "pulsebridge" })
+      expect(client.getServerCapabilities()?.tools).toBeDefined()
+      const { tools } = yield* Effect.promise(() => client.listTools())
+      expect(tools.map((t) => t.name)).toEqual(toolNames)
+      for (const tool of tools) {
+        expect(tool.description!.length, tool.name).toBeGreaterThan(40)
+        expect(tool.inputSchema.type).toBe("object")
+        expect(tool.outputSchema?.type).toBe("object")
+        expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
+      }
+      const activity = tools.find((t) => t.name === "get_daily_activity")!
+      expect(activity.inputSchema).toMatchObject({
+        required: ["from", "to"],
+        properties: { from: { type: "string", format: "date" }, to: { type: "string", format: "date" } }
+      })
+    }))
+
+  it.scoped("every tool answers a user without data, within the answer's schema", () =>
+    Effect.gen(function*() {
+      const { token, user } = yield* createUser("mcp-empty")
+      const client = yield* mcpClient(token)
+      // The SDK's client checks each structured answer against the tool's output schema.
+      yield* Effect.promise(() => client.listTools())
+      const profile = yield* callTool(client, "get_profile")
+      const today = dateOf(Date.now())
+      expect(profile).toEqual({ userId: user.id, timezone: "UTC", today: profile.today })
+      expect([today, dateOf(Date.now() - DAY)]).toContain(profile.today)
+      const range = { from: dateOf(Date.now() - 6 * DAY), to: profile.today }
+      expect(yield* callTool(client, "list_connections")).toEqual({ connections: [] })
+      const bound = { ...range, continueFrom: null, partialDay: null }
+      expect(yield* callTool(client, "get_daily_activity", range)).toEqual({ ...bound, days: [] })
+      expect(yield* callTool(client, "get_daily_load", range)).toEqual({ ...bound, days: [] })
+      expect(yield* callTool(client, "get_glucose_summary", range)).toEqual({
+        ...bound,
+        unit: "mg/dL",
+        targetRange: { lowMgDl: 70, highMgDl: 180 },
+        connections: [],
+        days: []
+      })
+      expect(yield* callTool(client, "list_journal_entries", range)).toEqual({ ...bound, entries: [] })
+      expect(yield* callTool(client, "get_meal_responses", range)).toEqual({ ...bound, responses: [] })
+      // Scores are answered for the days and weeks with data, as the REST API does.
+      expect(yield* callTool(client, "get_daily_scores", range)).toEqual({ ...bound, days: [] })
+      expect(yield* callTool(client, "get_weekly_scores", range)).toEqual({ ...bound, weeks: [] })
+      const coverage = yield* callTool(client, "get_coverage", range)
+      expect(coverage).toMatchObject({ ...bound, timezone: "UTC" })
+      expect(coverage.days).toHaveLength(7)
+      expect(coverage.days[0].data.glucose).toMatchObject({ status: "missing", reason: "notConnected" })
+    }))
+
+  it.scoped("bad arguments are tool errors the assistant can read; an unknown tool is a protocol error", () =>
+    Effect.gen(function*() {
+      const { token } = yield* createUser("mcp-arguments")
+      const client = yield* mcpClient(token)
+      const cases: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
+        ["get_daily_activity", {}, "from"],
+        ["get_daily_activity", { from: "2026-01-01", to: "2026-06-01" }, "at most 92 days"],
+        ["get_glucose_summary", { from: "2026-02-30", to: "2026-03-01" }, "calendar date"],
+        ["get_meal_responses", { from: "2026-03-02", to: "2026-03-01" }, "must not be after"],
+        ["list_journal_entries", { from: "2026-01-01", to: "2026-03-01" }, "at most 31 days"],
+        ["get_daily_load", { from: "2026-01-01", to: "2026-01-02", provider: "Nokia" }, "no provider named Nokia"],
+        ["get_weekly_scores", { from: "9999-12-20", to: "9999-12-31" }, "9999-12-26"],
+        ["get_coverage", { from: "2099-01-01", to: "2099-01-02" }, "not be after today"],
+        ["get_profile", { userId: "someone-else" }, "userId"],
+        ["get_daily_scores", { from: 20260101, to: "2026-01-02" }, "from"]
+      ]
+      for (const [name, args, fragment] of cases) {
+        const message = yield* toolError(client, name, args)
+        expect(message, `${name} ${JSON.stringify(args)}`).toContain(fragment)
+      }
+      const unknown = yield* Effect.promise(() =>
+        client.callTool({ name: "delete_everything", arguments: {} }).then(() => "answered", (e: Error) => e.message)
+      )
+      expect(unknown).toContain("Unknown tool")
+    }))
+
+  it.scoped("only a valid user token opens it; the protocol's refusals are JSON-RPC errors with a 4xx", () =>
+    Effect.gen(function*() {
+      const { apiKey, token, user } = yield* createUser("mcp-credentials")
+      const init = rpc("initialize", {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "raw", version: "1" }
+      })
+      for (const bearer of [undefined, "pb_ut_nope", apiKey]) {
+        const reply = yield* send("POST", "/mcp", {
+          json: init,
+          headers: mcpHeaders,
+          ...(bearer === undefined ? {} : { bearer })
+        })
+        expectError(reply, 401, "Unauthorized")
+        expect(reply.headers["www-authenticate"]).toMatch(/^Bearer/)
+      }
+      const ok = yield* send("POST", "/mcp", { json: init, headers: mcpHeaders, bearer: token })
+      expect(ok.status, preview(ok)).toBe(200)
+      expect(json(ok).result.serverInfo.name).toBe("pulsebridge")
+
+      // A rotated token no longer opens it.
+      const rotated = yield* send("POST", `/api/v1/users/${user.id}/rotate-token`, { bearer: apiKey })
+      expect(rotated.status, preview(rotated)).toBe(200)
+      expectError(yield* send("POST", "/mcp", { json: init, headers: mcpHeaders, bearer: token }), 401, "Unauthorized")
+      const fresh = json(rotated).token as string
+
+      const refused = [
+        [yield* send("POST", "/mcp", { body: "{not json", headers: mcpHeaders, bearer: fresh }), 400, -32700],
+        [yield* send("POST", "/mcp", { json: "a string", headers: mcpHeaders, bearer: fresh }), 400, -32600],
+        [
+          yield* send("POST", "/mcp", {
+            json: { deep: JSON.parse("[".repeat(40) + "]".repeat(40)) },
+            headers: mcpHeaders,
+            bearer: fresh
+          }),
+          400,
+          -32600
+        ],
+        [
+          yield* send("POST", "/mcp", { body: "x".repeat(300 * 1024), headers: mcpHeaders, bearer: fresh }),
+          413,
+          -32000
+        ],
+        [yield* send("POST", "/mcp", { json: init, headers: { accept: "text/html" }, bearer: fresh }), 406, -32000],
+        [yield* send("GET", "/mcp", { headers: mcpHeaders, bearer: fresh }), 405, -32000],
+        [yield* send("DELETE", "/mcp", { bearer: fresh }), 405, -32000]
+      ] as const
+      for (const [reply, status, code] of refused) {
+        expect(reply.status, preview(reply)).toBe(status)
+        expect(json(reply)).toMatchObject({ jsonrpc: "2.0", error: { code } })
+      }
+      expect(refused[5]![0].headers["allow"]).toBe("POST")
+    }))
+
+  it.scoped("each user reads only their own data, whatever the arguments say", () =>
+    Effect.gen(function*() {
+      const a = yield* createUser("mcp-owner")
+      const b = yield* createUser("mcp-other")
+      const date = dateOf(Date.now() - 2 * DAY)
+      const created = yield* send("POST", `/api/v1/users/${a.user.id}/journal-entries`, {
+        bearer: a.token,
+        json: { entryKind: "Meal", consumedAtUtc: `${date}T12:00:00Z`, timezone: "UTC", title: "Owner's lunch" }
+      })
+      expect(created.status, preview(created)).toBe(201)
+      const range = { from: date, to: date }
+      const clientA = yield* mcpClient(a.token)
+      const clientB = yield* mcpClient(b.token)
+      const own = yield* callTool(clientA, "list_journal_entries", range)
+      expect(own.entries.map((e: any) => e.title)).toEqual(["Owner's lunch"])
+      expect(yield* callTool(clientB, "list_journal_entries", range)).toMatchObject({ entries: [] })
+      expect((yield* callTool(clientB, "get_profile")).userId).toBe(b.user.id)
+      // No tool takes a user: naming one is refused, not obeyed.
+      const message = yield* toolError(clientB, "list_journal_entries", { ...range, userId: a.user.id })
+      expect(message).toContain("userId")
+    }))
+
+  it.scoped("an answer over the size bound is cut at a day and continues from there, each entry once", () =>
+    Effect.gen(function*() {
+      const { token, user } = yield* createUser("mcp-bound")
+      const base = Date.now() - 20 * DAY
+      const notes = (i: number) => `${i} `.padEnd(1_990, "note ")
+      const post = (day: number, i: number) =>
+        Effect.flatMap(
+          send("POST", `/api/v1/users/${user.id}/journal-entries`, {
+            bearer: token,
+            json: {
+              entryKind: "Meal",
+              consumedAtUtc: new Date(base + day * DAY + i * 60_000).toISOString(),
+              timezone: "UTC",
+              title: `Meal ${day}-${i}`,
+              notes: notes(i)
+            }
+          }),
+          (reply) => Effect.sync(() => expect(reply.status, preview(reply)).toBe(201))
+        )
+      // Day 0 alone is over the bound; days 1-5 hold 8 entries each (about 18,000 characters a day).
+      const plan: Array<readonly [number, number]> = []
+      for (let i = 0; i < 30; i++) plan.push([0, i])
+      for (let day = 1; day <= 5; day++) for (let i = 0; i < 8; i++) plan.push([day, i])
+      yield* Effect.forEach(plan, ([day, i]) => post(day, i), { concurrency: 4, discard: true })
+      const client = yield* mcpClient(token)
+      const from = dateOf(base)
+      const to = dateOf(base + 5 * DAY)
+
+      const first = yield* callTool(client, "list_journal_entries", { from, to })
+      expect(JSON.stringify(first).length).toBeLessThanOrEqual(McpMaxAnswerChars)
+      expect(first.partialDay).toMatchObject({ date: from, total: 30 })
+      expect(first.partialDay.shown).toBeGreaterThan(0)
+      expect(first.partialDay.shown).toBeLessThan(30)
+      expect(first.entries).toHaveLength(first.partialDay.shown)
+      expect(first.continueFrom).toBe(dateOf(base + DAY))
+
+      const seen: Array<string> = []
+      let next: string | null = first.continueFrom
+      let pages = 0
+      while (next !== null) {
+        const page = yield* callTool(client, "list_journal_entries", { from: next, to })
+        expect(JSON.stringify(page).length).toBeLessThanOrEqual(McpMaxAnswerChars)
+        expect(page.partialDay).toBeNull()
+        expect(page.entries.length).toBeGreaterThan(0)
+        seen.push(...page.entries.map((e: any) => e.title))
+        if (page.continueFrom !== null) expect(page.continueFrom > page.entries.at(-1).journalDate).toBe(true)
+        next = page.continueFrom
+        pages++
+      }
+      expect(pages).toBeGreaterThan(1)
+      const expected = plan.filter(([day]) => day > 0).map(([day, i]) => `Meal ${day}-${i}`)
+      expect([...seen].sort()).toEqual([...expected].sort())
+      expect(new Set(seen).size).toBe(seen.length)
+    }))
+})
