@@ -9,6 +9,8 @@
  * migrated data dir, so no test sees another's data and the order of the tests does not matter.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Effect from "effect/Effect"
 import * as cp from "node:child_process"
 import * as crypto from "node:crypto"
@@ -684,4 +686,51 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       const listed = yield* cliJson(dir, ["apps", "list"])
       expect((listed.apps as Array<{ name: string }>).map((app) => app.name)).toContain("Demo app")
     }), commandsTimeout)
+
+  it.scoped(
+    "mcp serves the user of PULSEBRIDGE_USER_TOKEN over stdio to the SDK's client; a bad token exits 1",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* dataDir
+        const app = yield* createApp(dir)
+        const { token, user } = yield* cliJson(dir, ["users", "create", "--app", app, "--external-user-id", "mcp"])
+        let stderr = ""
+        const transport = new StdioClientTransport({
+          command: process.execPath,
+          args: [entry, "mcp"],
+          cwd: repoRoot,
+          env: childEnv(dir, { PULSEBRIDGE_USER_TOKEN: token }) as Record<string, string>,
+          stderr: "pipe"
+        })
+        transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+        const client = new Client({ name: "cli-test", version: "1.0.0" })
+        yield* Effect.acquireRelease(
+          Effect.promise(() => client.connect(transport)),
+          () => Effect.promise(() => client.close())
+        )
+        const { tools } = yield* Effect.promise(() => client.listTools())
+        expect(tools.map((tool) => tool.name)).toContain("get_glucose_summary")
+        const profile = yield* Effect.promise(() => client.callTool({ name: "get_profile", arguments: {} }))
+        expect(profile.structuredContent).toMatchObject({ userId: user.id, timezone: "UTC" })
+        const listed = yield* Effect.promise(() => client.callTool({ name: "list_connections", arguments: {} }))
+        expect(listed.structuredContent).toEqual({ connections: [] })
+        const refused = yield* Effect.promise(() =>
+          client.callTool({ name: "get_daily_load", arguments: { from: "2026-01-02", to: "2026-01-01" } })
+        )
+        expect(refused.isError, JSON.stringify(refused)).toBe(true)
+        expect(stderr).not.toContain(token)
+
+        // A revoked or malformed token: one line on stderr, exit 1, nothing on stdout (the protocol's channel).
+        for (const bad of ["pb_ut_nope", "not-a-token"]) {
+          const result = yield* cli(dir, ["mcp"], { PULSEBRIDGE_USER_TOKEN: bad })
+          expect(result.code, result.stderr).toBe(1)
+          expect(result.stdout).toBe("")
+          expect(result.stderr).toContain("Invalid or revoked user token")
+        }
+        const missing = yield* cli(dir, ["mcp"])
+        expect(missing.code).not.toBe(0)
+        expect(missing.stdout).toBe("")
+      }),
+    commandsTimeout
+  )
 })
