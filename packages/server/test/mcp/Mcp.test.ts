@@ -1,12 +1,15 @@
 /**
  * The MCP server at `/mcp`, exercised by the official SDK's client: the tool listing, the credential rules
  * and the protocol's refusals over HTTP, arguments refused as tool errors, one user never reading another's
- * data, and the size bound of an answer followed page by page (`continueFrom`, `partialDay`).
+ * data, the size bound of an answer followed page by page (`continueFrom`, `partialDay`), and generated
+ * hostile messages and arguments (seeded, as the fuzz test): never a 5xx, always JSON-RPC, nothing changed.
  */
 import { expect, layer } from "@effect/vitest"
 import { McpMaxAnswerChars } from "@pulsebridge/domain"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
+import fc from "fast-check"
+import { badDates, changedTables, digest, fuzzRuns, samples } from "../fixtures/Fuzz.js"
 import { expectError, json, preview, send } from "../fixtures/Http.js"
 import { callTool, mcpClient, toolError } from "../fixtures/Mcp.js"
 
@@ -240,5 +243,62 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
       const expected = plan.filter(([day]) => day > 0).map(([day, i]) => `Meal ${day}-${i}`)
       expect([...seen].sort()).toEqual([...expected].sort())
       expect(new Set(seen).size).toBe(seen.length)
+    }))
+
+  it.scoped("generated hostile messages and tool arguments get no 5xx, a JSON-RPC answer, and change nothing", () =>
+    Effect.gen(function*() {
+      const { token, user } = yield* createUser("mcp-fuzz")
+      const created = yield* send("POST", `/api/v1/users/${user.id}/journal-entries`, {
+        bearer: token,
+        json: { entryKind: "Coffee", consumedAtUtc: "2026-01-02T08:00:00Z", timezone: "UTC", title: "Espresso" }
+      })
+      expect(created.status, preview(created)).toBe(201)
+      const day = fc.oneof(
+        fc.constantFrom(...badDates.map((d) => d.text), "2026-01-01", "2026-01-02", "1970-01-01"),
+        fc.string({ maxLength: 20 }),
+        fc.anything()
+      )
+      const args = fc.oneof(
+        fc.record({ from: day, to: day }, { requiredKeys: [] }),
+        fc.record({ from: day, to: day, provider: fc.oneof(fc.string(), fc.anything()) }, { requiredKeys: [] }),
+        fc.dictionary(fc.string({ maxLength: 10 }), fc.anything(), { maxKeys: 4 }),
+        fc.anything()
+      )
+      const calls = fc.record({
+        name: fc.oneof(fc.constantFrom(...toolNames), fc.string({ maxLength: 30 })),
+        arguments: args
+      }).map((params) => rpc("tools/call", params))
+      const messages = fc.oneof(
+        fc.record({
+          jsonrpc: fc.oneof(fc.constant("2.0"), fc.anything()),
+          id: fc.oneof(fc.integer(), fc.string({ maxLength: 10 }), fc.constant(null), fc.anything()),
+          method: fc.oneof(
+            fc.constantFrom("initialize", "tools/list", "tools/call", "ping", "resources/list", "prompts/get"),
+            fc.string({ maxLength: 20 })
+          ),
+          params: fc.anything()
+        }, { requiredKeys: [] }),
+        fc.array(calls, { maxLength: 3 }),
+        fc.constantFrom(rpc("notifications/initialized"), { jsonrpc: "2.0", method: "notifications/cancelled" })
+      )
+      const cases = [
+        ...samples("mcp tools/call", calls, fuzzRuns * 2),
+        ...samples("mcp messages", messages, fuzzRuns)
+      ]
+      const before = yield* digest
+      const statuses = new Map<number, number>()
+      for (const body of cases) {
+        const reply = yield* send("POST", "/mcp", { json: body, headers: mcpHeaders, bearer: token })
+        statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1)
+        expect(reply.status, `${JSON.stringify(body).slice(0, 300)} -> ${preview(reply)}`).toBeLessThan(500)
+        if (reply.text !== "") {
+          const answer = json(reply)
+          const answers = Array.isArray(answer) ? answer : [answer]
+          for (const a of answers) expect(a, JSON.stringify(body).slice(0, 300)).toMatchObject({ jsonrpc: "2.0" })
+        }
+      }
+      expect(changedTables(before, yield* digest)).toEqual([])
+      // The generated calls reached the tools: some answered data, some were refused as tool errors.
+      expect(statuses.get(200)).toBeGreaterThan(fuzzRuns)
     }))
 })
