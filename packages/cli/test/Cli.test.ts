@@ -688,10 +688,12 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     }), commandsTimeout)
 
   it.scoped(
-    "mcp serves the user of PULSEBRIDGE_USER_TOKEN over stdio to the SDK's client; a bad token exits 1",
+    "mcp serves the user of PULSEBRIDGE_USER_TOKEN over stdio beside a running server, until the token is rotated",
     () =>
       Effect.gen(function*() {
         const dir = yield* dataDir
+        // As on a developer's machine: the server holds the embedded database, the assistant starts `mcp` beside it.
+        yield* runningServer(dir, yield* freePort)
         const app = yield* createApp(dir)
         const { token, user } = yield* cliJson(dir, ["users", "create", "--app", app, "--external-user-id", "mcp"])
         let stderr = ""
@@ -718,10 +720,17 @@ describe("pulsebridge CLI", { sequential: true }, () => {
           client.callTool({ name: "get_daily_load", arguments: { from: "2026-01-02", to: "2026-01-01" } })
         )
         expect(refused.isError, JSON.stringify(refused)).toBe(true)
+
+        // The token rotated while the server runs: the next call is refused.
+        yield* cliJson(dir, ["users", "rotate-token", "--app", app, user.id])
+        const after = yield* Effect.promise(() =>
+          client.callTool({ name: "get_profile", arguments: {} }).then(() => "answered", (e: Error) => e.message)
+        )
+        expect(after).toContain("no longer opens this user")
         expect(stderr).not.toContain(token)
 
         // A revoked or malformed token: one line on stderr, exit 1, nothing on stdout (the protocol's channel).
-        for (const bad of ["pb_ut_nope", "not-a-token"]) {
+        for (const bad of [token, "not-a-token"]) {
           const result = yield* cli(dir, ["mcp"], { PULSEBRIDGE_USER_TOKEN: bad })
           expect(result.code, result.stderr).toBe(1)
           expect(result.stdout).toBe("")

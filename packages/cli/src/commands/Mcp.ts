@@ -27,13 +27,12 @@ export const mcp = Command.make(
   (input) =>
     Effect.gen(function*() {
       const token = Redacted.value(input.userToken)
-      const user = isWellFormed(token, UserTokenPrefix)
-        ? yield* Effect.flatMap(Users, (users) => users.authenticate(token))
-        : Option.none()
-      if (Option.isNone(user)) {
+      const users = yield* Users
+      const user = isWellFormed(token, UserTokenPrefix) ? users.authenticate(token) : Effect.succeedNone
+      if (Option.isNone(yield* user)) {
         return yield* new Unauthorized({ message: "Invalid or revoked user token, or the user was deleted" })
       }
-      yield* serveStdio(user.value)
+      yield* serveStdio(user.pipe(Effect.orDie))
     }).pipe(Effect.provide(McpTools.Default), withServices(false))
 ).pipe(
   Command.withDescription(

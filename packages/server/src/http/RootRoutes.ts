@@ -1,6 +1,6 @@
 /**
- * The routes outside the contract that every deployment has: `/` names the service and its
- * documents; `/health/live` says the process answers, `/health/ready` (and its alias `/health`)
+ * The routes outside the contract that every deployment has: `/` names the service, its documents and
+ * its MCP endpoint; `/health/live` says the process answers, `/health/ready` (and its alias `/health`)
  * whether this process can serve: its database answers, its migrations are applied and its cluster
  * runner is registered. Both are unauthenticated and cheap, for load balancers and orchestrators.
  */
@@ -88,7 +88,8 @@ export const RootRoutesLive = HttpApiBuilder.Router.use((router) =>
         name: "PulseBridge",
         api: "/api/v1",
         docs: "/docs",
-        openapi: "/openapi.json"
+        openapi: "/openapi.json",
+        mcp: "/mcp"
       }))
     )
     yield* router.get("/health/live", Effect.succeed(HttpServerResponse.unsafeJson({ status: "ok" })))

@@ -32,9 +32,28 @@ const ParseErrorCode = -32700
 const InvalidRequestCode = -32600
 const ServerErrorCode = -32000
 
-/** The body as parsed JSON, or the answer that refuses it. */
+/** The media type of a header value, without parameters, in lower case. */
+const mediaType = (value: string | undefined) => (value ?? "").split(";")[0]!.trim().toLowerCase()
+
+/**
+ * The body as parsed JSON, or the answer that refuses it. The headers the transport checks are checked here
+ * first, with its answers, so that a body of the wrong type is refused for its type and not for its content.
+ */
 const readBody = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
+    const accept = request.headers["accept"] ?? ""
+    if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
+      yield* drain(request)
+      return yield* Effect.fail(
+        rpcError(406, ServerErrorCode, "Not Acceptable: Client must accept both application/json and text/event-stream")
+      )
+    }
+    if (mediaType(request.headers["content-type"]) !== "application/json") {
+      yield* drain(request)
+      return yield* Effect.fail(
+        rpcError(415, ServerErrorCode, "Unsupported Media Type: Content-Type must be application/json")
+      )
+    }
     const tooLarge = () => rpcError(413, ServerErrorCode, `The request body may be at most ${MaxMcpBodyBytes} bytes`)
     if (Number(request.headers["content-length"] ?? 0) > MaxMcpBodyBytes) {
       yield* drain(request)
@@ -92,7 +111,7 @@ export const McpRoutesLive = HttpApiBuilder.Router.use((router) =>
       )
       const body = yield* readBody(request)
       const run = Runtime.runPromise(yield* Effect.runtime<never>())
-      const server = makeMcpServer(tools, user, run)
+      const server = makeMcpServer(tools, Effect.succeed(Option.some(user)), run)
       // No session id generator: stateless.
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
       yield* Effect.promise(() => server.connect(transport))

@@ -9,6 +9,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { CallToolResult, ListToolsResult } from "@modelcontextprotocol/sdk/types.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import type * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { McpTools, McpUser, ToolAnswer } from "./Tools.js"
 
 export const serverInfo = { name: "pulsebridge", title: "PulseBridge", version: "0.1.0" } as const
@@ -25,12 +26,14 @@ const answerOf = (answer: ToolAnswer): CallToolResult =>
     : { content: [{ type: "text", text: answer.message }], isError: true }
 
 /**
- * A server for `user`'s data, to connect to one transport. `run` runs a tool's effect in the caller's
- * runtime (its database, tracing and logs).
+ * A server for one user's data, to connect to one transport. `user` is asked before each tool call: the
+ * user, or none once the token no longer opens it (a long-running stdio server outlives a rotation or an
+ * erasure); an HTTP request has checked it already. `run` runs an effect in the caller's runtime (its
+ * database, tracing and logs).
  */
 export const makeMcpServer = (
   tools: McpTools,
-  user: McpUser,
+  user: Effect.Effect<Option.Option<McpUser>>,
   run: <A>(effect: Effect.Effect<A>) => Promise<A>
 ): Server => {
   const server = new Server(serverInfo, { capabilities: { tools: { listChanged: false } }, instructions })
@@ -50,7 +53,14 @@ export const makeMcpServer = (
     if (tool === undefined) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name.slice(0, 100)}`)
     }
-    return answerOf(await run(tool.call(user, request.params.arguments)))
+    const current = await run(user)
+    if (Option.isNone(current)) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        "The user token no longer opens this user: it was rotated or revoked, or the user was deleted"
+      )
+    }
+    return answerOf(await run(tool.call(current.value, request.params.arguments)))
   })
   return server
 }

@@ -5,13 +5,17 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import { makeMcpServer } from "./Server.js"
 import type { McpUser } from "./Tools.js"
 import { McpTools } from "./Tools.js"
 
-/** Serves `user`'s data on this process's stdin and stdout until the client closes the stream. */
-export const serveStdio = (user: McpUser) =>
+/**
+ * Serves the data of the user `user` names (looked up again before each tool call, so a rotated token or a
+ * deleted user stops the answers) on this process's stdin and stdout until the client closes the stream.
+ */
+export const serveStdio = (user: Effect.Effect<Option.Option<McpUser>>) =>
   Effect.gen(function*() {
     const tools = yield* McpTools
     const run = Runtime.runPromise(yield* Effect.runtime<never>())

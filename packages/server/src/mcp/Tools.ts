@@ -1,6 +1,6 @@
 /**
- * The MCP server's tools: read-only views of one user's data for an AI assistant, each over the same
- * service the REST API's endpoint uses, so the two never disagree. Each tool declares its input and
+ * The MCP server's tools: read-only views of one user's data for an AI assistant, over the services and
+ * repositories of the REST API's reads (the glucose summary over one of its own), so the two never disagree. Each tool declares its input and
  * output as JSON Schema made from the domain's schemas; its arguments are decoded with those schemas
  * (a bad argument is a tool error the assistant can read and correct, never a protocol failure), and
  * every answer is bounded: range tools take at most `McpMaxDays` days and cut an answer over
@@ -130,6 +130,9 @@ const byDay = <K extends string, D extends string>(key: K, dateKey: D) => <OE>(e
 
 const unbounded = <OE>(encoded: OE) => encoded
 
+/** The fields of a range answer before its bound: the range, whole. */
+const whole = (from: string, to: string) => ({ from, to, continueFrom: null, partialDay: null })
+
 const noFailure = <A>(effect: Effect.Effect<A>) => effect as Effect.Effect<A, { readonly message: string }>
 
 const rangeNote = (days: number) =>
@@ -182,13 +185,10 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
         input: McpProviderRange(McpMaxDays.daily),
         output: rangeOutput("days", DailyActivitySummary),
         run: (user, { from, provider, to }) =>
-          Effect.map(health.activityRange(user.userId, { from, to, provider }), (days) => ({
-            from,
-            to,
-            continueFrom: null,
-            partialDay: null,
-            days
-          })),
+          Effect.map(
+            health.activityRange(user.userId, { from, to, provider }),
+            (days) => ({ ...whole(from, to), days })
+          ),
         bound: byDay("days", "date")
       }),
       define({
@@ -199,13 +199,7 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
         input: McpProviderRange(McpMaxDays.daily),
         output: rangeOutput("days", DailyLoadSummary),
         run: (user, { from, provider, to }) =>
-          Effect.map(health.loadRange(user.userId, { from, to, provider }), (days) => ({
-            from,
-            to,
-            continueFrom: null,
-            partialDay: null,
-            days
-          })),
+          Effect.map(health.loadRange(user.userId, { from, to, provider }), (days) => ({ ...whole(from, to), days })),
         bound: byDay("days", "date")
       }),
       define({
@@ -230,10 +224,7 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
         output: rangeOutput("entries", JournalEntrySummary),
         run: (user, { from, to }) =>
           noFailure(Effect.map(journal.listByRange(user.userId, from, to), (rows) => ({
-            from,
-            to,
-            continueFrom: null,
-            partialDay: null,
+            ...whole(from, to),
             // By journal date, so that the answer can be cut at a date; by time within a date.
             entries: rows.map(toSummary).sort((a, b) =>
               a.journalDate < b.journalDate ? -1 : a.journalDate > b.journalDate ? 1 : 0
@@ -251,10 +242,7 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
         output: rangeOutput("responses", MealResponse),
         run: (user, { from, to }) =>
           noFailure(Effect.map(mealResponses.range(user.userId, from, to), (responses) => ({
-            from,
-            to,
-            continueFrom: null,
-            partialDay: null,
+            ...whole(from, to),
             responses
           }))),
         bound: byDay("responses", "journalDate")
@@ -269,10 +257,7 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
         output: rangeOutput("days", DailyScore),
         run: (user, { from, to }) =>
           noFailure(Effect.map(scores.daily(user.userId, { from, to }), (days) => ({
-            from,
-            to,
-            continueFrom: null,
-            partialDay: null,
+            ...whole(from, to),
             days: [...days].sort(byDate)
           }))),
         bound: byDay("days", "date")
@@ -286,10 +271,7 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
         output: rangeOutput("weeks", WeeklyScore),
         run: (user, { from, to }) =>
           noFailure(Effect.map(scores.weekly(user.userId, { from, to }), (weeks) => ({
-            from,
-            to,
-            continueFrom: null,
-            partialDay: null,
+            ...whole(from, to),
             weeks: [...weeks].sort((a, b) => a.weekStartDate < b.weekStartDate ? -1 : 1)
           }))),
         bound: byDay("weeks", "weekStartDate")

@@ -158,6 +158,11 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
           -32000
         ],
         [yield* send("POST", "/mcp", { json: init, headers: { accept: "text/html" }, bearer: fresh }), 406, -32000],
+        [
+          yield* send("POST", "/mcp", { body: "a=b", contentType: "text/plain", headers: mcpHeaders, bearer: fresh }),
+          415,
+          -32000
+        ],
         [yield* send("GET", "/mcp", { headers: mcpHeaders, bearer: fresh }), 405, -32000],
         [yield* send("DELETE", "/mcp", { bearer: fresh }), 405, -32000]
       ] as const
@@ -165,7 +170,9 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
         expect(reply.status, preview(reply)).toBe(status)
         expect(json(reply)).toMatchObject({ jsonrpc: "2.0", error: { code } })
       }
-      expect(refused[5]![0].headers["allow"]).toBe("POST")
+      expect(refused[6]![0].headers["allow"]).toBe("POST")
+      // The service's root names the endpoint.
+      expect(json(yield* send("GET", "/"))).toMatchObject({ mcp: "/mcp" })
     }))
 
   it.scoped("each user reads only their own data, whatever the arguments say", () =>
