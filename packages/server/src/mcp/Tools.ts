@@ -109,7 +109,14 @@ const define = <I, IE, O, OE, E extends { readonly message: string }>(
               _tag: "Answer",
               json: definition.bound(encode(answer)) as Record<string, unknown>
             })),
-            Effect.catchAll((error) => Effect.succeed(toolError(error.message)))
+            Effect.catchAll((error) => Effect.succeed(toolError(error.message))),
+            // A failure of the server (its database) is logged here and told without its details, as a 500 is.
+            Effect.catchAllDefect((defect) =>
+              Effect.as(
+                Effect.logError(`The MCP tool ${definition.name} failed`, defect),
+                toolError("The tool failed on the server's side; try again later")
+              )
+            )
           )
       })
   }
@@ -170,7 +177,7 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
       define({
         name: "list_connections",
         title: "Connections",
-        description: "The user's wearable and CGM connections (Fitbit, Garmin, WHOOP, Dexcom): status, when each " +
+        description: "The user's wearable and glucose-monitor connections, one per provider: status, when each " +
           "last synced, whether a backfill runs, and why one needs the user to reconnect.",
         input: McpNoInput,
         output: Schema.Struct({ connections: Schema.Array(Connection) }),
@@ -194,7 +201,8 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
       define({
         name: "get_daily_load",
         title: "Daily load",
-        description: "Daily load (strain) per provider: the load score on its scale (WHOOP strain 0-21), energy " +
+        description:
+          "Daily load (strain) per provider: the load score on its provider's scale (e.g. WHOOP strain 0-21), energy " +
           "(kcal), average and maximum heart rate, time in heart-rate zones." + rangeNote(McpMaxDays.daily),
         input: McpProviderRange(McpMaxDays.daily),
         output: rangeOutput("days", DailyLoadSummary),
