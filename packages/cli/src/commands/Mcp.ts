@@ -6,8 +6,6 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Unauthorized } from "@pulsebridge/domain"
-import { serveStdio } from "@pulsebridge/server/mcp/Stdio"
-import { McpTools } from "@pulsebridge/server/mcp/Tools"
 import { isWellFormed, UserTokenPrefix } from "@pulsebridge/server/platform/CredentialHash"
 import { Users } from "@pulsebridge/server/users/Users"
 import * as Config from "effect/Config"
@@ -32,8 +30,10 @@ export const mcp = Command.make(
       if (Option.isNone(yield* user)) {
         return yield* new Unauthorized({ message: "Invalid or revoked user token, or the user was deleted" })
       }
+      // Loaded here, so that the other commands do not load the SDK.
+      const { serveStdio } = yield* Effect.promise(() => import("@pulsebridge/server/mcp/Stdio"))
       yield* serveStdio(user.pipe(Effect.orDie))
-    }).pipe(Effect.provide(McpTools.Default), withServices(false))
+    }).pipe(withServices(false))
 ).pipe(
   Command.withDescription(
     "Serve one user's data to an AI assistant over MCP (stdio): read-only tools for connections, activity, " +

@@ -1,7 +1,8 @@
 /**
  * The MCP server over stdio (`pulsebridge mcp`): an assistant on the user's machine starts it as a child
  * process with the user's token in its environment. stdout carries the protocol's messages only (the CLI's
- * logs go to stderr); the server runs until the assistant closes stdin.
+ * logs go to stderr); the server runs until the assistant closes stdin. The CLI imports this module when the
+ * command runs, so the SDK is not loaded by its other commands.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import * as Effect from "effect/Effect"
@@ -28,4 +29,4 @@ export const serveStdio = (user: Effect.Effect<Option.Option<McpUser>>) =>
       server.connect(transport).catch(() => resume(Effect.void))
       return Effect.promise(() => server.close())
     })
-  })
+  }).pipe(Effect.provide(McpTools.Default))
