@@ -2,8 +2,8 @@
  * `npm run bench`: the full PulseBridge server against a minimal node:https + pg baseline, both on one fresh
  * database (the embedded PGlite, or a database created for the run on the PostgreSQL of `DATABASE_URL` and dropped
  * after it). First a year-long Dexcom backfill from the simulator (see `bench/Backfill.ts`), then autocannon over
- * HTTPS on `GET /api/v1/users/:id/connections/glucose` (30 days of that backfill), `GET /api/v1/users/:id` and
- * `POST /api/v1/users`. Prints the figures and rewrites `docs/benchmarks.md` (see `bench/Report.ts`).
+ * HTTPS on `GET /api/v1/users/:id/connections/glucose` (30 days of that backfill), the MCP glucose summary of the
+ * same days (`POST /mcp`), `GET /api/v1/users/:id` and `POST /api/v1/users`. Prints the figures and rewrites `docs/benchmarks.md` (see `bench/Report.ts`).
  * `BENCH_DURATION` sets the measured seconds of each run (default 8), `BENCH_CONNECTIONS` the concurrent
  * connections (default 10), `BENCH_BACKFILL_DAYS` the days of the backfill (default 365; 33 for a quick check of the
  * routes); `BENCH_ONLY=backfill` runs the backfill alone (`BENCH_ONLY=requests` the request path alone) and leaves
@@ -200,6 +200,45 @@ const strongGlucoseRoutes = (plain: Route): ReadonlyArray<Route> =>
       baselineName: `hand-written, timestamps as text${acceptEncoding === undefined ? "" : ", same compression"}`
     }
   }))
+
+/** JSON with every object's keys sorted: what two answers of the same content but another key order share. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
+      : v)
+
+/** The MCP glucose summary of the same days as the glucose read: what an assistant asks instead of the readings. */
+const mcpGlucoseRoute = (userToken: string, range: { from: string; to: string }): Route => ({
+  route: "POST /mcp, tools/call get_glucose_summary",
+  description: `User token lookup by hash, then one JSON-RPC message: the ${glucoseDays}-day glucose summary ` +
+    `(${range.from} to ${range.to}) of the same backfill, one aggregate statement over the readings and the ` +
+    "statistics in JS, answered as a JSON-RPC result (the summary as structured content and again as text). " +
+    "PulseBridge builds the MCP SDK's server and stateless transport for each request and decodes the arguments " +
+    "with their schema; the baseline parses the message by hand.",
+  target: (base: string, ca: string): Target => ({
+    url: `${base}/mcp`,
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${userToken}`,
+      accept: "application/json, text/event-stream",
+      "content-type": "application/json"
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "get_glucose_summary", arguments: range }
+    }),
+    ca
+  }),
+  // The summary itself; the envelope's key order is the SDK's.
+  comparable: (body) =>
+    Effect.map(
+      parseJson(body, "POST /mcp"),
+      (answer) => canonical((answer["result"] as Record<string, unknown> | undefined)?.["structuredContent"] ?? answer)
+    )
+})
 
 const routes = (apiKey: string, userId: string): ReadonlyArray<Route> => [
   {
@@ -425,7 +464,12 @@ const program = Effect.gen(function*() {
       ? []
       : requestsOnly
       ? routes(apiKey, user.id)
-      : [glucose, ...strongGlucoseRoutes(glucose), ...routes(apiKey, user.id)]
+      : [
+        glucose,
+        ...strongGlucoseRoutes(glucose),
+        mcpGlucoseRoute(glucoseUser.token, glucoseRange(backfill.to)),
+        ...routes(apiKey, user.id)
+      ]
     for (const route of measured) {
       const ours = route.target(pulsebridgeBase, cert)
       const theirs = route.target(route.baseline === "strong" ? `${baselineBase}/strong` : baselineBase, cert)

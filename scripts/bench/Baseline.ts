@@ -8,6 +8,11 @@
  * as the server's SQL client does. Bodies are the same JSON, written with `JSON.stringify`; there is no logging,
  * routing library, schema or error catalogue.
  *
+ * `POST /mcp` answers one MCP message only, the `tools/call` of `get_glucose_summary`, as the server's stateless
+ * MCP endpoint answers it: the same token lookup, the same aggregate statement (`HealthDataRepo.glucoseDays`), the
+ * same statistics computed in plain JS, and the JSON-RPC result with the summary as structured content and as text;
+ * no SDK, no schema.
+ *
  * The stronger baseline, `GET /strong/api/v1/users/:id/connections/glucose`, is the best hand-written read: the
  * same lookup and validation, then the three queries with the timestamps formatted as ISO text in SQL and the
  * contract's names as column aliases, so the rows go straight into `JSON.stringify`; the body is compressed as
@@ -216,6 +221,115 @@ const parsePayload = (text: string): CreatePayload | undefined => {
   }
 }
 
+// `HealthDataRepo.glucoseDays` as it is.
+const glucoseDaysSql = `
+  select g.connection_id, g.provider, g.date::text as date, count(*)::int as readings,
+    sum(g.v)::float8 as sum, sum(g.v * g.v)::float8 as sum_of_squares, min(g.v)::float8 as min,
+    max(g.v)::float8 as max,
+    (count(*) filter (where g.v < 54))::int as very_low,
+    (count(*) filter (where g.v >= 54 and g.v < 70))::int as low,
+    (count(*) filter (where g.v >= 70 and g.v <= 180))::int as in_range,
+    (count(*) filter (where g.v > 180 and g.v <= 250))::int as high,
+    (count(*) filter (where g.v > 250))::int as very_high
+  from (
+    select r.connection_id, r.provider, r.date,
+      least(greatest(case when r.unit = 'mmol/L' then r.value * $4 else r.value end, 40), 400) as v
+    from glucose_readings r
+    where r.user_id = $1 and r.date between $2 and $3 and r.value is not null
+      and r.unit in ('mg/dL', 'mmol/L')
+  ) g
+  join connections c on c.id = g.connection_id
+  where c.status <> 'Disconnected'
+  group by g.connection_id, g.provider, g.date
+  order by g.date, g.provider, g.connection_id
+`
+
+interface GlucoseDayRow {
+  readonly connection_id: string
+  readonly provider: string
+  readonly date: string
+  readonly readings: number
+  readonly sum: number
+  readonly sum_of_squares: number
+  readonly min: number
+  readonly max: number
+  readonly very_low: number
+  readonly low: number
+  readonly in_range: number
+  readonly high: number
+  readonly very_high: number
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10
+
+/** The statistics of `GlucoseSummaries.glucoseStats`, from a day's (or added days') sums. */
+const glucoseStats = (s: Omit<GlucoseDayRow, "connection_id" | "provider" | "date">, days: number) => {
+  const n = s.readings
+  const mean = s.sum / n
+  const sd = Math.sqrt(Math.max(0, s.sum_of_squares / n - mean * mean))
+  const percent = (part: number, whole: number) => round1((part / whole) * 100)
+  return {
+    readings: n,
+    coveragePercent: Math.min(100, percent(n, 288 * days)),
+    meanMgDl: round1(mean),
+    sdMgDl: round1(sd),
+    cvPercent: percent(sd, mean),
+    minMgDl: round1(s.min),
+    maxMgDl: round1(s.max),
+    gmiPercent: round1(3.31 + 0.02392 * mean),
+    timeInRanges: {
+      veryLow: percent(s.very_low, n),
+      low: percent(s.low, n),
+      inRange: percent(s.in_range, n),
+      high: percent(s.high, n),
+      veryHigh: percent(s.very_high, n)
+    }
+  }
+}
+
+/** The glucose summary of `GlucoseSummaries.summarise`, unbounded (30 days of summaries are far within the bound). */
+const glucoseSummary = (from: string, to: string, rows: ReadonlyArray<GlucoseDayRow>) => {
+  const byConnection = new Map<string, Array<GlucoseDayRow>>()
+  for (const row of rows) byConnection.set(row.connection_id, [...(byConnection.get(row.connection_id) ?? []), row])
+  const add = (list: ReadonlyArray<GlucoseDayRow>) =>
+    list.reduce((a, b) => ({
+      ...a,
+      readings: a.readings + b.readings,
+      sum: a.sum + b.sum,
+      sum_of_squares: a.sum_of_squares + b.sum_of_squares,
+      min: Math.min(a.min, b.min),
+      max: Math.max(a.max, b.max),
+      very_low: a.very_low + b.very_low,
+      low: a.low + b.low,
+      in_range: a.in_range + b.in_range,
+      high: a.high + b.high,
+      very_high: a.very_high + b.very_high
+    }))
+  return {
+    from,
+    to,
+    continueFrom: null,
+    partialDay: null,
+    unit: "mg/dL",
+    targetRange: { lowMgDl: 70, highMgDl: 180 },
+    connections: [...byConnection.values()].map((list) => ({
+      connectionId: list[0]!.connection_id,
+      provider: list[0]!.provider,
+      days: list.length,
+      stats: glucoseStats(add(list), dayNumber(to) - dayNumber(from) + 1)
+    })),
+    days: rows.map((row) => ({
+      date: row.date,
+      connectionId: row.connection_id,
+      provider: row.provider,
+      stats: glucoseStats(row, 1)
+    }))
+  }
+}
+
+const rpcError = (response: http.ServerResponse, status: number, id: unknown, code: number, message: string) =>
+  send(response, status, { jsonrpc: "2.0", id: id ?? null, error: { code, message } })
+
 export const startBaseline = (options: BaselineOptions): Promise<Baseline> => {
   const pool = new pg.Pool(options.pool)
   pool.on("error", () => {})
@@ -293,6 +407,41 @@ export const startBaseline = (options: BaselineOptions): Promise<Baseline> => {
     send(response, 200, { readings, events, calibrations })
   }
 
+  const mcpGlucoseSummary = async (request: http.IncomingMessage, response: http.ServerResponse) => {
+    const text = await readBody(request)
+    const secret = bearer(request.headers.authorization)
+    const wellFormed = secret !== undefined && secret.startsWith(userTokenPrefix) &&
+      secretPattern.test(secret.slice(userTokenPrefix.length))
+    const users = wellFormed
+      ? (await pool.query<{ user_id: string }>(authenticateUserSql, [sha256(secret)])).rows
+      : []
+    if (users[0] === undefined) {
+      return fail(response, 401, "Unauthorized", "Invalid or revoked user token, or the user was deleted")
+    }
+    let message: { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: Record<string, unknown> } }
+    try {
+      message = JSON.parse(text)
+    } catch {
+      return rpcError(response, 400, null, -32700, "Parse error")
+    }
+    if (message.method !== "tools/call" || message.params?.name !== "get_glucose_summary") {
+      return rpcError(response, 200, message.id, -32601, "Only get_glucose_summary is served here")
+    }
+    const from = message.params.arguments?.["from"]
+    const to = message.params.arguments?.["to"]
+    if (
+      typeof from !== "string" || typeof to !== "string" || !isDate(from) || !isDate(to) || from > to ||
+      dayNumber(to) - dayNumber(from) + 1 > 92
+    ) {
+      const result = { content: [{ type: "text", text: "Invalid arguments" }], isError: true }
+      return send(response, 200, { result, jsonrpc: "2.0", id: message.id })
+    }
+    const rows = (await pool.query<GlucoseDayRow>(glucoseDaysSql, [users[0].user_id, from, to, 18.016])).rows
+    const summary = glucoseSummary(from, to, rows)
+    const result = { content: [{ type: "text", text: JSON.stringify(summary) }], structuredContent: summary }
+    send(response, 200, { result, jsonrpc: "2.0", id: message.id })
+  }
+
   const createUser = async (
     request: http.IncomingMessage,
     response: http.ServerResponse
@@ -344,6 +493,8 @@ export const startBaseline = (options: BaselineOptions): Promise<Baseline> => {
       )
       : request.method === "POST" && url === "/api/v1/users"
       ? createUser(request, response)
+      : request.method === "POST" && url === "/mcp"
+      ? mcpGlucoseSummary(request, response)
       : Promise.resolve(fail(response, 404, "NotFound", "No such route"))
     handled.catch(() => {
       if (!response.headersSent) fail(response, 500, "InternalServerError", "Internal server error")
