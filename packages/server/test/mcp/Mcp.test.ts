@@ -200,7 +200,8 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
   it.scoped("an answer over the size bound is cut at a day and continues from there, each entry once", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("mcp-bound")
-      const base = Date.now() - 20 * DAY
+      // 08:00 UTC of a day 20 days ago: the entries of a day (30 minutes at most) stay on its date.
+      const base = Date.parse(`${dateOf(Date.now() - 20 * DAY)}T08:00:00Z`)
       const notes = (i: number) => `${i} `.padEnd(1_990, "note ")
       const post = (day: number, i: number) =>
         Effect.flatMap(
