@@ -236,13 +236,16 @@ export const MaxRangeDays = 366
 
 export const dayNumber = (date: string): number => Math.floor(Date.parse(`${date}T00:00:00Z`) / 86_400_000)
 
-const checkRange = (r: { readonly from: string; readonly to: string }) => {
-  if (r.from > r.to) return "`from` must not be after `to`"
-  if (dayNumber(r.to) - dayNumber(r.from) + 1 > MaxRangeDays) {
-    return `the range may cover at most ${MaxRangeDays} days`
+/** The check of a `from`/`to` range: `from` not after `to`, at most `maxDays` days, `to` not after `lastDate`. */
+export const checkDateRange =
+  (maxDays: number, lastDate?: string) => (r: { readonly from: string; readonly to: string }) => {
+    if (r.from > r.to) return "`from` must not be after `to`"
+    if (dayNumber(r.to) - dayNumber(r.from) + 1 > maxDays) return `the range may cover at most ${maxDays} days`
+    if (lastDate !== undefined && r.to > lastDate) return `\`to\` must be on or before ${lastDate}`
+    return true
   }
-  return true
-}
+
+const checkRange = checkDateRange(MaxRangeDays)
 
 export const DateRange = Schema.Struct({
   from: LocalDate.annotations({ description: "First day, inclusive (YYYY-MM-DD)" }),

@@ -6,7 +6,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { UserTokenAuth } from "./Auth.js"
-import { ConnectionId, dayNumber, LocalDate, Provider, TimeZone, UserId } from "./Common.js"
+import { checkDateRange, ConnectionId, LocalDate, Provider, TimeZone, UserId } from "./Common.js"
 import { BadRequest, Forbidden } from "./Errors.js"
 import { ScoreFactorKey } from "./Scores.js"
 
@@ -19,15 +19,9 @@ export const CoverageRange = Schema.Struct({
     description: `Last day, inclusive (YYYY-MM-DD): at most ${MaxCoverageDays} days after from, and not after the ` +
       "user's today"
   })
-}).pipe(
-  Schema.filter((r) => {
-    if (r.from > r.to) return "`from` must not be after `to`"
-    if (dayNumber(r.to) - dayNumber(r.from) + 1 > MaxCoverageDays) {
-      return `the range may cover at most ${MaxCoverageDays} days`
-    }
-    return true
-  })
-).annotations({ description: `\`from\`/\`to\` inclusive, at most ${MaxCoverageDays} days` })
+}).pipe(Schema.filter(checkDateRange(MaxCoverageDays))).annotations({
+  description: `\`from\`/\`to\` inclusive, at most ${MaxCoverageDays} days`
+})
 
 export const CoverageStatus = Schema.Literal("complete", "partial", "missing", "pending").annotations({
   identifier: "CoverageStatus",

@@ -5,7 +5,7 @@
  * `McpMaxAnswerChars` is cut at a day boundary and says where to continue (`continueFrom`).
  */
 import * as Schema from "effect/Schema"
-import { ConnectionId, dayNumber, LocalDate, Provider, TimeZone, UserId } from "./Common.js"
+import { checkDateRange, ConnectionId, LocalDate, Provider, TimeZone, UserId } from "./Common.js"
 
 /** The most characters of JSON one tool answer holds (about 12,000 tokens of a language model). */
 export const McpMaxAnswerChars = 48_000
@@ -29,17 +29,9 @@ const rangeFields = (maxDays: number) => ({
   to: dayInput(`Last day, inclusive (YYYY-MM-DD); the range may cover at most ${maxDays} days`)
 })
 
-const checkRange =
-  (maxDays: number, lastDate: string | undefined) => (r: { readonly from: string; readonly to: string }) => {
-    if (r.from > r.to) return "`from` must not be after `to`"
-    if (dayNumber(r.to) - dayNumber(r.from) + 1 > maxDays) return `the range may cover at most ${maxDays} days`
-    if (lastDate !== undefined && r.to > lastDate) return `\`to\` must be on or before ${lastDate}`
-    return true
-  }
-
 /** The input of a range tool: `from`/`to` inclusive, at most `maxDays` days, `to` not after `lastDate`. */
 export const McpRange = (maxDays: number, options?: { readonly lastDate?: string }) =>
-  Schema.Struct(rangeFields(maxDays)).pipe(Schema.filter(checkRange(maxDays, options?.lastDate)))
+  Schema.Struct(rangeFields(maxDays)).pipe(Schema.filter(checkDateRange(maxDays, options?.lastDate)))
 
 /** The input of a range tool of provider records, which may name one provider. */
 export const McpProviderRange = (maxDays: number) =>
@@ -50,7 +42,7 @@ export const McpProviderRange = (maxDays: number) =>
         jsonSchema: { type: "string", description: "Only this provider (Fitbit, Garmin, WHOOP, Dexcom, ...)" }
       })
     )
-  }).pipe(Schema.filter(checkRange(maxDays, undefined)))
+  }).pipe(Schema.filter(checkDateRange(maxDays)))
 
 /** The input of a tool without arguments: an empty object (`Schema.Struct({})` alone would take any object). */
 export const McpNoInput = Schema.Struct({}).pipe(
