@@ -11,7 +11,14 @@ import type { Provider } from "@pulsebridge/domain"
 import { apiClient, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
-import { expectError, expectOwnTokenOnly, json, preview, send } from "../fixtures/Http.js"
+import {
+  expectError,
+  expectOwnTokenOnly,
+  expectUserRangeReadDocumented,
+  json,
+  preview,
+  send
+} from "../fixtures/Http.js"
 import { waitForSync } from "../fixtures/Sync.js"
 
 const DAY = 86_400_000
@@ -218,13 +225,7 @@ layer(makeTestServer({ sandbox: true, syncCron: "0 0 1 1 *" }), { timeout: "300 
         const reply = yield* send("GET", "/openapi.json")
         expect(reply.status).toBe(200)
         const doc = json(reply)
-        const operation = doc.paths["/api/v1/users/{userId}/coverage"].get
-        expect(Object.keys(operation.responses).filter((s) => Number(s) < 400)).toEqual(["200"])
-        expect(operation.security.flatMap((r: object) => Object.keys(r)).sort()).toEqual([
-          "userTokenBearer",
-          "userTokenHeader"
-        ])
-        expect(operation.parameters.map((p: any) => p.name).sort()).toEqual(["from", "to", "userId"])
+        expectUserRangeReadDocumented(doc, "/api/v1/users/{userId}/coverage")
         expect(Object.keys(doc.components.schemas)).toEqual(
           expect.arrayContaining([
             "Coverage",

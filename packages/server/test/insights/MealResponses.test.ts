@@ -14,7 +14,14 @@ import { newId } from "@pulsebridge/server/platform/Ids"
 import { SyncStore } from "@pulsebridge/server/sync/SyncStore"
 import { apiClient, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import { expectError, expectOwnTokenOnly, json, preview, send } from "../fixtures/Http.js"
+import {
+  expectError,
+  expectOwnTokenOnly,
+  expectUserRangeReadDocumented,
+  json,
+  preview,
+  send
+} from "../fixtures/Http.js"
 
 const MIN = 60_000
 
@@ -330,13 +337,7 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
       const reply = yield* send("GET", "/openapi.json")
       expect(reply.status).toBe(200)
       const doc = json(reply)
-      const operation = doc.paths["/api/v1/users/{userId}/insights/meal-responses"].get
-      expect(Object.keys(operation.responses).filter((s) => Number(s) < 400)).toEqual(["200"])
-      expect(operation.security.flatMap((r: object) => Object.keys(r)).sort()).toEqual([
-        "userTokenBearer",
-        "userTokenHeader"
-      ])
-      expect(operation.parameters.map((p: any) => p.name).sort()).toEqual(["from", "to", "userId"])
+      expectUserRangeReadDocumented(doc, "/api/v1/users/{userId}/insights/meal-responses")
       expect(Object.keys(doc.components.schemas)).toEqual(
         expect.arrayContaining(["GlucoseResponse", "MealResponse", "GlucoseResponseReason", "GlucoseResponseFlag"])
       )
