@@ -37,17 +37,7 @@ export const makeMcpServer = (
   run: <A>(effect: Effect.Effect<A>) => Promise<A>
 ): Server => {
   const server = new Server(serverInfo, { capabilities: { tools: { listChanged: false } }, instructions })
-  const listing: ListToolsResult = {
-    tools: tools.tools.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      outputSchema: tool.outputSchema,
-      annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, openWorldHint: false }
-    }))
-  }
-  server.setRequestHandler(ListToolsRequestSchema, () => listing)
+  server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => ({ tools: tools.listing }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = tools.find(request.params.name)
     if (tool === undefined) {

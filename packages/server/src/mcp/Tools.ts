@@ -303,7 +303,12 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
     ]
 
     const byName = new Map(tools.map((tool) => [tool.name, tool]))
-    return { tools, find: (name: string) => byName.get(name) } as const
+    /** The tools as `tools/list` answers them, made once: every tool only reads. */
+    const listing = tools.map(({ call: _, ...tool }) => ({
+      ...tool,
+      annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, openWorldHint: false }
+    }))
+    return { tools, listing, find: (name: string) => byName.get(name) } as const
   }),
   dependencies: [JournalRepo.Default, GlucoseSummaries.Default]
 }) {}
