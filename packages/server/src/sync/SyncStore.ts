@@ -294,6 +294,15 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         }
       })
 
+    /**
+     * Holds the connection against its deletion until the transaction ends: false when it is
+     * already gone (its user was erased while a read was under way), and the write is skipped.
+     */
+    const holdConnection = (connectionId: string) =>
+      sql`select 1 from connections where id = ${connectionId} for key share`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
+
     /** Stores every record of a batch for one connection (in the caller's transaction); says what it wrote. */
     const storeRecords = (owner: RecordOwner, batch: CanonicalBatch, today: string) =>
       Effect.gen(function*() {
@@ -365,6 +374,7 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
     /** Stores every record of a batch for one connection, with its events, in one transaction. */
     const storeBatch = (owner: RecordOwner, batch: CanonicalBatch, today: string) =>
       Effect.gen(function*() {
+        if (!(yield* holdConnection(owner.connectionId))) return
         const stored = yield* storeRecords(owner, batch, today)
         yield* emitWritten(owner, stored.written)
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SyncStore.storeBatch"))
@@ -426,6 +436,7 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
     /** Plans a backfill of `from`..`to` (newest first), replacing any earlier plan. */
     const planBackfill = (connectionId: string, from: string, to: string) =>
       Effect.gen(function*() {
+        if (!(yield* holdConnection(connectionId))) return
         const before = yield* lockState(connectionId)
         yield* sql`
           insert into sync_state (connection_id, state, backfill_from, backfill_to, backfill_cursor)
@@ -457,6 +468,7 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
       nextCursor: string | null
     ) =>
       Effect.gen(function*() {
+        if (!(yield* holdConnection(owner.connectionId))) return
         const before = yield* lockState(owner.connectionId)
         const stored = yield* storeRecords(owner, batch, today)
         yield* emitWritten(owner, stored.written)
@@ -507,6 +519,7 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
       }
     ) =>
       Effect.gen(function*() {
+        if (!(yield* holdConnection(connectionId))) return
         const now = yield* Clock.currentTimeMillis
         const before = yield* lockState(connectionId)
         const [after] = yield* sql<{ readonly state: SyncStateName }>`
@@ -534,6 +547,7 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
     const deleteRecords = (owner: RecordOwner, deletions: ReadonlyArray<CanonicalDeletion>) =>
       Effect.gen(function*() {
         const connectionId = owner.connectionId
+        if (!(yield* holdConnection(connectionId))) return
         const touched = new Map<keyof RecordLists, Set<string>>()
         for (const deletion of deletions) {
           const [dataType, table, match] = deletion.kind === "RecoveryOfSleep"

@@ -124,6 +124,10 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("@pulsebridge/ser
     const deleteRowsOf = (userId: string) =>
       Effect.gen(function*() {
         const ofConnections = sql`connection_id in (select id from connections where user_id = ${userId})`
+        // The connections first: a sync store under way holds its connection (`for key share`) and
+        // is waited for, and one that begins after finds the connection gone. Locking them before
+        // any record keeps the two from waiting on each other.
+        yield* sql`select id from connections where user_id = ${userId} for update`
         yield* deleteClusterMessages(userId)
         yield* sql`delete from quarantined_records where user_id = ${userId}`
         for (const table of recordTables) {

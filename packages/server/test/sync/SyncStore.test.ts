@@ -11,6 +11,7 @@ import type { ConnectionId, UserId } from "@pulsebridge/domain"
 import type { CanonicalBatch, GlucoseEventRecord, GlucoseReadingRecord } from "@pulsebridge/providers"
 import { emptyBatch } from "@pulsebridge/providers"
 import { SyncStore } from "@pulsebridge/server/sync/SyncStore"
+import { ErasureRepo } from "@pulsebridge/server/users/ErasureRepo"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -157,6 +158,28 @@ layer(makeTestServer({ sandbox: true, syncCron: "0 0 1 1 *" }), { timeout: "300 
         for (const record of [...plain, ...pretty]) expect(raw.get(record.providerRecordId)).toBe(record.rawJson)
         const stored = yield* readings(userId, token, "2020-02-01", "2020-02-09")
         expect(stored.map((r) => r.value).sort((a, b) => a! - b!)).toEqual([90, 91, 92, 120, 121])
+      }))
+
+    it.effect("writes still under way for a connection its user's erasure has removed are skipped, not failed", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const store = yield* SyncStore
+        const { connectionId, owner, userId } = yield* connected("erased")
+        // What the erasure's transaction does once its revocations are over.
+        yield* Effect.flatMap(ErasureRepo, (repo) => repo.deleteRowsOf(userId)).pipe(sql.withTransaction, Effect.orDie)
+        const window = batch({ glucoseReadings: [reading("2020-04-02T07:00:00.000Z", 120)] })
+        // A sync that read its window before the erasure stores it, stops, or records its failure after.
+        yield* store.storeBatch(owner, window, "2020-04-02")
+        yield* store.planBackfill(connectionId, "2020-04-01", "2020-04-02")
+        yield* store.storeBackfillWindow(owner, window, "2020-04-02", null)
+        yield* store.deleteRecords(owner, [{ kind: "Sleep", providerRecordId: "gone" }])
+        yield* store.setState(connectionId, { state: "Stopped", lastError: "user is inactive" })
+        const left = yield* sql<{ n: number }>`
+          select (select count(*) from glucose_readings where connection_id = ${connectionId})
+            + (select count(*) from sync_state where connection_id = ${connectionId})
+            + (select count(*) from connections where id = ${connectionId}) as n
+        `.pipe(Effect.orDie)
+        expect(Number(left[0]!.n)).toBe(0)
       }))
 
     it.effect(
