@@ -338,8 +338,13 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
         const checked = yield* check(request)
         if (Option.isNone(checked)) return yield* app
         const { bucket, verdict } = checked.value
+        // Before the answer is written: the platform writes it as soon as the app returns it, and a client's
+        // next guess must find its failure already charged.
         yield* HttpApp.appendPreResponseHandler((_request, response) =>
-          Effect.succeed(HttpServerResponse.setHeaders(response, verdict.headers))
+          Effect.as(
+            response.status === 401 ? chargeFailure(bucket) : Effect.void,
+            HttpServerResponse.setHeaders(response, verdict.headers)
+          )
         )
         if (!verdict.allowed) {
           yield* countRateLimited(bucket.key)
@@ -349,9 +354,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
             { status: 429, headers: verdict.headers }
           )
         }
-        const response = yield* app
-        if (response.status === 401) yield* chargeFailure(bucket)
-        return HttpServerResponse.setHeaders(response, verdict.headers)
+        return yield* app
       })
 
     return { check, middleware, settings } as const

@@ -416,7 +416,13 @@ it.layer(makeTestServer({ rateLimits: limits }), { timeout: "120 seconds" })(
 const limitedServer = (repo: Layer.Layer<RateLimitRepo>) =>
   Layer.unwrapEffect(Effect.map(RateLimiter, (limiter) =>
     HttpServer.serve(
-      HttpRouter.empty.pipe(HttpRouter.get("/ok", Effect.succeed(HttpServerResponse.unsafeJson({ ok: true })))),
+      HttpRouter.empty.pipe(
+        HttpRouter.get("/ok", Effect.succeed(HttpServerResponse.unsafeJson({ ok: true }))),
+        HttpRouter.get(
+          "/denied",
+          Effect.succeed(HttpServerResponse.unsafeJson({ _tag: "Unauthorized", message: "no" }, { status: 401 }))
+        )
+      ),
       makeAppMiddleware({ trustProxy: false, rateLimit: limiter.middleware })
     ))).pipe(
       Layer.provideMerge(NodeHttpServer.layerTest),
@@ -459,5 +465,34 @@ it.layer(
         expect(response.status).toBe(200)
         expect(response.headers["ratelimit-limit"]).toBeUndefined()
       }
+    }))
+})
+
+/** When each failed authentication's charge ended (it takes 200 ms). */
+const charged: Array<number> = []
+
+it.layer(
+  limitedServer(Layer.succeed(
+    RateLimitRepo,
+    RateLimitRepo.make({
+      take: () => Effect.succeed({ remaining: 4, level: 5, gate: 4 }),
+      charge: () =>
+        Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 200))).pipe(
+          Effect.andThen(Effect.sync(() => void charged.push(Date.now())))
+        ),
+      prune: () => Effect.void
+    })
+  ))
+)("a failed authentication", (it) => {
+  it.effect("is charged to its address before its 401 is written, so that the next guess finds it", () =>
+    Effect.gen(function*() {
+      const client = yield* HttpClient.HttpClient
+      const response = yield* client.get("/denied", { headers: { authorization: "Bearer pb_sk_guess" } })
+      expect(response.status).toBe(401)
+      expect(charged).toHaveLength(1)
+      expect(response.headers["ratelimit-remaining"]).toBe("4")
+      // An answer that is not a 401 charges nothing.
+      expect((yield* client.get("/ok", { headers: { authorization: "Bearer pb_sk_guess" } })).status).toBe(200)
+      expect(charged).toHaveLength(1)
     }))
 })
