@@ -5,7 +5,7 @@
  * screenshotted.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Operators } from "@pulsebridge/server/portal/Operators"
+import { Operators } from "@pulsebridge/server"
 import { TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import { Browser, chromiumAvailable, chromiumPath, logIn, openPage, phone, screenshot } from "./fixtures/Browser.js"

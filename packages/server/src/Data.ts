@@ -4,11 +4,14 @@
  * (`App.ts`: the HTTP handlers, the API documentation page, the portal, the sandbox, the cluster).
  */
 import * as Layer from "effect/Layer"
+import { Authentication } from "./access/Authentication.js"
 import { Apps } from "./apps/Apps.js"
 import { ProviderCredentials } from "./apps/ProviderCredentials.js"
 import { Connections } from "./connections/Connections.js"
 import { ConnectionsRepo } from "./connections/ConnectionsRepo.js"
 import { DataCoverage } from "./coverage/DataCoverage.js"
+import { Endpoints } from "./events/Endpoints.js"
+import { Outbox } from "./events/Outbox.js"
 import { HealthData } from "./healthData/HealthData.js"
 import { MealResponses } from "./insights/MealResponses.js"
 import { SecretBox } from "./platform/SecretBox.js"
@@ -20,12 +23,11 @@ import { Quarantine } from "./sync/Quarantine.js"
 import { Erasure } from "./users/Erasure.js"
 import { UserExport } from "./users/Export.js"
 import { Users } from "./users/Users.js"
-import { Endpoints } from "./webhooks/Endpoints.js"
-import { Outbox } from "./webhooks/Outbox.js"
 
 export const DataLive = Endpoints.Default.pipe(
   Layer.provideMerge(Layer.mergeAll(
     Apps.Default,
+    Authentication.Default,
     ConnectionsRepo.Default,
     Users.Default,
     Connections.Default,

@@ -1,10 +1,30 @@
-export * from "./App.js"
+/**
+ * The server's entry point for the other packages (the CLI, the test harness, the benchmarks): the data model's
+ * services and their errors, the credential helpers, and the platform pieces a command needs to open the
+ * database and reach providers. The application itself is `@pulsebridge/server/App`, the listener
+ * `@pulsebridge/server/Main`, the MCP server over stdio `@pulsebridge/server/mcp/Stdio` and the pure scoring
+ * `@pulsebridge/server/scoring`: each is loaded only by what needs it.
+ */
+export * from "./access/Authentication.js"
+export * from "./access/CredentialHash.js"
 export * from "./apps/Apps.js"
-export * from "./connections/Connections.js"
-export * from "./Main.js"
-export * from "./platform/CredentialHash.js"
+export * from "./apps/ProviderCredentials.js"
+export * from "./connections/ConnectionTokens.js"
+export * from "./connections/ProviderAccess.js"
+export * from "./connections/TokenExchange.js"
+export * from "./Data.js"
+export * from "./events/Endpoints.js"
+export * from "./journal/BlobStore.js"
 export * from "./platform/Database.js"
+export * from "./platform/HttpServer.js"
+export * from "./platform/Ids.js"
+export * from "./platform/ServerBases.js"
 export * from "./platform/ServerConfig.js"
-export * from "./scoring/Inputs.js"
-export * from "./scoring/Scoring.js"
+export * from "./platform/Tls.js"
+export * from "./portal/Operators.js"
+export * from "./portal/PortalApi.js"
+export { CursorInvalid, defaultPageSize, UserDirectoryRepo } from "./portal/UserDirectoryRepo.js"
+export * from "./sync/Quarantine.js"
+export * from "./users/Erasure.js"
+export * from "./users/Export.js"
 export * from "./users/Users.js"

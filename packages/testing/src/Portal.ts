@@ -4,7 +4,7 @@
  * server's own `Origin`) with every portal call.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Operators } from "@pulsebridge/server/portal/Operators"
+import { Operators } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 

@@ -5,7 +5,7 @@
  * fever-like episode.
  */
 import { Rng } from "@pulsebridge/sandbox/core/Random"
-import type { ScoringRows } from "@pulsebridge/server/scoring/Inputs"
+import type { ScoringRows } from "@pulsebridge/server/scoring"
 
 export interface DayProfile {
   /** Total sleep of the main sleep, hours. */

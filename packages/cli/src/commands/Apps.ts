@@ -2,8 +2,8 @@
  * `pulsebridge apps`: create an app (with its first API key) and list the apps.
  */
 import { Command, Options } from "@effect/cli"
-import type { App } from "@pulsebridge/server/apps/Apps"
-import { Apps } from "@pulsebridge/server/apps/Apps"
+import type { App } from "@pulsebridge/server"
+import { Apps } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import { printResult } from "../Output.js"
 import { json } from "./Options.js"

@@ -6,8 +6,8 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Unauthorized } from "@pulsebridge/domain"
-import { isWellFormed, UserTokenPrefix } from "@pulsebridge/server/platform/CredentialHash"
-import { Users } from "@pulsebridge/server/users/Users"
+import { isWellFormed, UserTokenPrefix } from "@pulsebridge/server"
+import { Authentication } from "@pulsebridge/server"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -25,8 +25,8 @@ export const mcp = Command.make(
   (input) =>
     Effect.gen(function*() {
       const token = Redacted.value(input.userToken)
-      const users = yield* Users
-      const user = isWellFormed(token, UserTokenPrefix) ? users.authenticate(token) : Effect.succeedNone
+      const authentication = yield* Authentication
+      const user = isWellFormed(token, UserTokenPrefix) ? authentication.userToken(token) : Effect.succeedNone
       if (Option.isNone(yield* user)) {
         return yield* new Unauthorized({ message: "Invalid or revoked user token, or the user was deleted" })
       }

@@ -5,7 +5,7 @@
 import { Command, Options } from "@effect/cli"
 import { BadRequest } from "@pulsebridge/domain"
 import { adapterFor, ProviderRegistry } from "@pulsebridge/providers"
-import { ProviderCredentials } from "@pulsebridge/server/apps/ProviderCredentials"
+import { ProviderCredentials } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { printResult } from "../Output.js"

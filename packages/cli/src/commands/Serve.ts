@@ -4,7 +4,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { HttpServer } from "@effect/platform"
-import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
+import { ServerConfig } from "@pulsebridge/server"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -4,7 +4,7 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { CreateWebhookEndpointPayload, WebhookEndpoint, WebhookEndpointId } from "@pulsebridge/domain"
-import { Endpoints } from "@pulsebridge/server/webhooks/Endpoints"
+import { Endpoints } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"

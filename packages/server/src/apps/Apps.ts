@@ -5,17 +5,15 @@
 import { SqlClient } from "@effect/sql"
 import type { ApiKeyId, AppId, Permission } from "@pulsebridge/domain"
 import { allPermissions } from "@pulsebridge/domain"
-import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
-import { ApiKeyPrefix, displayPrefix, generateSecret, hashSecret } from "../platform/CredentialHash.js"
+import { ApiKeysRepo } from "../access/ApiKeysRepo.js"
+import { ApiKeyPrefix, displayPrefix, generateSecret, hashSecret } from "../access/CredentialHash.js"
 import { isUuid, newId } from "../platform/Ids.js"
-import { ApiKeysRepo, AuthenticatedApp } from "./ApiKeysRepo.js"
 import { AppsRepo } from "./AppsRepo.js"
 
-export { ApiKeyRecord, AuthenticatedApp } from "./ApiKeysRepo.js"
+export { ApiKeyRecord, AuthenticatedApp } from "../access/ApiKeysRepo.js"
 export { App, AppWithUsers } from "./AppsRepo.js"
 
 /** No app has this id (or the id is not one an app could have). */
@@ -32,8 +30,6 @@ export class ApiKeyNotFound extends Data.TaggedError("ApiKeyNotFound")<{ readonl
   }
 }
 
-const decodeAuthenticatedApp = Schema.decodeUnknownOption(AuthenticatedApp)
-
 export interface CreatedApiKey {
   readonly id: ApiKeyId
   readonly apiKey: string
@@ -46,10 +42,6 @@ export class Apps extends Effect.Service<Apps>()("@pulsebridge/server/Apps", {
     const sql = yield* SqlClient.SqlClient
     const appsRepo = yield* AppsRepo
     const keysRepo = yield* ApiKeysRepo
-
-    /** When this process last wrote each key's `last_used_at`. */
-    const lastTouched = new Map<string, number>()
-    const touchEveryMs = 60_000
 
     const issueKey = (appId: AppId, permissions: ReadonlyArray<Permission>, name?: string) =>
       Effect.gen(function*() {
@@ -129,30 +121,6 @@ export class Apps extends Effect.Service<Apps>()("@pulsebridge/server/Apps", {
           : Option.none()
         if (Option.isNone(revoked)) return yield* new ApiKeyNotFound({ apiKeyId })
         return revoked.value
-      }),
-
-      /**
-       * The app of a live API key, by the hash of the presented secret; `prefetched` is what a statement of this
-       * request already found for it (`liveKeyJson`: the row, or null), so that it is not looked up twice. The
-       * key's last use is written at most once a minute per key and process, not on every request.
-       */
-      authenticate: Effect.fn("Apps.authenticate")(function*(secret: string, prefetched?: Option.Option<unknown>) {
-        const known = prefetched === undefined || Option.isNone(prefetched)
-          ? Option.none()
-          : prefetched.value === null
-          ? Option.some(Option.none<AuthenticatedApp>())
-          : Option.map(decodeAuthenticatedApp(prefetched.value), Option.some)
-        const found = Option.isSome(known) ? known.value : yield* keysRepo.findLive(hashSecret(secret))
-        if (Option.isSome(found)) {
-          const now = yield* Clock.currentTimeMillis
-          const last = lastTouched.get(found.value.apiKeyId)
-          if (last === undefined || now - last >= touchEveryMs || now < last) {
-            lastTouched.set(found.value.apiKeyId, now)
-            if (lastTouched.size > 10_000) lastTouched.clear()
-            yield* keysRepo.touch(found.value.apiKeyId)
-          }
-        }
-        return found
       })
     } as const
   }),

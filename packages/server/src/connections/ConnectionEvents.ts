@@ -12,7 +12,7 @@ import { SqlClient } from "@effect/sql"
 import type { ConnectionEventData } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Outbox } from "../webhooks/Outbox.js"
+import { Outbox } from "../events/Outbox.js"
 import type { ChangedConnection, EventSnapshot } from "./ConnectionsRepo.js"
 import { ConnectionsRepo } from "./ConnectionsRepo.js"
 

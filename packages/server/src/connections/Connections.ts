@@ -7,11 +7,9 @@ import { Connection, dayNumber, ProviderListingEntry, SyncProgress } from "@puls
 import { ProviderRegistry, toProviderInfo } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { addDays } from "../platform/Calendar.js"
 import type { ConnectionRow } from "./ConnectionsRepo.js"
 import { ConnectionsRepo } from "./ConnectionsRepo.js"
-
-const addDay = (date: string, days: number) =>
-  new Date((dayNumber(date) + days) * 86_400_000).toISOString().slice(0, 10)
 
 /**
  * A backfill's progress from its plan: windows are `windowDays` long, read newest first from
@@ -27,7 +25,7 @@ export const progressOf = (row: ConnectionRow, windowDays: number): SyncProgress
   return new SyncProgress({
     windowsDone: done,
     windowsTotal: total,
-    oldestDateReached: row.backfillCursor < to ? addDay(row.backfillCursor, 1) : null
+    oldestDateReached: row.backfillCursor < to ? addDays(row.backfillCursor, 1) : null
   })
 }
 

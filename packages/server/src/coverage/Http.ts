@@ -6,7 +6,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Api, BadRequest } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { requireSelf, UserTokenAuthLive } from "../users/UserTokenAuth.js"
+import { requireSelf, UserTokenAuthLive } from "../access/UserTokenAuth.js"
 import { DataCoverage } from "./DataCoverage.js"
 
 export const CoverageHttpLive = HttpApiBuilder.group(Api, "coverage", (handlers) =>

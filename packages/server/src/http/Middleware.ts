@@ -21,7 +21,6 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import type { IncomingMessage } from "node:http"
-import { presentedCredential } from "./Credentials.js"
 import { drain, hasBody, MaxDrainBytes } from "./Drain.js"
 import { recordRequest, routeCapture } from "./RequestMetrics.js"
 
@@ -63,8 +62,6 @@ const checkScan = (
         yield* drain(request)
         return Option.some(errorResponse(401, "Unauthorized", authenticated.left.message))
       }
-    } else if (presentedCredential(request.headers, "x-user-token") === undefined) {
-      return Option.none<HttpServerResponse.HttpServerResponse>()
     }
     const contentType = request.headers["content-type"]?.toLowerCase() ?? ""
     if (!contentType.startsWith("multipart/form-data") || !hasBoundary(contentType)) {
@@ -94,10 +91,7 @@ const scanLimits = HttpApiSchema.getMultipart(ScanPayload.ast) ?? {}
  */
 const readScan = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
-    if (
-      request.method !== "POST" || !isMultipartRoute(request.url) ||
-      presentedCredential(request.headers, "x-user-token") === undefined
-    ) {
+    if (request.method !== "POST" || !isMultipartRoute(request.url)) {
       return Option.none<HttpServerResponse.HttpServerResponse>()
     }
     // Requests are served uninterruptibly; the race must be able to stop its loser.

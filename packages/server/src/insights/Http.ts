@@ -6,7 +6,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Api } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { requireSelf, UserTokenAuthLive } from "../users/UserTokenAuth.js"
+import { requireSelf, UserTokenAuthLive } from "../access/UserTokenAuth.js"
 import { MealResponses } from "./MealResponses.js"
 
 export const InsightsHttpLive = HttpApiBuilder.group(Api, "insights", (handlers) =>

@@ -7,7 +7,7 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Api, BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { requireSelf, UserTokenAuthLive } from "../users/UserTokenAuth.js"
+import { requireSelf, UserTokenAuthLive } from "../access/UserTokenAuth.js"
 import { Journal } from "./Journal.js"
 
 const inlineName = (fileName: string) => fileName.replace(/[^A-Za-z0-9._-]/g, "_")

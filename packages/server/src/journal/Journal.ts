@@ -36,12 +36,12 @@ import * as Option from "effect/Option"
 import { imageSize } from "image-size"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs/promises"
+import { Outbox } from "../events/Outbox.js"
 import { MealResponses } from "../insights/MealResponses.js"
+import { addDays, localDate } from "../platform/Calendar.js"
 import { newId } from "../platform/Ids.js"
-import { addDays } from "../scoring/Calendar.js"
 import type { JournalRow } from "../scoring/Intake.js"
 import { caffeineOf, isMeal } from "../scoring/Intake.js"
-import { Outbox } from "../webhooks/Outbox.js"
 import { AnalysisQueue } from "./AnalysisQueue.js"
 import { BlobStore } from "./BlobStore.js"
 import { checkImageStructure, type ImageKind } from "./ImageStructure.js"
@@ -150,14 +150,6 @@ export interface AnalysisSubject {
 
 const nutrientsOf = (row: NutrientValues): NutrientValues =>
   Object.fromEntries(nutrientKeys.map((k) => [k, row[k]])) as any
-
-/** The local date of `instant` in `timeZone` (`YYYY-MM-DD`): the journal date of an entry. */
-const localDate = (instant: Date, timeZone: string): string => {
-  const parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
-    .formatToParts(instant)
-  const get = (type: string) => parts.find((p) => p.type === type)!.value
-  return `${get("year")}-${get("month")}-${get("day")}`
-}
 
 export const MaxTitleLength = 200
 

@@ -13,9 +13,9 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
+import { UserTokenCheck } from "../access/UserTokenAuth.js"
 import { drain } from "../http/Drain.js"
 import { jsonDepthOver, MaxJsonDepth } from "../http/Middleware.js"
-import { UserTokenCheck } from "../users/UserTokenAuth.js"
 import { makeMcpServer } from "./Server.js"
 import { McpTools } from "./Tools.js"
 

@@ -19,8 +19,8 @@ import * as crypto from "node:crypto"
 import * as http from "node:http"
 import { observePendingAnalyses } from "../journal/AnalysisMetrics.js"
 import { observePools } from "../platform/DatabasePool.js"
+import { contentType, scrape } from "../platform/Prometheus.js"
 import { ServerConfig } from "../platform/ServerConfig.js"
-import { contentType, scrape } from "./Prometheus.js"
 
 /** Where the separate metrics listener (`METRICS_PORT`) listens, if this process runs one. */
 export class MetricsListener extends Context.Tag("@pulsebridge/server/MetricsListener")<MetricsListener, {

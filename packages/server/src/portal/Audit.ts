@@ -12,7 +12,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { clientAddress } from "../http/RateLimit.js"
+import { clientAddress } from "../access/RateLimit.js"
 import { ServerConfig } from "../platform/ServerConfig.js"
 import { AuditEvent, CurrentOperator, OperatorId } from "./PortalApi.js"
 

@@ -53,6 +53,7 @@ import { ApiKeyId, CreateWebhookEndpointPayload, UpdateWebhookEndpointPayload } 
 import { FaultSpecSchema } from "@pulsebridge/sandbox"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
+import { portalSessionCookie } from "../access/Credentials.js"
 
 // ---------------------------------------------------------------------------------------------
 // Operators and their sessions
@@ -62,7 +63,7 @@ export const OperatorId = uuidId("OperatorId")
 export type OperatorId = typeof OperatorId.Type
 
 /** The session cookie: HttpOnly, Secure, SameSite=Strict, Path=/portal. */
-export const sessionCookieName = "pb_portal_session"
+export const sessionCookieName = portalSessionCookie
 /** The header every change carries: the session's CSRF token. */
 export const csrfHeaderName = "x-csrf-token"
 

@@ -11,7 +11,7 @@
  * this module scores one day and a range of days.
  */
 import { DailyScore } from "@pulsebridge/domain"
-import { dateOf, dayNumber } from "./Calendar.js"
+import { dateOf, dayNumber } from "../platform/Calendar.js"
 import { activityPillar } from "./daily/Activity.js"
 import { Days } from "./daily/Days.js"
 import { overallOf } from "./daily/Overall.js"

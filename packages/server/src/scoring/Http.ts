@@ -5,7 +5,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Api, CurrentUser } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { UserTokenAuthLive } from "../users/UserTokenAuth.js"
+import { UserTokenAuthLive } from "../access/UserTokenAuth.js"
 import { ScoreData } from "./ScoreData.js"
 
 export const ScoresHttpLive = HttpApiBuilder.group(Api, "scores", (handlers) =>

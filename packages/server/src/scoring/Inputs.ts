@@ -18,7 +18,7 @@ import type {
   SleepRecord,
   WorkoutRecord
 } from "@pulsebridge/providers"
-import { localMinuteOfDay } from "./Calendar.js"
+import { localMinuteOfDay } from "../platform/Calendar.js"
 import type { BedtimeIntake, JournalRow } from "./Intake.js"
 import { Journal } from "./Intake.js"
 

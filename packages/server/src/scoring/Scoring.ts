@@ -5,7 +5,7 @@
  */
 import type { DailyScore, WeeklyScore } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
-import { addDays, dateOf, dayNumber, isoWeekStart } from "./Calendar.js"
+import { addDays, dateOf, dayNumber, isoWeekStart } from "../platform/Calendar.js"
 import { AlgorithmVersion, dailyScores } from "./Daily.js"
 import type { ScoringInput } from "./Inputs.js"
 import { LookbackDays } from "./Inputs.js"

@@ -6,7 +6,7 @@
  */
 import type { DailyScore } from "@pulsebridge/domain"
 import { WeeklyScore } from "@pulsebridge/domain"
-import { dateOf, dayNumber, isoWeekStart } from "./Calendar.js"
+import { dateOf, dayNumber, isoWeekStart } from "../platform/Calendar.js"
 import { overallOf } from "./Daily.js"
 
 /** Days (of 7) with a pillar score a weekly pillar needs. */

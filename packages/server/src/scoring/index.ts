@@ -1,5 +1,5 @@
+export * from "../platform/Calendar.js"
 export * from "./Baselines.js"
-export * from "./Calendar.js"
 export * as Curves from "./Curves.js"
 export * from "./Daily.js"
 export * from "./Inputs.js"

@@ -13,7 +13,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { ConnectionNotFound } from "../connections/Errors.js"
-import { addDays, localToday, SyncSettings } from "./SyncEngine.js"
+import { addDays, localToday } from "../platform/Calendar.js"
+import { SyncSettings } from "./SyncEngine.js"
 import { SyncQueue } from "./SyncQueue.js"
 
 /**

@@ -26,6 +26,7 @@ import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import type { SyncTarget as ConnectionInfo } from "../connections/ConnectionsRepo.js"
 import { ConnectionTokens, ConnectionUnusable } from "../connections/ConnectionTokens.js"
 import { ProviderAccess } from "../connections/ProviderAccess.js"
+import { addDays, localToday } from "../platform/Calendar.js"
 import { countProviderError, countStored, countWindow } from "./SyncMetrics.js"
 import { SyncStore } from "./SyncStore.js"
 
@@ -69,25 +70,6 @@ export class SyncSettings extends Context.Reference<SyncSettings>()("@pulsebridg
 }) {}
 
 export class SyncFailed extends Data.TaggedError("SyncFailed")<{ readonly message: string }> {}
-
-const dayMs = 24 * 60 * 60 * 1000
-
-export const addDays = (date: string, days: number): string =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10)
-
-/** Today's calendar date in a time zone (UTC when unknown or invalid). */
-export const localToday = (now: Date, timeZone: string | null): string => {
-  try {
-    return new Intl.DateTimeFormat("en-CA", {
-      timeZone: timeZone ?? "UTC",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit"
-    }).format(now)
-  } catch {
-    return now.toISOString().slice(0, 10)
-  }
-}
 
 /** Cuts `from`..`to` into windows of at most `days`, newest first. */
 export const windowsNewestFirst = (from: string, to: string, days: number): Array<DateWindow> => {

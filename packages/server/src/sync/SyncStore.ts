@@ -24,8 +24,8 @@ import * as Schema from "effect/Schema"
 import * as String from "effect/String"
 import * as crypto from "node:crypto"
 import { ConnectionEvents } from "../connections/ConnectionEvents.js"
+import { Outbox } from "../events/Outbox.js"
 import { scoredRecordLists } from "../scoring/ScoresRepo.js"
-import { Outbox } from "../webhooks/Outbox.js"
 
 /**
  * Rows per insert statement: bounds the size of one statement's parameters and how long one

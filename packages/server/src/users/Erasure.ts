@@ -30,13 +30,13 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import { UserTokensRepo } from "../access/UserTokensRepo.js"
 import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { GrantRevocation } from "../connections/GrantRevocation.js"
+import { Outbox } from "../events/Outbox.js"
 import { BlobStore } from "../journal/BlobStore.js"
 import { isUuid } from "../platform/Ids.js"
-import { Outbox } from "../webhooks/Outbox.js"
 import { ErasureRepo } from "./ErasureRepo.js"
-import { UserTokensRepo } from "./UserTokensRepo.js"
 
 /** The app has no such user, or its erasure has already ended. */
 export class UserNotFoundForErasure extends Data.TaggedError("UserNotFoundForErasure")<{ readonly userId: string }> {

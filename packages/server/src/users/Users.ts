@@ -9,14 +9,13 @@ import type { AppId, CreateUserPayload, UpdateUserPayload, UserId } from "@pulse
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
-import { generateSecret, hashSecret, UserTokenPrefix } from "../platform/CredentialHash.js"
+import { generateSecret, hashSecret, UserTokenPrefix } from "../access/CredentialHash.js"
+import { UserTokensRepo } from "../access/UserTokensRepo.js"
+import { Outbox } from "../events/Outbox.js"
 import { isUuid, newId } from "../platform/Ids.js"
-import { Outbox } from "../webhooks/Outbox.js"
 import { UsersRepo } from "./UsersRepo.js"
-import { AuthenticatedUser, UserTokensRepo } from "./UserTokensRepo.js"
 
-export { AuthenticatedUser } from "./UserTokensRepo.js"
+export { AuthenticatedUser } from "../access/UserTokensRepo.js"
 
 /** The app has no user with this id (or the id is not one a user could have). */
 export class UserNotFound extends Data.TaggedError("UserNotFound")<{ readonly userId: string }> {
@@ -40,8 +39,6 @@ export class UserInactive extends Data.TaggedError("UserInactive")<{ readonly us
     return "the user is Inactive; create it again with POST /api/v1/users to reactivate it"
   }
 }
-
-const decodeAuthenticatedUser = Schema.decodeUnknownOption(AuthenticatedUser)
 
 export const DefaultLocale = "en-US"
 export const DefaultTimezone = "UTC"
@@ -139,20 +136,7 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
         },
         sql.withTransaction,
         Effect.catchTag("SqlError", Effect.die)
-      ),
-
-      /**
-       * The Active user of a live token, by the hash of the presented secret; `prefetched` is what a statement of
-       * this request already found for it (`activeUserJson`: the row, or null), so that it is not looked up twice.
-       */
-      authenticate: Effect.fn("Users.authenticate")(function*(token: string, prefetched?: Option.Option<unknown>) {
-        const known = prefetched === undefined || Option.isNone(prefetched)
-          ? Option.none()
-          : prefetched.value === null
-          ? Option.some(Option.none<AuthenticatedUser>())
-          : Option.map(decodeAuthenticatedUser(prefetched.value), Option.some)
-        return Option.isSome(known) ? known.value : yield* tokens.findActiveUser(hashSecret(token))
-      })
+      )
     } as const
   }),
   dependencies: [UsersRepo.Default, UserTokensRepo.Default, Outbox.Default]

@@ -3,17 +3,18 @@
  * apps and keys, revocation, and provider credentials stored sealed and read back opened.
  */
 import { expect, it } from "@effect/vitest"
-import { ApiKeyNotFound, AppNotFound, Apps } from "@pulsebridge/server/apps/Apps"
-import { ProviderCredentials } from "@pulsebridge/server/apps/ProviderCredentials"
-import { makeSecretBox, SecretBox } from "@pulsebridge/server/platform/SecretBox"
 import { TestDatabaseLive } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as crypto from "node:crypto"
+import { Authentication } from "../../src/access/Authentication.js"
+import { ApiKeyNotFound, AppNotFound, Apps } from "../../src/apps/Apps.js"
+import { ProviderCredentials } from "../../src/apps/ProviderCredentials.js"
+import { makeSecretBox, SecretBox } from "../../src/platform/SecretBox.js"
 
-const ServicesLive = Layer.mergeAll(Apps.Default, ProviderCredentials.Default).pipe(
+const ServicesLive = Layer.mergeAll(Apps.Default, Authentication.Default, ProviderCredentials.Default).pipe(
   Layer.provide(Layer.succeed(SecretBox, makeSecretBox("apps-test-key"))),
   Layer.provideMerge(TestDatabaseLive)
 )
@@ -30,7 +31,7 @@ it.layer(ServicesLive, { timeout: "120 seconds" })("apps", (it) => {
       expect(keys.map((key) => [key.id, key.permissions, key.revokedAt])).toEqual([
         [created.apiKeyId, ["users:read", "users:write", "webhooks:read", "webhooks:write"], null]
       ])
-      expect(yield* apps.authenticate(created.apiKey)).toEqual(
+      expect(yield* (yield* Authentication).apiKey(created.apiKey)).toEqual(
         Option.some({
           appId: created.app.id,
           apiKeyId: created.apiKeyId,
@@ -59,7 +60,7 @@ it.layer(ServicesLive, { timeout: "120 seconds" })("apps", (it) => {
       const first = yield* apps.revokeApiKey(key.id)
       expect(first.revokedAt).toBeInstanceOf(Date)
       expect((yield* apps.revokeApiKey(key.id)).revokedAt).toEqual(first.revokedAt)
-      expect(yield* apps.authenticate(key.apiKey)).toEqual(Option.none())
+      expect(yield* (yield* Authentication).apiKey(key.apiKey)).toEqual(Option.none())
       for (const apiKeyId of [crypto.randomUUID(), "not-an-id"]) {
         const error = yield* Effect.flip(apps.revokeApiKey(apiKeyId))
         expect(error).toBeInstanceOf(ApiKeyNotFound)

@@ -4,10 +4,10 @@
  * wrong-type, revoked, rotated, cross-user, cross-app and under-permitted credentials.
  */
 import { expect, it } from "@effect/vitest"
-import { Apps } from "@pulsebridge/server/apps/Apps"
 import { createApp, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
+import { Apps } from "../../src/apps/Apps.js"
 import type { Method, RequestOptions } from "../fixtures/Http.js"
 import { expectError, json, preview, send, unknownId } from "../fixtures/Http.js"
 

@@ -6,12 +6,12 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import type { Provider } from "@pulsebridge/domain"
-import { ConnectionTokens } from "@pulsebridge/server/connections/ConnectionTokens"
-import { SecretBox } from "@pulsebridge/server/platform/SecretBox"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as crypto from "node:crypto"
+import { ConnectionTokens } from "../../src/connections/ConnectionTokens.js"
+import { SecretBox } from "../../src/platform/SecretBox.js"
 import {
   connect,
   consent,

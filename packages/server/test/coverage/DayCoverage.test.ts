@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { PillarBreakdown, ScoreFactor } from "@pulsebridge/domain"
-import type { Measure, SourceConnection } from "@pulsebridge/server/coverage/DayCoverage"
+import type { Measure, SourceConnection } from "../../src/coverage/DayCoverage.js"
 import {
   bestSource,
   journalStatus,
@@ -14,7 +14,7 @@ import {
   pillarCoverage,
   sourceStatus,
   timingOf
-} from "@pulsebridge/server/coverage/DayCoverage"
+} from "../../src/coverage/DayCoverage.js"
 
 // 2026-03-10 14:00 in New York (UTC-4 since 8 March)
 const clock = localClock(Date.parse("2026-03-10T18:00:00Z"), "America/New_York")

@@ -15,7 +15,11 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Apps } from "@pulsebridge/server/apps/Apps"
+import { createOperator, createUser, makeTestServer, portalLogin, TestServer } from "@pulsebridge/testing"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import fc from "fast-check"
+import { Apps } from "../../src/apps/Apps.js"
 import {
   AppsGroup,
   OperatorsGroup,
@@ -23,11 +27,7 @@ import {
   SessionGroup,
   UsersGroup,
   WebhooksGroup
-} from "@pulsebridge/server/portal/PortalApi"
-import { createOperator, createUser, makeTestServer, portalLogin, TestServer } from "@pulsebridge/testing"
-import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
-import fc from "fast-check"
+} from "../../src/portal/PortalApi.js"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
 import { specEndpoints } from "../fixtures/Endpoints.js"
 import type { Bad, FuzzCase } from "../fixtures/Fuzz.js"

@@ -9,10 +9,10 @@ import { expect, it } from "@effect/vitest"
 import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
 import type { CanonicalBatch } from "@pulsebridge/providers"
 import { emptyBatch } from "@pulsebridge/providers"
-import { newId } from "@pulsebridge/server/platform/Ids"
-import { SyncStore } from "@pulsebridge/server/sync/SyncStore"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
+import { newId } from "../../src/platform/Ids.js"
+import { SyncStore } from "../../src/sync/SyncStore.js"
 import { expectError, json, preview, send, unknownId } from "../fixtures/Http.js"
 
 const addConnection = (userId: string, provider: Provider, status = "Active") =>

@@ -16,13 +16,13 @@ import {
   GlucoseEvent,
   GlucoseReading
 } from "@pulsebridge/domain"
-import { HealthData } from "@pulsebridge/server/healthData/HealthData"
-import { RangeReads } from "@pulsebridge/server/healthData/RangeReads"
-import { newId } from "@pulsebridge/server/platform/Ids"
 import { createUser, makeTestServer, TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as zlib from "node:zlib"
+import { HealthData } from "../../src/healthData/HealthData.js"
+import { RangeReads } from "../../src/healthData/RangeReads.js"
+import { newId } from "../../src/platform/Ids.js"
 
 interface RawReply {
   readonly status: number

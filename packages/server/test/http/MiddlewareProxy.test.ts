@@ -1,11 +1,11 @@
 import { HttpClient, HttpClientRequest, HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { makeAppMiddleware } from "@pulsebridge/server/http/Middleware"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import { makeAppMiddleware } from "../../src/http/Middleware.js"
 
 const app = HttpRouter.empty.pipe(
   HttpRouter.get("/boom", Effect.die(new Error("secret internal detail"))),

@@ -5,9 +5,9 @@
  * properties of the area over random curves.
  */
 import { describe, expect, it } from "@effect/vitest"
-import type { GlucoseSource, Reading } from "@pulsebridge/server/insights/MealResponse"
-import { incrementalArea, mealResponse, respond } from "@pulsebridge/server/insights/MealResponse"
 import * as fc from "effect/FastCheck"
+import type { GlucoseSource, Reading } from "../../src/insights/MealResponse.js"
+import { incrementalArea, mealResponse, respond } from "../../src/insights/MealResponse.js"
 
 const MIN = 60_000
 const T = Date.parse("2026-03-02T12:00:00Z")

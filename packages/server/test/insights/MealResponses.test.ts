@@ -10,10 +10,10 @@ import { expect, layer } from "@effect/vitest"
 import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
 import type { CanonicalBatch } from "@pulsebridge/providers"
 import { emptyBatch } from "@pulsebridge/providers"
-import { newId } from "@pulsebridge/server/platform/Ids"
-import { SyncStore } from "@pulsebridge/server/sync/SyncStore"
 import { apiClient, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
+import { newId } from "../../src/platform/Ids.js"
+import { SyncStore } from "../../src/sync/SyncStore.js"
 import {
   expectError,
   expectOwnTokenOnly,

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Simulators from "@pulsebridge/sandbox"
-import type { Reading } from "@pulsebridge/server/insights/MealResponse"
-import { mealResponse } from "@pulsebridge/server/insights/MealResponse"
+import type { Reading } from "../../src/insights/MealResponse.js"
+import { mealResponse } from "../../src/insights/MealResponse.js"
 
 const seed = "pulsebridge-sandbox"
 const MIN = 60_000

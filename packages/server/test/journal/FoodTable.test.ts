@@ -4,12 +4,12 @@
  * into items, with nothing guessed.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { readCaption } from "@pulsebridge/server/journal/Caption"
-import { foods } from "@pulsebridge/server/journal/FoodTable"
-import { offlineAnalyzer } from "@pulsebridge/server/journal/MealAnalyzer"
-import { gramsOf, matchFood, resolveItem } from "@pulsebridge/server/journal/NutrientResolver"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { readCaption } from "../../src/journal/Caption.js"
+import { foods } from "../../src/journal/FoodTable.js"
+import { offlineAnalyzer } from "../../src/journal/MealAnalyzer.js"
+import { gramsOf, matchFood, resolveItem } from "../../src/journal/NutrientResolver.js"
 
 const item = (name: string, quantity: number, unit: string) => ({
   name,

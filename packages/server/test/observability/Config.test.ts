@@ -3,10 +3,10 @@
  * short `METRICS_TOKEN`, a port out of range and a collector address that is not an HTTP URL.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { serverConfig } from "@pulsebridge/server/platform/ServerConfig"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import { serverConfig } from "../../src/platform/ServerConfig.js"
 
 const read = (env: Record<string, string>) =>
   Effect.either(Effect.withConfigProvider(serverConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))

@@ -3,10 +3,10 @@
  * histogram buckets ending in `+Inf` with `_sum` and `_count`, and names made valid.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { metricName, render } from "@pulsebridge/server/observability/Prometheus"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
+import { metricName, render } from "../../src/platform/Prometheus.js"
 
 /** The lines of the rendered registry that belong to `name`. */
 const linesOf = (text: string, name: string) =>

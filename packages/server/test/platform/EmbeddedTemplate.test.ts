@@ -5,12 +5,12 @@
  * database's.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { startEmbedded } from "@pulsebridge/server/platform/Database"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Pg from "pg"
+import { startEmbedded } from "../../src/platform/Database.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "pulsebridge-template-"))),

@@ -5,7 +5,6 @@
  * the moment the port accepts, is answered (scripts/startup-loop.mjs, a few starts).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { loadOrCreateCertificate } from "@pulsebridge/server/platform/Tls"
 import { freePort, runCli, startChildServer, stopChild, tempDir } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as cp from "node:child_process"
@@ -14,6 +13,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { loadOrCreateCertificate } from "../../src/platform/Tls.js"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..")
 

@@ -5,13 +5,13 @@
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { defaultPoolSize, pgClientFromUrl } from "@pulsebridge/server/platform/Database"
-import { observePools, poolMax } from "@pulsebridge/server/platform/DatabasePool"
-import { serverConfig } from "@pulsebridge/server/platform/ServerConfig"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Redacted from "effect/Redacted"
+import { defaultPoolSize, pgClientFromUrl } from "../../src/platform/Database.js"
+import { observePools, poolMax } from "../../src/platform/DatabasePool.js"
+import { serverConfig } from "../../src/platform/ServerConfig.js"
 
 const read = (env: Record<string, string>) =>
   Effect.either(Effect.withConfigProvider(serverConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))

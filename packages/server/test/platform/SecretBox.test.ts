@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { checkRedirectUrl } from "@pulsebridge/server/connections/ConnectFlow"
-import { makeSecretBox } from "@pulsebridge/server/platform/SecretBox"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import { checkRedirectUrl } from "../../src/connections/ConnectFlow.js"
+import { makeSecretBox } from "../../src/platform/SecretBox.js"
 
 describe("SecretBox", () => {
   it.effect("seals to a value that names its key and hides the plain text, and opens it again", () =>

@@ -6,12 +6,12 @@
 import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { withDeadline } from "@pulsebridge/server/http/Deadline"
 import { makeTestServer, TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as http from "node:http"
 import * as tls from "node:tls"
+import { withDeadline } from "../../src/http/Deadline.js"
 import { json, preview, send } from "../fixtures/Http.js"
 
 interface RawReply {

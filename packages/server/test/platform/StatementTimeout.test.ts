@@ -5,9 +5,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { pgClientFromUrl } from "@pulsebridge/server/platform/Database"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import { pgClientFromUrl } from "../../src/platform/Database.js"
 
 const url = process.env["DATABASE_URL"]
 

@@ -2,7 +2,6 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { describe, expect, it } from "@effect/vitest"
-import { loadOrCreateCertificate, makeHttpsServer, TlsError } from "@pulsebridge/server/platform/Tls"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as crypto from "node:crypto"
@@ -12,6 +11,7 @@ import * as https from "node:https"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { loadOrCreateCertificate, makeHttpsServer, TlsError } from "../../src/platform/Tls.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "pulsebridge-tls-"))),

@@ -5,7 +5,6 @@
  * not built. A fixture `dist` stands in for the built bundle.
  */
 import { expect, it } from "@effect/vitest"
-import { PortalDist } from "@pulsebridge/server/portal/Assets"
 import { makeTestServer, TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -14,6 +13,7 @@ import * as fs from "node:fs"
 import * as https from "node:https"
 import * as os from "node:os"
 import * as path from "node:path"
+import { PortalDist } from "../../src/portal/Assets.js"
 import type { Reply } from "../fixtures/Http.js"
 import { expectError, send } from "../fixtures/Http.js"
 

@@ -6,8 +6,6 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Operators } from "@pulsebridge/server/portal/Operators"
-import { delayAfter, Sessions } from "@pulsebridge/server/portal/Sessions"
 import {
   createOperator,
   makeTestServer,
@@ -25,6 +23,8 @@ import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
 import * as crypto from "node:crypto"
+import { Operators } from "../../src/portal/Operators.js"
+import { delayAfter, Sessions } from "../../src/portal/Sessions.js"
 
 const password = "correct horse battery staple"
 const logLines: Array<string> = []

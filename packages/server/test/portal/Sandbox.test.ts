@@ -5,10 +5,10 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { CreateUserPayload } from "@pulsebridge/domain"
-import { Users } from "@pulsebridge/server/users/Users"
 import { createApp, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
+import { Users } from "../../src/users/Users.js"
 import { expectError, json, preview, send } from "../fixtures/Http.js"
 import { eventually } from "../fixtures/Poll.js"
 import { entriesPath } from "../journal/fixtures/Journal.js"

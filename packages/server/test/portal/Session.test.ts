@@ -4,8 +4,6 @@
  * end of a disabled operator's sessions.
  */
 import { expect, layer } from "@effect/vitest"
-import { Operators } from "@pulsebridge/server/portal/Operators"
-import { Sessions } from "@pulsebridge/server/portal/Sessions"
 import {
   createOperator,
   makeTestServer,
@@ -18,6 +16,8 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
+import { Operators } from "../../src/portal/Operators.js"
+import { Sessions } from "../../src/portal/Sessions.js"
 
 const password = "correct horse battery staple"
 

@@ -9,14 +9,14 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { healthUserIdOf } from "@pulsebridge/sandbox"
-import { ConnectionTokens } from "@pulsebridge/server/connections/ConnectionTokens"
-import fitbitGoogleHealth, {
-  fitbitWebApiRetiredReason
-} from "@pulsebridge/server/platform/migrations/0009_fitbit_google_health"
-import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import { ConnectionTokens } from "../../src/connections/ConnectionTokens.js"
+import { addDays, localToday } from "../../src/platform/Calendar.js"
+import fitbitGoogleHealth, {
+  fitbitWebApiRetiredReason
+} from "../../src/platform/migrations/0009_fitbit_google_health.js"
 import { connect, consent, listConnections, redirectUrl, sim, simCalls, simulatedUser } from "../fixtures/Connect.js"
 import { json, preview, send } from "../fixtures/Http.js"
 import { eventually } from "../fixtures/Poll.js"

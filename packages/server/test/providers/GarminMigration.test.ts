@@ -6,10 +6,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { rekeyGarminDailies } from "@pulsebridge/server/platform/migrations/0008_garmin_oauth2"
 import { TestDatabaseLive } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
+import { rekeyGarminDailies } from "../../src/platform/migrations/0008_garmin_oauth2.js"
 
 it.layer(TestDatabaseLive, { timeout: "120 seconds" })("migration 0008", (it) => {
   it.effect("collapses a Garmin day's uploads to one row keyed by user and day, keeping the fullest", () =>

@@ -3,8 +3,8 @@
  * and the SD floor keeps a very steady baseline from inflating z-scores.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { robustStats } from "@pulsebridge/server/scoring/Baselines"
 import * as fc from "effect/FastCheck"
+import { robustStats } from "../../src/scoring/Baselines.js"
 
 describe("robust baselines", () => {
   it("plain values give their mean and sample SD", () => {

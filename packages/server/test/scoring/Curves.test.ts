@@ -3,8 +3,8 @@
  * and the direction of each curve as a property.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as Curves from "@pulsebridge/server/scoring/Curves"
 import * as fc from "effect/FastCheck"
+import * as Curves from "../../src/scoring/Curves.js"
 
 type Table = ReadonlyArray<readonly [number, number]>
 

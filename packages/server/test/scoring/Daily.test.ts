@@ -4,9 +4,9 @@
  * direction of the HRV and steps factors through the whole computation.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { dailyScores, overallOf, Weights } from "@pulsebridge/server/scoring/Daily"
-import type { ScoringDay } from "@pulsebridge/server/scoring/Inputs"
 import * as fc from "effect/FastCheck"
+import { dailyScores, overallOf, Weights } from "../../src/scoring/Daily.js"
+import type { ScoringDay } from "../../src/scoring/Inputs.js"
 import { daysBefore, emptyDay, factor, goodNight, input, reading, steadyDay, wobble } from "./Fixtures.js"
 
 const today = "2026-03-10"

@@ -3,8 +3,8 @@
  * nights, and look-ups into a daily score's factors.
  */
 import type { DailyScore, PillarKey, Provider, ScoreFactor, ScoreFactorKey } from "@pulsebridge/domain"
-import { addDays } from "@pulsebridge/server/scoring/Calendar"
-import type { NightSleep, Reading, ScoringDay, ScoringInput } from "@pulsebridge/server/scoring/Inputs"
+import { addDays } from "../../src/platform/Calendar.js"
+import type { NightSleep, Reading, ScoringDay, ScoringInput } from "../../src/scoring/Inputs.js"
 
 export const reading = (value: number, source: Provider = "WHOOP"): Reading => ({ value, source })
 

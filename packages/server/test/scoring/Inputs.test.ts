@@ -4,8 +4,8 @@
  * and the local clock time of sleep.
  */
 import { describe, expect, it } from "@effect/vitest"
-import type { ActivityRow, RecoveryRow, ScoringRows, SleepRow } from "@pulsebridge/server/scoring/Inputs"
-import { buildScoringInput, ProviderPriority } from "@pulsebridge/server/scoring/Inputs"
+import type { ActivityRow, RecoveryRow, ScoringRows, SleepRow } from "../../src/scoring/Inputs.js"
+import { buildScoringInput, ProviderPriority } from "../../src/scoring/Inputs.js"
 
 const none: ScoringRows = { dailyActivity: [], dailyLoad: [], sleep: [], recovery: [], workouts: [], journal: [] }
 

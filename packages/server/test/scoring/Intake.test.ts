@@ -6,15 +6,15 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { EntryKind } from "@pulsebridge/domain"
-import * as Curves from "@pulsebridge/server/scoring/Curves"
-import { dailyScores, IntakeWeights } from "@pulsebridge/server/scoring/Daily"
-import type { BedtimeIntake, ScoringDay } from "@pulsebridge/server/scoring/Inputs"
-import { buildScoringInput } from "@pulsebridge/server/scoring/Inputs"
-import type { JournalRow } from "@pulsebridge/server/scoring/Intake"
-import { caffeineOf, isMeal, Journal } from "@pulsebridge/server/scoring/Intake"
 import { personaRows, Personas } from "@pulsebridge/testing/ScoringPersonas"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
+import * as Curves from "../../src/scoring/Curves.js"
+import { dailyScores, IntakeWeights } from "../../src/scoring/Daily.js"
+import type { BedtimeIntake, ScoringDay } from "../../src/scoring/Inputs.js"
+import { buildScoringInput } from "../../src/scoring/Inputs.js"
+import type { JournalRow } from "../../src/scoring/Intake.js"
+import { caffeineOf, isMeal, Journal } from "../../src/scoring/Intake.js"
 import { daysBefore, factor, goodNight, input, steadyDay } from "./Fixtures.js"
 
 const entry = (

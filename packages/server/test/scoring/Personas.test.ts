@@ -11,11 +11,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DailyScore } from "@pulsebridge/domain"
 import { dailyScoreExample } from "@pulsebridge/domain/ScoresExample"
-import { dailyScores } from "@pulsebridge/server/scoring/Daily"
-import { buildScoringInput } from "@pulsebridge/server/scoring/Inputs"
 import type { Persona } from "@pulsebridge/testing/ScoringPersonas"
 import { personaRows, Personas } from "@pulsebridge/testing/ScoringPersonas"
 import * as Schema from "effect/Schema"
+import { dailyScores } from "../../src/scoring/Daily.js"
+import { buildScoringInput } from "../../src/scoring/Inputs.js"
 
 const start = "2026-01-01"
 const end = "2026-03-31"

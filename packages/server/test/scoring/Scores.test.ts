@@ -4,9 +4,9 @@
  * breakdown, most recent first; weekly scores over ISO weeks. Also credentials and validation.
  */
 import { expect, layer } from "@effect/vitest"
-import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
+import { addDays, localToday } from "../../src/platform/Calendar.js"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
 import { expectError, json, preview, send } from "../fixtures/Http.js"
 import { waitForSync } from "../fixtures/Sync.js"

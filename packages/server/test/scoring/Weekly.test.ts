@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { DailyScore } from "@pulsebridge/domain"
-import { addDays } from "@pulsebridge/server/scoring/Calendar"
-import { dailyScores } from "@pulsebridge/server/scoring/Daily"
-import { Scoring } from "@pulsebridge/server/scoring/Scoring"
-import { weeklyScores } from "@pulsebridge/server/scoring/Weekly"
 import * as Effect from "effect/Effect"
+import { addDays } from "../../src/platform/Calendar.js"
+import { dailyScores } from "../../src/scoring/Daily.js"
+import { Scoring } from "../../src/scoring/Scoring.js"
+import { weeklyScores } from "../../src/scoring/Weekly.js"
 import { daysBefore, input, steadyDay } from "./Fixtures.js"
 
 const template = dailyScores(input([steadyDay("2026-01-01")]), { from: "2026-01-01", to: "2026-01-01" })[0]!

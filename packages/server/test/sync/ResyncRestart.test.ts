@@ -5,9 +5,10 @@
  */
 import { expect, it } from "@effect/vitest"
 import { DexcomData, dexcomDateParam, dexcomRanges } from "@pulsebridge/providers"
-import { addDays, localToday, windowsNewestFirst } from "@pulsebridge/server/sync/SyncEngine"
 import { childServerClient, freePort, killChild, startChildServer, tempDir } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
+import { addDays, localToday } from "../../src/platform/Calendar.js"
+import { windowsNewestFirst } from "../../src/sync/SyncEngine.js"
 import { connect, listConnections, sim, simCalls, simulatedUser } from "../fixtures/Connect.js"
 import { json, preview, send } from "../fixtures/Http.js"
 import { eventually } from "../fixtures/Poll.js"

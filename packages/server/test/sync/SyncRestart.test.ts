@@ -6,9 +6,9 @@
  */
 import { expect, it } from "@effect/vitest"
 import * as Simulators from "@pulsebridge/sandbox"
-import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
 import { killChild } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
+import { addDays, localToday } from "../../src/platform/Calendar.js"
 import { json, preview, send } from "../fixtures/Http.js"
 import { backfillInFlight, resumeBackfill } from "../fixtures/Restart.js"
 

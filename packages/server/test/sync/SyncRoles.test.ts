@@ -5,8 +5,6 @@
  * real PostgreSQL (`DATABASE_URL`): the embedded database belongs to one process.
  */
 import { expect, it } from "@effect/vitest"
-import { makeSecretBox } from "@pulsebridge/server/platform/SecretBox"
-import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
 import {
   childServerClient,
   freePort,
@@ -18,6 +16,8 @@ import {
 } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
+import { addDays, localToday } from "../../src/platform/Calendar.js"
+import { makeSecretBox } from "../../src/platform/SecretBox.js"
 import { connect, listConnections, simulatedUser } from "../fixtures/Connect.js"
 import { json, preview, send } from "../fixtures/Http.js"
 import { waitForSync } from "../fixtures/Sync.js"

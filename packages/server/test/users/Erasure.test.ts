@@ -7,9 +7,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Apps } from "@pulsebridge/server/apps/Apps"
 import { createApp, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
+import { Apps } from "../../src/apps/Apps.js"
 import { connect, sim, simCalls, simulatedUser } from "../fixtures/Connect.js"
 import { expectError, json, preview, send, unknownId } from "../fixtures/Http.js"
 import { eventually } from "../fixtures/Poll.js"

@@ -4,10 +4,10 @@
  * JSON; no token or secret is in it; another app's key finds nothing and `users:read` is needed.
  */
 import { expect, layer } from "@effect/vitest"
-import { Apps } from "@pulsebridge/server/apps/Apps"
-import { addDays } from "@pulsebridge/server/scoring/Calendar"
 import { createApp, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
+import { Apps } from "../../src/apps/Apps.js"
+import { addDays } from "../../src/platform/Calendar.js"
 import { expectError, json, preview, send, unknownId } from "../fixtures/Http.js"
 import { userWithEverything } from "./fixtures.js"
 

@@ -7,12 +7,12 @@
  */
 import { HttpClient } from "@effect/platform"
 import { expect, it } from "@effect/vitest"
-import { addDays, localToday } from "@pulsebridge/server/sync/SyncEngine"
 import { childServerClient, freePort, startChildServer, tempDir } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
+import { addDays, localToday } from "../../src/platform/Calendar.js"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
 import { json, preview, request, send } from "../fixtures/Http.js"
 import { databaseEnv } from "../fixtures/Restart.js"

@@ -4,13 +4,8 @@
  * an internal address (so a name that resolves differently after the URL was checked gains nothing).
  */
 import { describe, expect, it } from "@effect/vitest"
-import {
-  AddressRefusedError,
-  guardedLookup,
-  isInternalAddress,
-  urlProblem
-} from "@pulsebridge/server/webhooks/Addresses"
 import * as Effect from "effect/Effect"
+import { AddressRefusedError, guardedLookup, isInternalAddress, urlProblem } from "../../src/events/Addresses.js"
 
 const production = { production: true, sandbox: false, allowPrivate: false }
 const development = { production: false, sandbox: false, allowPrivate: false }

@@ -6,12 +6,12 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { allWebhookEventTypes } from "@pulsebridge/domain"
-import { Apps } from "@pulsebridge/server/apps/Apps"
 import { createApp, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as crypto from "node:crypto"
+import { Apps } from "../../src/apps/Apps.js"
 import { expectError, isoUtc, json, preview, send, unknownId } from "../fixtures/Http.js"
 import { eventually } from "../fixtures/Poll.js"
 import { receiverCaFile, signatureValid, startReceiver } from "../fixtures/Receiver.js"

@@ -4,9 +4,9 @@
  * factor scored on today's value against such a baseline is a `deltaFactor`.
  */
 import type { Provider, ScoreFactorKey, ScoreReference } from "@pulsebridge/domain"
+import { dayNumber } from "../../platform/Calendar.js"
 import type { Baseline } from "../Baselines.js"
 import { BaselineWindowDays, MinBaselineNights, MinValidNightMinutes, robustStatsOf } from "../Baselines.js"
-import { dayNumber } from "../Calendar.js"
 import * as Curves from "../Curves.js"
 import type { Reading, ScoringDay, ScoringInput } from "../Inputs.js"
 import type { Draft } from "./Factors.js"

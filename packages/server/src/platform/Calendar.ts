@@ -1,6 +1,6 @@
 /**
- * Calendar arithmetic on local dates (`YYYY-MM-DD`) as whole days since 1970-01-01, and the
- * local clock time of an instant in a time zone.
+ * The one set of date helpers: calendar arithmetic on local dates (`YYYY-MM-DD`) as whole days since
+ * 1970-01-01, and the local date and clock time of an instant in a time zone.
  */
 
 const DayMs = 86_400_000
@@ -15,6 +15,23 @@ export const dateOf = (day: number): string => new Date(day * DayMs).toISOString
 export const isoWeekStart = (day: number): number => day - ((day + 3) % 7 + 7) % 7
 
 export const addDays = (date: string, days: number): string => dateOf(dayNumber(date) + days)
+
+/** The local date of `instant` in `timeZone` (`YYYY-MM-DD`); an unknown zone throws, as `Intl` does. */
+export const localDate = (instant: Date, timeZone: string): string => {
+  const parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
+    .formatToParts(instant)
+  const get = (type: string) => parts.find((p) => p.type === type)!.value
+  return `${get("year")}-${get("month")}-${get("day")}`
+}
+
+/** Today's calendar date in a time zone (UTC when unknown or invalid). */
+export const localToday = (now: Date, timeZone: string | null): string => {
+  try {
+    return localDate(now, timeZone ?? "UTC")
+  } catch {
+    return now.toISOString().slice(0, 10)
+  }
+}
 
 const formatters = new Map<string, Intl.DateTimeFormat>()
 

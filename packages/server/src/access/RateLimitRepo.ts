@@ -9,9 +9,9 @@ import type { Statement } from "@effect/sql"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { liveKeyJson } from "../apps/ApiKeysRepo.js"
 import type { RateLimit } from "../platform/ServerConfig.js"
-import { activeUserJson } from "../users/UserTokensRepo.js"
+import { liveKeyJson } from "./ApiKeysRepo.js"
+import { activeUserJson } from "./UserTokensRepo.js"
 
 /** The outcome of one attempt to take tokens. */
 export const TakeResult = Schema.Struct({

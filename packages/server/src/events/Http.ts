@@ -7,7 +7,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Api, BadRequest, Conflict, NotFound, WebhookEndpointWithSecret } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { ApiKeyAuthLive, requirePermission } from "../apps/ApiKeyAuth.js"
+import { ApiKeyAuthLive, requirePermission } from "../access/ApiKeyAuth.js"
 import type { DeliveryNotFound, EndpointDisabled, EndpointNotFound, UrlRefused } from "./Endpoints.js"
 import { Endpoints } from "./Endpoints.js"
 

@@ -21,15 +21,15 @@ import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import * as net from "node:net"
-import { ApiKeyPrefix, hashSecret, isWellFormed, UserTokenPrefix } from "../platform/CredentialHash.js"
+import { drain } from "../http/Drain.js"
+import { countRateLimited, rateLimitsNotApplied } from "../http/RequestMetrics.js"
 import type { RateLimit, RateLimitSettings } from "../platform/ServerConfig.js"
 import { defaultRateLimits, ServerConfig } from "../platform/ServerConfig.js"
-import { sessionCookieName } from "../portal/PortalApi.js"
-import { presentedCredential, setPrefetched } from "./Credentials.js"
-import { drain } from "./Drain.js"
+import { ApiKeyPrefix, isWellFormed, UserTokenPrefix } from "./CredentialHash.js"
+import type { PresentedCredentials } from "./Credentials.js"
+import { Caller, portalSessionCookie, withCaller } from "./Credentials.js"
 import type { CredentialLookup, TakeResult } from "./RateLimitRepo.js"
 import { RateLimitRepo } from "./RateLimitRepo.js"
-import { countRateLimited, rateLimitsNotApplied } from "./RequestMetrics.js"
 
 /** Routes never limited: probes, the landing page and the API's documentation. */
 const exemptPaths: ReadonlySet<string> = new Set([
@@ -95,28 +95,28 @@ export const hashKey = (kind: "key" | "token" | "session" | "provider" | "addres
  */
 export const bucketFor = (
   request: HttpServerRequest.HttpServerRequest,
+  caller: PresentedCredentials,
   settings: RateLimitSettings,
   trustProxy: boolean
 ): Bucket => {
   const address = addressKey(clientAddress(request, trustProxy))
-  const credential = presentedCredential(request.headers, "x-app-api-key") ??
-    presentedCredential(request.headers, "x-user-token")
+  const credential = caller.presented
   const failures = { key: hashKey("failed", address), limit: settings.address }
   if (credential?.startsWith(ApiKeyPrefix) === true) {
     const lookup = isWellFormed(credential, ApiKeyPrefix)
-      ? { kind: "key", hash: hashSecret(credential) } as const
+      ? { kind: "key", hash: caller.hashOf(credential) } as const
       : undefined
-    return { key: hashKey("key", credential), limit: settings.apiKey, failures, lookup }
+    return { key: caller.bucketKeyOf("key", credential), limit: settings.apiKey, failures, lookup }
   }
   if (credential?.startsWith(UserTokenPrefix) === true) {
     const lookup = isWellFormed(credential, UserTokenPrefix)
-      ? { kind: "token", hash: hashSecret(credential) } as const
+      ? { kind: "token", hash: caller.hashOf(credential) } as const
       : undefined
-    return { key: hashKey("token", credential), limit: settings.userToken, failures, lookup }
+    return { key: caller.bucketKeyOf("token", credential), limit: settings.userToken, failures, lookup }
   }
   // An operator's pages call the portal's JSON API several at a time: each session gets a bucket at
   // an API key's limit. A made-up session answers 401 and so draws from the failure bucket.
-  const session = request.url.startsWith("/portal/api/") ? request.cookies[sessionCookieName] : undefined
+  const session = request.url.startsWith("/portal/api/") ? request.cookies[portalSessionCookie] : undefined
   if (session !== undefined && session !== "") {
     return { key: hashKey("session", session), limit: settings.apiKey, failures }
   }
@@ -290,15 +290,15 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
       })
 
     /** Takes a token for the request, or says why not; none for exempt routes or when disabled. */
-    const check = (request: HttpServerRequest.HttpServerRequest) =>
+    const check = (request: HttpServerRequest.HttpServerRequest, caller: PresentedCredentials) =>
       Effect.gen(function*() {
         if (!settings.enabled || exemptPaths.has(request.url.split("?")[0]!)) {
           return Option.none<{ readonly verdict: Verdict; readonly bucket: Bucket }>()
         }
-        const bucket = bucketFor(request, settings, config.trustProxy)
+        const bucket = bucketFor(request, caller, settings, config.trustProxy)
         const taken = yield* batched(bucket)
         if (bucket.lookup !== undefined && taken.credential !== undefined) {
-          setPrefetched(request, { ...bucket.lookup, row: taken.credential })
+          caller.setFound({ ...bucket.lookup, row: taken.credential })
         }
         if (taken.remaining !== null) {
           const verdict: Verdict = {
@@ -327,15 +327,21 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
         : repo.charge(bucket.failures.key, bucket.failures.limit).pipe(Effect.catchAllCause(failOpen))
 
     /**
-     * Wraps the app: refuses a request over its limit with 429 and the JSON error body, and puts the
-     * bucket's headers on every answer, including those the platform sends after the app (404, 500).
+     * Wraps the app: provides the request's `Caller`, refuses a request over its limit with 429 and the JSON
+     * error body, and puts the bucket's headers on every answer, including those the platform sends after the
+     * app (404, 500).
      */
     const middleware = <E, R>(
       app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-    ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
-      Effect.gen(function*() {
+    ): Effect.Effect<
+      HttpServerResponse.HttpServerResponse,
+      E,
+      Exclude<R, Caller> | HttpServerRequest.HttpServerRequest
+    > =>
+      withCaller(Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const checked = yield* check(request)
+        const caller = yield* Caller
+        const checked = yield* check(request, caller)
         if (Option.isNone(checked)) return yield* app
         const { bucket, verdict } = checked.value
         // Before the answer is written: the platform writes it as soon as the app returns it, and a client's
@@ -355,7 +361,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
           )
         }
         return yield* app
-      })
+      }))
 
     return { check, middleware, settings } as const
   }),

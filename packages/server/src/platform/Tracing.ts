@@ -14,7 +14,7 @@
 import type * as OtelApi from "@opentelemetry/api"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { ServerConfig } from "../platform/ServerConfig.js"
+import { ServerConfig } from "./ServerConfig.js"
 
 /** The headers whose values may be recorded on spans. */
 const keptHeaders: ReadonlySet<string> = new Set([
