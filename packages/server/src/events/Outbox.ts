@@ -8,6 +8,7 @@ import { SqlClient } from "@effect/sql"
 import type { AppId, UserId, WebhookEventData, WebhookEventType } from "@pulsebridge/domain"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as crypto from "node:crypto"
 
 /** A new event id: `evt_` and 32 hex digits. */
@@ -56,4 +57,17 @@ export class Outbox extends Effect.Service<Outbox>()("@pulsebridge/server/Outbox
       emit
     } as const
   })
-}) {}
+}) {
+  /** An outbox for tests of the services that emit: it keeps each event's input in `emitted` and writes nothing. */
+  static readonly Test = (emitted: Array<EmitInput<WebhookEventType>>) =>
+    Layer.succeed(
+      Outbox,
+      Outbox.make({
+        emit: <T extends WebhookEventType>(input: EmitInput<T>) =>
+          Effect.sync(() => {
+            emitted.push(input as unknown as EmitInput<WebhookEventType>)
+            return newEventId()
+          })
+      })
+    )
+}

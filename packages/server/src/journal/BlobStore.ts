@@ -51,10 +51,29 @@ export const makeLocalBlobStore = (root: string): BlobStoreShape => {
   }
 }
 
+/** A store in memory, for tests of the services that keep photos. */
+export const makeMemoryBlobStore = (): BlobStoreShape & { readonly keys: () => ReadonlyArray<string> } => {
+  const blobs = new Map<string, Uint8Array>()
+  return {
+    provider: "memory",
+    put: (key, bytes) => Effect.sync(() => void blobs.set(safeKey(key), new Uint8Array(bytes))),
+    get: (key) =>
+      Effect.suspend(() => {
+        const bytes = blobs.get(key)
+        return bytes === undefined ? Effect.fail(new BlobNotFound({ key })) : Effect.succeed(bytes)
+      }),
+    remove: (key) => Effect.sync(() => void blobs.delete(key)),
+    keys: () => [...blobs.keys()].sort()
+  }
+}
+
 export class BlobStore extends Context.Tag("@pulsebridge/server/BlobStore")<BlobStore, BlobStoreShape>() {
   /** Files under `DATA_DIR/blobs`. */
   static readonly Default = Layer.effect(
     BlobStore,
     Effect.map(ServerConfig, (config) => makeLocalBlobStore(path.resolve(config.dataDir, "blobs")))
   )
+
+  /** A fresh store in memory for each build (`makeMemoryBlobStore`). */
+  static readonly Test = Layer.sync(BlobStore, makeMemoryBlobStore)
 }

@@ -48,7 +48,21 @@ export interface MealAnalyzerShape {
   readonly analyze: (input: AnalysisInput) => Effect.Effect<AnalysisOutput, AnalysisFailed>
 }
 
-export class MealAnalyzer extends Context.Tag("@pulsebridge/server/MealAnalyzer")<MealAnalyzer, MealAnalyzerShape>() {}
+export class MealAnalyzer extends Context.Tag("@pulsebridge/server/MealAnalyzer")<MealAnalyzer, MealAnalyzerShape>() {
+  /**
+   * An analyser for tests that answers its attempts with `answers` in turn (the last one repeats) and counts
+   * them in `attempts`.
+   */
+  static readonly Test = (
+    answers: ReadonlyArray<Effect.Effect<AnalysisOutput, AnalysisFailed>>,
+    attempts: { count: number } = { count: 0 }
+  ): Layer.Layer<MealAnalyzer> =>
+    Layer.succeed(MealAnalyzer, {
+      name: "offline",
+      model: null,
+      analyze: () => Effect.suspend(() => answers[Math.min(attempts.count++, answers.length - 1)]!)
+    })
+}
 
 // ---- offline ----
 

@@ -28,7 +28,30 @@ export class SyncQueue extends Context.Tag("@pulsebridge/server/SyncQueue")<Sync
   readonly stopUser: (userId: UserId) => Effect.Effect<void>
   /** A reactivated user's stopped connections sync now: the recent days, after any unfinished backfill. */
   readonly resumeUser: (userId: UserId) => Effect.Effect<void>
-}>() {}
+}>() {
+  /** A queue for tests of the services that send work: it keeps each call in `sent` and sends nothing. */
+  static readonly Test = (sent: Array<SentWork>) => {
+    const record = (work: SentWork) => Effect.sync(() => void sent.push(work))
+    return Layer.succeed(SyncQueue, {
+      backfill: (connectionId) => record({ _tag: "Backfill", id: connectionId }),
+      syncWindow: (connectionId, window) => record({ _tag: "SyncWindow", id: connectionId, window }),
+      backfillRange: (connectionId, range) => record({ _tag: "BackfillRange", id: connectionId, range }),
+      notify: (connectionId, notification) => record({ _tag: "Notify", id: connectionId, notification }),
+      stop: (connectionId) => record({ _tag: "Stop", id: connectionId }),
+      stopUser: (userId) => record({ _tag: "StopUser", id: userId }),
+      resumeUser: (userId) => record({ _tag: "ResumeUser", id: userId })
+    })
+  }
+}
+
+/** One call on the queue, as `SyncQueue.Test` keeps it: which work, for which connection or user. */
+export interface SentWork {
+  readonly _tag: "Backfill" | "SyncWindow" | "BackfillRange" | "Notify" | "Stop" | "StopUser" | "ResumeUser"
+  readonly id: string
+  readonly window?: { readonly from: string; readonly to: string } | undefined
+  readonly range?: { readonly from: string; readonly to: string }
+  readonly notification?: Notification
+}
 
 export const SyncQueueLive = Layer.effect(
   SyncQueue,
