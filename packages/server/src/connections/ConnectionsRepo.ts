@@ -3,8 +3,11 @@
  * reads and writes (the row lock that makes refresh single-flight), the status changes
  * (`Reauthorize`, `Disconnected`, each saying whether it changed anything), the look-ups of the
  * sync and the provider webhooks, and the state a connection's events carry. Rows are decoded
- * with their schemas; tokens arrive here already sealed and leave sealed.
+ * with their schemas; tokens arrive here already sealed and leave sealed. It also owns the rule
+ * that a Disconnected connection is hidden (`visibleConnection`), which every statement reading a
+ * user's connections or their records applies.
  */
+import type { Statement } from "@effect/sql"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { AppId, ConnectionId, Provider, SyncState, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
@@ -12,6 +15,14 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 export const ConnectionStatus = Schema.Literal("Active", "Reauthorize", "Disconnected")
+
+/**
+ * The connection is not Disconnected: what a user's listings, its records' reads and the connect flow still see
+ * (a Disconnected connection keeps its data, hidden, until the user is erased). `alias` is the name the statement
+ * gives the `connections` table, if any.
+ */
+export const visibleConnection = (sql: Statement.Constructor, alias?: string): Statement.Fragment =>
+  sql.literal(`${alias === undefined ? "" : `${alias}.`}status <> 'Disconnected'`)
 
 /** A connection with its sync state, as the listings show it. */
 export class ConnectionRow extends Schema.Class<ConnectionRow>("ConnectionRow")({
@@ -112,7 +123,7 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
         "token_expires_at, scopes, updated_at"
     )
 
-    const listOfUser = (statuses: ReadonlyArray<typeof ConnectionStatus.Type>) =>
+    const listOfUser = (which: Statement.Fragment) =>
       SqlSchema.findAll({
         Request: UserId,
         Result: ConnectionRow,
@@ -125,12 +136,12 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
               s.backfill_from::text as backfill_from, s.backfill_to::text as backfill_to,
               s.backfill_cursor::text as backfill_cursor
             from connections c left join sync_state s on s.connection_id = c.id
-            where c.user_id = ${userId} and ${sql.in("c.status", statuses)}
+            where c.user_id = ${userId} and ${which}
             order by c.created_at, c.id
           `
       })
-    const listActive = listOfUser(["Active"])
-    const listOpen = listOfUser(["Active", "Reauthorize"])
+    const listActive = listOfUser(sql.literal("c.status = 'Active'"))
+    const listOpen = listOfUser(visibleConnection(sql, "c"))
 
     const findOfUser = SqlSchema.findOne({
       Request: Schema.Struct({ userId: UserId, connectionId: Schema.String, open: Schema.Boolean }),
@@ -139,7 +150,7 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
         sql`
           select id, app_id, provider from connections
           where id = ${connectionId} and user_id = ${userId}
-            ${open ? sql`and status <> 'Disconnected'` : sql.literal("")}
+            ${open ? sql`and ${visibleConnection(sql)}` : sql.literal("")}
         `
     })
 
@@ -281,7 +292,7 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
         sql`
           with previous as (
             select status from connections
-            where user_id = ${input.userId} and provider = ${input.provider} and status <> 'Disconnected'
+            where user_id = ${input.userId} and provider = ${input.provider} and ${visibleConnection(sql)}
           )
           insert into connections (
             id, app_id, user_id, provider, provider_user_id, status, scopes, token_expires_at,
@@ -291,7 +302,7 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
             ${input.scopes}, ${input.tokenExpiresAt}, ${input.accessTokenSealed}, ${input.refreshTokenSealed},
             ${input.tokenSecretSealed}
           )
-          on conflict (user_id, provider) where status <> 'Disconnected' do update set
+          on conflict (user_id, provider) where ${visibleConnection(sql)} do update set
             provider_user_id = excluded.provider_user_id,
             status = 'Active',
             status_reason = null,
@@ -360,7 +371,7 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
           update connections set
             status = 'Disconnected', disconnected_at = now(), updated_at = now(),
             access_token_sealed = null, refresh_token_sealed = null, token_secret_sealed = null
-          where id = ${connectionId} and status <> 'Disconnected'
+          where id = ${connectionId} and ${visibleConnection(sql)}
           returning id, app_id, user_id, provider
         `.pipe(
           Effect.flatMap(decodeChanged),

@@ -9,6 +9,7 @@ import type { UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { visibleConnection } from "../connections/ConnectionsRepo.js"
 import { GlucoseSlotsPerDay } from "./DayCoverage.js"
 
 export const ConnectionRow = Schema.Struct({
@@ -52,7 +53,7 @@ export class CoverageRepo extends Effect.Service<CoverageRepo>()("@pulsebridge/s
           select c.id, c.provider, c.status, s.state as sync_state,
             s.backfill_from::text as backfill_from, s.backfill_cursor::text as backfill_cursor
           from connections c left join sync_state s on s.connection_id = c.id
-          where c.user_id = ${userId} and c.status <> 'Disconnected'
+          where c.user_id = ${userId} and ${visibleConnection(sql, "c")}
           order by c.created_at, c.id
         `
     })

@@ -14,6 +14,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { ConnectionId, DailyActivitySummary, LocalDate, Provider, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { visibleConnection } from "../connections/ConnectionsRepo.js"
 
 export interface RangeQuery {
   readonly from: string
@@ -98,7 +99,7 @@ export class HealthDataRepo extends Effect.Service<HealthDataRepo>()("@pulsebrid
               a.floors_climbed
             from daily_activity a join connections c on c.id = a.connection_id
             where a.user_id = ${query.userId} and a.date between ${query.from} and ${query.to}
-              and c.status <> 'Disconnected' ${providerFilter("a", query.provider)}
+              and ${visibleConnection(sql, "c")} ${providerFilter("a", query.provider)}
             order by a.connection_id, a.date, a.updated_at desc
           ) d
           order by d.date, d.provider, d.connection_id
@@ -134,7 +135,7 @@ export class HealthDataRepo extends Effect.Service<HealthDataRepo>()("@pulsebrid
           select l.connection_id, l.provider, ${loadColumns}
           from daily_load l join connections c on c.id = l.connection_id
           where l.user_id = ${query.userId} and l.date between ${query.from} and ${query.to}
-            and c.status <> 'Disconnected' and ${scored} ${providerFilter("l", query.provider)}
+            and ${visibleConnection(sql, "c")} and ${scored} ${providerFilter("l", query.provider)}
           order by l.date, l.provider, l.connection_id, l.window_start
         `
     })
@@ -174,7 +175,7 @@ export class HealthDataRepo extends Effect.Service<HealthDataRepo>()("@pulsebrid
               and r.unit in ('mg/dL', 'mmol/L')
           ) g
           join connections c on c.id = g.connection_id
-          where c.status <> 'Disconnected'
+          where ${visibleConnection(sql, "c")}
           group by g.connection_id, g.provider, g.date
           order by g.date, g.provider, g.connection_id
         `

@@ -15,6 +15,7 @@ import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import type { UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
+import { visibleConnection } from "../connections/ConnectionsRepo.js"
 import type { RangeQuery } from "./HealthDataRepo.js"
 
 /** Where a section's page starts: the key of the row before it (its values as text), or the section's start. */
@@ -100,7 +101,7 @@ export class RangeReads extends Effect.Service<RangeReads>()("@pulsebridge/serve
     /** The rows of a table the user's range covers: not disconnected, in the range, of the provider asked for. */
     const covered = (alias: string, userId: UserId, query: RangeQuery) =>
       sql`${lit(alias)}.user_id = ${userId} and ${lit(alias)}.date between ${query.from} and ${query.to}
-        and c.status <> 'Disconnected' ${providerFilter(alias, query.provider)}`
+        and ${visibleConnection(sql, "c")} ${providerFilter(alias, query.provider)}`
 
     /** The version of the rows `from` + `where` select: their count and the sum of their row versions. */
     const versionOf = (alias: string, from: string, where: Statement.Fragment) =>

@@ -9,6 +9,7 @@ import { EntryKind, JournalEntryId, nutrientKeys, Nutrients } from "@pulsebridge
 import type { UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { visibleConnection } from "../connections/ConnectionsRepo.js"
 
 /** A span of time, in epoch milliseconds. */
 export interface Span {
@@ -81,7 +82,7 @@ export class InsightsRepo extends Effect.Service<InsightsRepo>()("@pulsebridge/s
             offset 0
           ) g
           join connections c on c.id = g.connection_id
-          where c.status <> 'Disconnected'
+          where ${visibleConnection(sql, "c")}
           order by g.connection_id, g.system_time
         `
     })
@@ -90,7 +91,7 @@ export class InsightsRepo extends Effect.Service<InsightsRepo>()("@pulsebridge/s
       Request: Schema.String,
       Result: ConnectionRow,
       execute: (userId) =>
-        sql`select id, provider from connections where user_id = ${userId} and status <> 'Disconnected'`
+        sql`select id, provider from connections where user_id = ${userId} and ${visibleConnection(sql)}`
     })
 
     const entriesBetween = SqlSchema.findAll({

@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Encoding from "effect/Encoding"
 import * as Schema from "effect/Schema"
+import { visibleConnection } from "../connections/ConnectionsRepo.js"
 import { isUuid } from "../platform/Ids.js"
 import { UserFromRow } from "../users/UsersRepo.js"
 
@@ -101,7 +102,7 @@ export class UserDirectoryRepo extends Effect.Service<UserDirectoryRepo>()("@pul
                 'provider', c.provider, 'status', c.status, 'syncState', coalesce(s.state, 'Pending')
               ) order by c.created_at, c.id)
               from connections c left join sync_state s on s.connection_id = c.id
-              where c.user_id = u.id and c.status <> 'Disconnected'
+              where c.user_id = u.id and ${visibleConnection(sql, "c")}
             ), '[]'::json) as connections
           from users u
           where u.app_id = ${appId} and u.status <> 'Erasing'
@@ -138,7 +139,7 @@ export class UserDirectoryRepo extends Effect.Service<UserDirectoryRepo>()("@pul
             avg(x.value)::float8 as value, min(x.unit) as unit, count(*)::int as readings
           from glucose_readings x join connections c on c.id = x.connection_id
           where x.user_id = ${userId} and x.date between ${from}::date and ${to}::date
-            and c.status <> 'Disconnected' and x.value is not null
+            and ${visibleConnection(sql, "c")} and x.value is not null
           group by x.connection_id, x.provider, 3
           order by 3, x.provider, x.connection_id
         `

@@ -9,6 +9,7 @@ import type { UserId } from "@pulsebridge/domain"
 import { EntryKind, Provider } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { visibleConnection } from "../connections/ConnectionsRepo.js"
 import type { ScoringRows } from "./Inputs.js"
 import type { DateWindow } from "./Scoring.js"
 
@@ -100,7 +101,7 @@ export class ScoresRepo extends Effect.Service<ScoresRepo>()("@pulsebridge/serve
             coalesce((
               select json_agg(json_build_object(${sql.literal(columns)}))
               from ${sql(table)} ${sql.literal(alias)} join connections c on c.id = ${sql.literal(alias)}.connection_id
-              where ${sql.literal(alias)}.user_id = ${userId} and c.status <> 'Disconnected'
+              where ${sql.literal(alias)}.user_id = ${userId} and ${visibleConnection(sql, "c")}
                 and ${sql.literal(alias)}.date between ${from} and ${to}
             ), '[]'::json)
           `

@@ -12,6 +12,7 @@ import { AppId, ConnectionId, Provider, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { visibleConnection } from "../connections/ConnectionsRepo.js"
 import { recordTables } from "../sync/SyncStore.js"
 
 /** An erasure: the user's app, when it was asked for, and when it ended (null while under way). */
@@ -80,7 +81,7 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("@pulsebridge/ser
       execute: (userId) =>
         sql`
           select id, app_id, provider from connections
-          where user_id = ${userId} and status <> 'Disconnected'
+          where user_id = ${userId} and ${visibleConnection(sql)}
           order by created_at, id
         `
     })
