@@ -17,7 +17,7 @@ import * as Encoding from "effect/Encoding"
 import * as Schema from "effect/Schema"
 import { visibleConnection } from "../connections/ConnectionsRepo.js"
 import { isUuid } from "../platform/Ids.js"
-import { UserFromRow } from "../users/UsersRepo.js"
+import { liveUser, UserFromRow } from "../users/UsersRepo.js"
 
 /** A cursor this list did not give (or one edited by hand). */
 export class CursorInvalid extends Data.TaggedError("CursorInvalid")<{}> {
@@ -105,7 +105,7 @@ export class UserDirectoryRepo extends Effect.Service<UserDirectoryRepo>()("@pul
               where c.user_id = u.id and ${visibleConnection(sql, "c")}
             ), '[]'::json) as connections
           from users u
-          where u.app_id = ${appId} and u.status <> 'Erasing'
+          where u.app_id = ${appId} and ${liveUser(sql, "u")}
             ${
           pattern === null ? sql.literal("") : sql`and lower(u.external_user_id) like lower(${pattern}) escape '\\'`
         }
@@ -125,7 +125,7 @@ export class UserDirectoryRepo extends Effect.Service<UserDirectoryRepo>()("@pul
       execute: (id) =>
         sql`
           select id, app_id, external_user_id, status, locale, timezone, metadata, created_at, updated_at
-          from users where id = ${id} and status <> 'Erasing'
+          from users where id = ${id} and ${liveUser(sql)}
         `
     })
 

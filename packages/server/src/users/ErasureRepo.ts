@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { visibleConnection } from "../connections/ConnectionsRepo.js"
 import { recordTables } from "../sync/SyncStore.js"
+import { liveUser } from "./UsersRepo.js"
 
 /** An erasure: the user's app, when it was asked for, and when it ended (null while under way). */
 export const Tombstone = Schema.Struct({
@@ -48,7 +49,7 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("@pulsebridge/ser
             metadata = '{}'::jsonb,
             deleted_at = coalesce(deleted_at, now()),
             updated_at = now()
-          where id = ${id} and app_id = ${appId} and status <> 'Erasing'
+          where id = ${id} and app_id = ${appId} and ${liveUser(sql)}
           returning id
         `
     })

@@ -1,8 +1,10 @@
 /**
  * Every statement on the `users` table, each scoped by app id so that an app never reaches
  * another app's user. Rows are decoded straight into the domain's `User`. A user being erased
- * (status `Erasing`, see `ErasureRepo`) is gone for every statement here.
+ * (status `Erasing`, see `ErasureRepo`) is gone for every statement here, and for every other
+ * statement that reads a user: this module owns that rule (`liveUser`).
  */
+import type { Statement } from "@effect/sql"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { AppId, User, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
@@ -51,6 +53,13 @@ export interface UserChanges {
 
 const ByApp = Schema.Struct({ appId: AppId, id: Schema.String })
 
+/**
+ * The user is not being erased: an erasing user's row stays, renamed, until its erasure ends (`ErasureRepo`), and
+ * every read of users passes it by. `alias` is the name the statement gives the `users` table, if any.
+ */
+export const liveUser = (sql: Statement.Constructor, alias?: string): Statement.Fragment =>
+  sql.literal(`${alias === undefined ? "" : `${alias}.`}status <> 'Erasing'`)
+
 export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/UsersRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -59,8 +68,7 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/
       "id, app_id, external_user_id, status, locale, timezone, metadata, created_at, updated_at"
     )
 
-    // An erasing user's row stays until its erasure ends, renamed (see `ErasureRepo`) and out of sight.
-    const live = sql.literal("status <> 'Erasing'")
+    const live = liveUser(sql)
 
     const upsertActive = SqlSchema.single({
       Request: Schema.Struct({
