@@ -24,6 +24,7 @@ import * as Schema from "effect/Schema"
 import * as String from "effect/String"
 import * as crypto from "node:crypto"
 import { ConnectionEvents } from "../connections/ConnectionEvents.js"
+import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { Outbox } from "../events/Outbox.js"
 import { scoredRecordLists } from "../scoring/ScoresRepo.js"
 
@@ -179,6 +180,7 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
     const events = yield* ConnectionEvents
+    const connections = yield* ConnectionsRepo
 
     /**
      * A day's record covering less of the day than the stored one (a partial upload read after the
@@ -568,7 +570,18 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         )
       }).pipe(sql.withTransaction, Effect.orDie)
 
-    return { storeBatch, state, planBackfill, storeBackfillWindow, setState, deleteRecords } as const
+    /**
+     * Every Active connection of the user shows `Stopped` ("user is inactive"), each in a transaction of its own:
+     * what a soft delete or an erasure writes before its answer. The syncs need no message: each checks the user
+     * before every provider read, and one under way cannot move the state back from `Stopped` (`haltReason`).
+     */
+    const stopUser = (userId: UserId) =>
+      Effect.flatMap(
+        connections.activeIdsOfUser(userId),
+        Effect.forEach((id) => setState(id, { state: "Stopped", lastError: "user is inactive" }), { discard: true })
+      )
+
+    return { storeBatch, state, planBackfill, storeBackfillWindow, setState, stopUser, deleteRecords } as const
   }),
-  dependencies: [ConnectionEvents.Default, Outbox.Default]
+  dependencies: [ConnectionEvents.Default, ConnectionsRepo.Default, Outbox.Default]
 }) {}

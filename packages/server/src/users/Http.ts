@@ -52,13 +52,8 @@ export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
         Effect.flatMap(requirePermission("users:write"), (app) =>
           users.update(app.appId, path.id, payload).pipe(Effect.catchTags({ UserNotFound: notFound }))))
       .handle("delete", ({ path }) =>
-        Effect.gen(function*() {
-          const app = yield* requirePermission("users:write")
-          yield* users.softDelete(app.appId, path.id).pipe(Effect.catchTags({ UserNotFound: notFound }))
-          // The connections show Stopped before the answer; their syncs check the user before every
-          // provider read, so reads stop at once.
-          yield* syncQueue.stopUser(path.id)
-        }))
+        Effect.flatMap(requirePermission("users:write"), (app) =>
+          users.softDelete(app.appId, path.id).pipe(Effect.catchTags({ UserNotFound: notFound }))))
       .handle("rotateToken", ({ path }) =>
         Effect.flatMap(requirePermission("users:write"), (app) =>
           users.rotateToken(app.appId, path.id)).pipe(

@@ -1,8 +1,9 @@
 /**
  * Users and their tokens. A user belongs to one app; every statement is scoped by app id
  * (`UsersRepo`), so an app never reaches another app's user. User tokens are stored as hashes
- * and bound to one user (`UserTokensRepo`). A soft delete of an Active user writes `user.deleted`
- * to the outbox in its transaction.
+ * and bound to one user (`UserTokensRepo`). The soft delete is here whole, for the API, the
+ * portal and the CLI alike: the user Inactive, its tokens revoked and `user.deleted` in one
+ * transaction, then its connections' syncs stopped.
  */
 import { SqlClient } from "@effect/sql"
 import type { AppId, CreateUserPayload, UpdateUserPayload, UserId } from "@pulsebridge/domain"
@@ -13,6 +14,7 @@ import { generateSecret, hashSecret, UserTokenPrefix } from "../access/Credentia
 import { UserTokensRepo } from "../access/UserTokensRepo.js"
 import { Outbox } from "../events/Outbox.js"
 import { isUuid, newId } from "../platform/Ids.js"
+import { SyncStore } from "../sync/SyncStore.js"
 import { UsersRepo } from "./UsersRepo.js"
 
 export { AuthenticatedUser } from "../access/UserTokensRepo.js"
@@ -49,6 +51,7 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
     const users = yield* UsersRepo
     const tokens = yield* UserTokensRepo
     const outbox = yield* Outbox
+    const syncs = yield* SyncStore
 
     const issueToken = (userId: UserId) =>
       Effect.gen(function*() {
@@ -62,6 +65,27 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
         isUuid(userId) ? users.findById(appId, userId) : Effect.succeedNone,
         Option.match({ onNone: () => Effect.fail(new UserNotFound({ userId })), onSome: Effect.succeed })
       )
+
+    const deactivate = Effect.fn("Users.deactivate")(
+      function*(appId: AppId, userId: string) {
+        if (!isUuid(userId)) return yield* new UserNotFound({ userId })
+        const deactivated = yield* users.deactivate(appId, userId)
+        if (Option.isNone(deactivated)) return yield* new UserNotFound({ userId })
+        const user = deactivated.value
+        yield* tokens.revokeAllOf(user.id)
+        if (user.wasActive) {
+          yield* outbox.emit({
+            appId,
+            userId: user.id,
+            type: "user.deleted",
+            data: { userId: user.id, externalUserId: user.externalUserId }
+          })
+        }
+        return user
+      },
+      sql.withTransaction,
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
     return {
       /**
@@ -103,28 +127,16 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
       }),
 
       /**
-       * Soft delete: the user becomes Inactive, its tokens are revoked, its data stays. Deleting an
+       * Soft delete: the user becomes Inactive, its tokens are revoked, its connections show `Stopped`
+       * ("user is inactive") and no provider read of theirs starts again; its data stays. Deleting an
        * Active user writes `user.deleted`; deleting it again changes nothing and writes nothing.
        */
-      softDelete: Effect.fn("Users.softDelete")(
-        function*(appId: AppId, userId: string) {
-          if (!isUuid(userId)) return yield* new UserNotFound({ userId })
-          const deactivated = yield* users.deactivate(appId, userId)
-          if (Option.isNone(deactivated)) return yield* new UserNotFound({ userId })
-          const user = deactivated.value
-          yield* tokens.revokeAllOf(user.id)
-          if (user.wasActive) {
-            yield* outbox.emit({
-              appId,
-              userId: user.id,
-              type: "user.deleted",
-              data: { userId: user.id, externalUserId: user.externalUserId }
-            })
-          }
-        },
-        sql.withTransaction,
-        Effect.catchTag("SqlError", Effect.die)
-      ),
+      softDelete: Effect.fn("Users.softDelete")(function*(appId: AppId, userId: string) {
+        const user = yield* deactivate(appId, userId)
+        // After the commit: a sync storing a window holds its sync state while its records wait on the user's
+        // row, which the deactivation locks.
+        yield* syncs.stopUser(user.id)
+      }),
 
       /** Revokes every earlier token of the user and issues one new token. */
       rotateToken: Effect.fn("Users.rotateToken")(
@@ -139,5 +151,5 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
       )
     } as const
   }),
-  dependencies: [UsersRepo.Default, UserTokensRepo.Default, Outbox.Default]
+  dependencies: [UsersRepo.Default, UserTokensRepo.Default, Outbox.Default, SyncStore.Default]
 }) {}

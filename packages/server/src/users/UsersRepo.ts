@@ -172,10 +172,9 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/
         }).pipe(Effect.orDie),
 
       /**
-       * Makes the app's user with this id (a UUID) Inactive, keeping the first deletion time; its id,
-       * or none when there is no such user.
+       * Makes the app's user with this id (a UUID) Inactive, keeping the first deletion time: its id and external id
+       * and whether it was Active before (false when it already was Inactive), or none when there is no such user.
        */
-      /** Makes the user Inactive; says whether it was Active before (false when it already was Inactive). */
       deactivate: (appId: AppId, id: string) => deactivate({ appId, id }).pipe(Effect.orDie)
     } as const
   })
