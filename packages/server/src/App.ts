@@ -69,7 +69,7 @@ import { Resync } from "./sync/Resync.js"
 import { SyncEngine, SyncSettings } from "./sync/SyncEngine.js"
 import { SyncQueueLive } from "./sync/SyncQueue.js"
 import { SyncStore } from "./sync/SyncStore.js"
-import { ErasureQueueLive, ErasureWork, ResumeErasuresLive, UserErasureLive } from "./users/Erasure.js"
+import { Erasure, ErasureQueueLive, ErasureWork, ResumeErasuresLive, UserErasureLive } from "./users/Erasure.js"
 import { ErasureRepo } from "./users/ErasureRepo.js"
 import { UsersHttpLive } from "./users/Http.js"
 import { WebhookRoutesLive } from "./webhooks/Http.js"
@@ -151,14 +151,17 @@ const WebhooksOutLive = Layer.unwrapEffect(
 )
 
 /**
- * Erasure in the background: the `UserErasure` entity and the resumption of unfinished erasures
- * where this process runs workers; every role hands erasures to the entity.
+ * Erasure: the `Erasure` service for every role, which hands erasures to the `UserErasure` entity; the entity
+ * and the resumption of unfinished erasures where this process runs workers.
  */
 const ErasureLive = Layer.unwrapEffect(
   Effect.map(
     ServerConfig,
     (config) =>
-      (config.role === "api" ? Layer.empty : Layer.mergeAll(UserErasureLive, ResumeErasuresLive)).pipe(
+      Layer.mergeAll(
+        Erasure.Default,
+        config.role === "api" ? Layer.empty : Layer.mergeAll(UserErasureLive, ResumeErasuresLive)
+      ).pipe(
         Layer.provideMerge(ErasureQueueLive),
         Layer.provideMerge(ErasureWork.Default),
         Layer.provideMerge(ErasureRepo.Default)

@@ -20,7 +20,6 @@ import { Operators } from "./portal/Operators.js"
 import { Sessions } from "./portal/Sessions.js"
 import { ScoreData } from "./scoring/ScoreData.js"
 import { Quarantine } from "./sync/Quarantine.js"
-import { Erasure } from "./users/Erasure.js"
 import { UserExport } from "./users/Export.js"
 import { Users } from "./users/Users.js"
 
@@ -38,7 +37,6 @@ export const DataLive = Endpoints.Default.pipe(
     ScoreData.Default,
     Quarantine.Default,
     Outbox.Default,
-    Erasure.Default,
     UserExport.Default,
     Operators.Default,
     Sessions.Default,

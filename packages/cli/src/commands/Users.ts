@@ -14,7 +14,7 @@ import { ProviderHttpClientLive } from "@pulsebridge/server"
 import { ServerBases } from "@pulsebridge/server"
 import { UserSummary } from "@pulsebridge/server"
 import { defaultPageSize, UserDirectoryRepo } from "@pulsebridge/server"
-import { Erasure, ErasureWork } from "@pulsebridge/server"
+import { Erasure, ErasureInProcessLive, ErasureWork } from "@pulsebridge/server"
 import { UserExport } from "@pulsebridge/server"
 import { Users } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
@@ -217,13 +217,18 @@ const usersRotateToken = Command.make(
     }).pipe(withServices(json))
 ).pipe(Command.withDescription("Revoke every token of a user and issue a new one"))
 
-/** What the erasure's work needs beyond the data services: provider access for the revocations, the blob store. */
-const ErasureWorkLive = ErasureWork.Default.pipe(
-  Layer.provideMerge(BlobStore.Default),
-  Layer.provideMerge(ConnectionTokens.Default),
-  Layer.provideMerge(ProviderAccess.Default),
-  Layer.provideMerge(ServerBases.FromConfig),
-  Layer.provideMerge(ProviderHttpClientLive),
+/**
+ * The erasure as the server's, but run to its end in the command; its work needs, beyond the data services,
+ * provider access for the revocations and the blob store.
+ */
+const ErasureLive = Erasure.Default.pipe(
+  Layer.provide(ErasureInProcessLive),
+  Layer.provide(ErasureWork.Default),
+  Layer.provide(BlobStore.Default),
+  Layer.provide(ConnectionTokens.Default),
+  Layer.provide(ProviderAccess.Default),
+  Layer.provide(ServerBases.FromConfig),
+  Layer.provide(ProviderHttpClientLive),
   Layer.provide(CertificateFromConfig)
 )
 
@@ -233,16 +238,14 @@ const usersErase = Command.make(
   ({ app, id, json }) =>
     Effect.gen(function*() {
       const appId = yield* requireApp(app)
-      const accepted = yield* Effect.flatMap(Erasure, (erasure) => erasure.begin(appId, id))
-      // Run here to its end; interrupted, the next start of a server's worker finishes it.
-      yield* Effect.flatMap(ErasureWork, (work) => work.run(accepted.id))
+      const accepted = yield* Effect.flatMap(Erasure, (erasure) => erasure.erase(appId, id))
       const requestedAt = accepted.requestedAt.toISOString()
       yield* printResult(
         json,
         { id: accepted.id, status: "Erased", requestedAt },
         () => `User ${accepted.id} is erased: grants revoked, every row and photo deleted; only its tombstone is kept.`
       )
-    }).pipe(Effect.provide(ErasureWorkLive), withServices(json))
+    }).pipe(Effect.provide(ErasureLive), withServices(json))
 ).pipe(
   Command.withDescription(
     "Erase a user: revoke every provider grant, delete every row and photo of it, keep only a tombstone of ids"

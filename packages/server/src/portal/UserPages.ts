@@ -5,8 +5,7 @@
  * per-app operator roles), so a user is found by id alone and each feature service is then asked
  * in the user's own app, with the same rules as the public API.
  */
-import { SqlClient } from "@effect/sql"
-import type { AppId, UserId } from "@pulsebridge/domain"
+import type { AppId } from "@pulsebridge/domain"
 import type { User } from "@pulsebridge/domain"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
@@ -19,8 +18,7 @@ import { Journal } from "../journal/Journal.js"
 import { addDays, localToday } from "../platform/Calendar.js"
 import { ScoreData } from "../scoring/ScoreData.js"
 import { Resync } from "../sync/Resync.js"
-import { SyncQueue } from "../sync/SyncQueue.js"
-import { Erasure, ErasureQueue } from "../users/Erasure.js"
+import { Erasure } from "../users/Erasure.js"
 import { UserExport } from "../users/Export.js"
 import { UserNotFound } from "../users/Users.js"
 import { GlucosePoint, JournalMark, UserDetail, UserOverview, UserPage, UserSummary } from "./PortalApi.js"
@@ -200,12 +198,9 @@ export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/
  */
 export class UserChanges extends Effect.Service<UserChanges>()("@pulsebridge/server/UserChanges", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const pages = yield* UserPages
     const resync = yield* Resync
     const erasure = yield* Erasure
-    const erasureQueue = yield* ErasureQueue
-    const syncQueue = yield* SyncQueue
 
     return {
       /** The recent days of one connection again, as `POST .../connections/{id}/sync` without a range. */
@@ -218,8 +213,8 @@ export class UserChanges extends Effect.Service<UserChanges>()("@pulsebridge/ser
       }),
 
       /**
-       * The erasure, when `confirmExternalUserId` is the user's external id; `record` (the audit
-       * event) joins the transaction that hides the user.
+       * The public API's erasure of the user in its own app, when `confirmExternalUserId` is the user's
+       * external id; `record` (the audit event) joins the transaction that hides the user.
        */
       erase: Effect.fn("UserChanges.erase")(function*<E, R>(
         userId: string,
@@ -228,14 +223,7 @@ export class UserChanges extends Effect.Service<UserChanges>()("@pulsebridge/ser
       ) {
         const user = yield* pages.requireUser(userId)
         if (user.externalUserId !== confirmExternalUserId) return yield* new ErasureNotConfirmed()
-        const accepted = yield* erasure.begin(user.appId, user.id).pipe(
-          Effect.tap(() => record(user)),
-          sql.withTransaction,
-          Effect.catchTag("SqlError", Effect.die)
-        )
-        // As the public erase: syncs show Stopped now, the rest is the background's.
-        yield* syncQueue.stopUser(accepted.id as UserId)
-        yield* erasureQueue.enqueue(accepted.id)
+        const accepted = yield* erasure.erase(user.appId, user.id, record(user))
         return { user, accepted }
       })
     } as const

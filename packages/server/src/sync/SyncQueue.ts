@@ -10,7 +10,6 @@ import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { ConnectionSync } from "./ConnectionSync.js"
 import type { SyncNotification as Notification } from "./SyncEngine.js"
 import { SyncEngine } from "./SyncEngine.js"
-import { SyncStore } from "./SyncStore.js"
 
 /** Sends work to connections' sync entities. Sending returns once the message is stored. */
 export class SyncQueue extends Context.Tag("@pulsebridge/server/SyncQueue")<SyncQueue, {
@@ -21,11 +20,6 @@ export class SyncQueue extends Context.Tag("@pulsebridge/server/SyncQueue")<Sync
   readonly backfillRange: (connectionId: string, range: { from: string; to: string }) => Effect.Effect<void>
   readonly notify: (connectionId: string, notification: Notification) => Effect.Effect<void>
   readonly stop: (connectionId: string) => Effect.Effect<void>
-  /**
-   * Stops every connection of a user (soft delete): each shows `Stopped` ("user is inactive") at
-   * once, and no new provider read starts (each checks the user first).
-   */
-  readonly stopUser: (userId: UserId) => Effect.Effect<void>
   /** A reactivated user's stopped connections sync now: the recent days, after any unfinished backfill. */
   readonly resumeUser: (userId: UserId) => Effect.Effect<void>
 }>() {
@@ -59,7 +53,6 @@ export const SyncQueueLive = Layer.effect(
     const makeClient = yield* ConnectionSync.client
     const engine = yield* SyncEngine
     const connections = yield* ConnectionsRepo
-    const store = yield* SyncStore
     const send = <A, E>(connectionId: string, what: string, effect: Effect.Effect<A, E>) =>
       effect.pipe(
         Effect.asVoid,
@@ -81,13 +74,6 @@ export const SyncQueueLive = Layer.effect(
       notify: (connectionId, notification) =>
         send(connectionId, "Notify", makeClient(connectionId).Notify({ notification }, { discard: true })),
       stop: (connectionId) => send(connectionId, "Stop", makeClient(connectionId).Stop(undefined, { discard: true })),
-      stopUser: (userId) =>
-        Effect.gen(function*() {
-          for (const id of yield* connections.activeIdsOfUser(userId)) {
-            yield* store.setState(id, { state: "Stopped", lastError: "user is inactive" })
-            yield* send(id, "Stop", makeClient(id).Stop(undefined, { discard: true }))
-          }
-        }),
       resumeUser: (userId) =>
         Effect.gen(function*() {
           for (const id of yield* connections.stoppedIdsOfUser(userId)) {

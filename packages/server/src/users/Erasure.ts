@@ -1,8 +1,10 @@
 /**
- * Erasure of a user (`POST /api/v1/users/{id}/erase`): in the request, one transaction hides the
- * user at once (no read finds it, its tokens are revoked, its syncs stop at the next check) and
- * records its tombstone; the rest runs in the background as the cluster entity `UserErasure`
- * (entity id = user id), whose one persisted message, `Erase`, is stored before the 202:
+ * Erasure of a user (`POST /api/v1/users/{id}/erase`, the portal's and the CLI's alike, all through
+ * `Erasure.erase`): in the request, one transaction hides the user at once (no read finds it, its
+ * tokens are revoked, its syncs stop at the next check) and records its tombstone, and its
+ * connections show `Stopped`; the rest is handed to `ErasureQueue`. In a server that is the cluster
+ * entity `UserErasure` (entity id = user id), whose one persisted message, `Erase`, is stored before
+ * the 202; the CLI runs the same work in the command (`ErasureInProcessLive`):
  *
  * 1. each grant is revoked at its provider (the disconnect's revocation: Garmin's is a
  *    deregistration), retried a few times with backoff, then given up with a log line so one
@@ -36,6 +38,7 @@ import { GrantRevocation } from "../connections/GrantRevocation.js"
 import { Outbox } from "../events/Outbox.js"
 import { BlobStore } from "../journal/BlobStore.js"
 import { isUuid } from "../platform/Ids.js"
+import { SyncStore } from "../sync/SyncStore.js"
 import { ErasureRepo } from "./ErasureRepo.js"
 
 /** The app has no such user, or its erasure has already ended. */
@@ -51,36 +54,62 @@ export const revocationRetry = Schedule.exponential(Duration.seconds(2)).pipe(
   Schedule.intersect(Schedule.recurs(3))
 )
 
+/**
+ * Hands an accepted erasure to what finishes it: in a server, the `UserErasure` entity (returns once the message is
+ * stored, `ErasureQueueLive`); in a process without the cluster, the work itself (returns when it is done).
+ */
+export class ErasureQueue extends Context.Tag("@pulsebridge/server/ErasureQueue")<ErasureQueue, {
+  readonly enqueue: (userId: string) => Effect.Effect<void>
+}>() {}
+
+/** The erasure, whole. Needs the `ErasureQueue` of the process it runs in. */
 export class Erasure extends Effect.Service<Erasure>()("@pulsebridge/server/Erasure", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ErasureRepo
     const tokens = yield* UserTokensRepo
+    const syncs = yield* SyncStore
+    const queue = yield* ErasureQueue
+
+    const hide = (appId: AppId, userId: string) =>
+      Effect.gen(function*() {
+        if (!isUuid(userId)) return yield* new UserNotFoundForErasure({ userId })
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const tombstone = yield* repo.begin(appId, userId.toLowerCase(), now)
+        if (Option.isNone(tombstone)) return yield* new UserNotFoundForErasure({ userId })
+        yield* tokens.revokeAllOf(tombstone.value.id)
+        return new ErasureAccepted({
+          id: tombstone.value.id,
+          status: "Erasing",
+          requestedAt: tombstone.value.requestedAt
+        })
+      })
 
     return {
       /**
-       * The request's part, in one transaction: hides the user, revokes its tokens and records the
-       * tombstone. Asking again while the erasure runs answers the same tombstone.
+       * Erases the app's user: one transaction hides it, revokes its tokens and records the tombstone, with
+       * `alongside` (what the caller records of the erasure, as the portal's audit event); then its connections show
+       * `Stopped` and the rest is handed to the `ErasureQueue`. Asking again while the erasure runs answers the same
+       * tombstone.
        */
-      begin: Effect.fn("Erasure.begin")(
-        function*(appId: AppId, userId: string) {
-          if (!isUuid(userId)) return yield* new UserNotFoundForErasure({ userId })
-          const now = new Date(yield* Clock.currentTimeMillis)
-          const tombstone = yield* repo.begin(appId, userId.toLowerCase(), now)
-          if (Option.isNone(tombstone)) return yield* new UserNotFoundForErasure({ userId })
-          yield* tokens.revokeAllOf(tombstone.value.id)
-          return new ErasureAccepted({
-            id: tombstone.value.id,
-            status: "Erasing",
-            requestedAt: tombstone.value.requestedAt
-          })
-        },
-        sql.withTransaction,
-        Effect.catchTag("SqlError", Effect.die)
-      )
+      erase: Effect.fn("Erasure.erase")(function*<E = never, R = never>(
+        appId: AppId,
+        userId: string,
+        alongside?: Effect.Effect<void, E, R>
+      ) {
+        const accepted = yield* hide(appId, userId).pipe(
+          Effect.tap(() => alongside ?? Effect.void),
+          sql.withTransaction,
+          Effect.catchTag("SqlError", Effect.die)
+        )
+        // After the commit, as the soft delete (`Users.softDelete`) does, for the same reason.
+        yield* syncs.stopUser(accepted.id)
+        yield* queue.enqueue(accepted.id)
+        return accepted
+      })
     } as const
   }),
-  dependencies: [ErasureRepo.Default, UserTokensRepo.Default]
+  dependencies: [ErasureRepo.Default, UserTokensRepo.Default, SyncStore.Default]
 }) {}
 
 /**
@@ -172,11 +201,7 @@ export const UserErasureLive = UserErasureEntity.toLayer(
   { concurrency: 1 }
 )
 
-/** Hands an erasure to the background; returns once the message is stored. */
-export class ErasureQueue extends Context.Tag("@pulsebridge/server/ErasureQueue")<ErasureQueue, {
-  readonly enqueue: (userId: string) => Effect.Effect<void>
-}>() {}
-
+/** The server's `ErasureQueue`: the `UserErasure` entity's persisted message. */
 export const ErasureQueueLive = Layer.effect(
   ErasureQueue,
   Effect.gen(function*() {
@@ -185,6 +210,15 @@ export const ErasureQueueLive = Layer.effect(
       enqueue: (userId: string) => client(userId).Erase({ userId }, { discard: true }).pipe(Effect.orDie)
     }
   })
+)
+
+/**
+ * The `ErasureQueue` of a process without the cluster (the CLI): the work runs to its end where the erasure was asked
+ * for. Interrupted, it is finished by the next start of a server's worker (`ResumeErasuresLive`).
+ */
+export const ErasureInProcessLive = Layer.effect(
+  ErasureQueue,
+  Effect.map(ErasureWork, (work) => ({ enqueue: (userId: string) => work.run(userId) }))
 )
 
 /**

@@ -9,7 +9,7 @@ import * as Layer from "effect/Layer"
 import { ApiKeyAuthLive, requirePermission } from "../access/ApiKeyAuth.js"
 import { SyncQueue } from "../sync/SyncQueue.js"
 import type { UserNotFoundForErasure } from "./Erasure.js"
-import { Erasure, ErasureQueue } from "./Erasure.js"
+import { Erasure } from "./Erasure.js"
 import { UserExport } from "./Export.js"
 import type { ExternalUserNotFound, UserInactive, UserNotFound } from "./Users.js"
 import { Users } from "./Users.js"
@@ -26,7 +26,6 @@ export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
     const users = yield* Users
     const syncQueue = yield* SyncQueue
     const erasure = yield* Erasure
-    const erasureQueue = yield* ErasureQueue
     const exporter = yield* UserExport
     return handlers
       .handle("create", ({ payload }) =>
@@ -61,17 +60,8 @@ export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
             Effect.catchTags({ UserNotFound: notFound, UserInactive: badRequest })
           ))
       .handle("erase", ({ path }) =>
-        Effect.gen(function*() {
-          const app = yield* requirePermission("users:write")
-          const accepted = yield* erasure.begin(app.appId, path.id).pipe(
-            Effect.catchTags({ UserNotFoundForErasure: notFound })
-          )
-          // The user is hidden and its tokens revoked (committed); its syncs show Stopped now, and the
-          // rest is the background's, stored before the answer.
-          yield* syncQueue.stopUser(accepted.id)
-          yield* erasureQueue.enqueue(accepted.id)
-          return accepted
-        }))
+        Effect.flatMap(requirePermission("users:write"), (app) =>
+          erasure.erase(app.appId, path.id).pipe(Effect.catchTags({ UserNotFoundForErasure: notFound }))))
       .handle("export", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const app = yield* requirePermission("users:read")
