@@ -1,4 +1,5 @@
 export * from "./ChildServer.js"
+export * from "./Connections.js"
 export * from "./Portal.js"
 export * from "./TestDatabase.js"
 export * from "./TestServer.js"

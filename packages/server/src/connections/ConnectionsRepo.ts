@@ -319,6 +319,26 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
           Effect.orDie
         ),
 
+      /**
+       * A connection as given, holding no grant (no tokens: the sync has nothing to read with), set up outside the
+       * connect flow, as test data is. A Disconnected one is hidden as one the app disconnected.
+       */
+      insertWithoutGrant: (input: {
+        readonly id: ConnectionId
+        readonly appId: AppId
+        readonly userId: UserId
+        readonly provider: Provider
+        readonly providerUserId: string
+        readonly status: typeof ConnectionStatus.Type
+      }) =>
+        sql`
+          insert into connections (id, app_id, user_id, provider, provider_user_id, status, disconnected_at)
+          values (
+            ${input.id}, ${input.appId}, ${input.userId}, ${input.provider}, ${input.providerUserId}, ${input.status},
+            ${input.status === "Disconnected" ? sql.literal("now()") : null}
+          )
+        `.pipe(Effect.asVoid, Effect.orDie),
+
       /** The sealed tokens, the row locked until the transaction ends (refresh is single-flight). */
       lockTokens: (connectionId: string) => lockedTokens(connectionId).pipe(Effect.orDie),
 

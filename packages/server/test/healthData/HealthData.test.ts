@@ -9,22 +9,11 @@ import { expect, it } from "@effect/vitest"
 import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
 import type { CanonicalBatch } from "@pulsebridge/providers"
 import { emptyBatch } from "@pulsebridge/providers"
-import { createUser, makeTestServer } from "@pulsebridge/testing"
+import { SyncStore } from "../../src/sync/SyncStore.js"
+import { addConnection, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import { newId } from "../../src/platform/Ids.js"
-import { SyncStore } from "../../src/sync/SyncStore.js"
 import { expectError, json, preview, send, unknownId } from "../fixtures/Http.js"
-
-const addConnection = (userId: string, provider: Provider, status = "Active") =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const id = newId() as ConnectionId
-    yield* sql`
-      insert into connections (id, app_id, user_id, provider, provider_user_id, status, scopes)
-      select ${id}, app_id, id, ${provider}, ${`p-${id.slice(0, 8)}`}, ${status}, '' from users where id = ${userId}
-    `
-    return id
-  })
 
 const store = (userId: string, connectionId: ConnectionId, provider: Provider, batch: Partial<CanonicalBatch>) =>
   Effect.flatMap(
@@ -89,8 +78,8 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("health data reads", (it)
   it.effect("endpoint 10 merges Fitbit and Garmin sorted by date then provider, and filters by provider", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("reads-activity")
-      const fitbit = yield* addConnection(user.id, "Fitbit")
-      const garmin = yield* addConnection(user.id, "Garmin")
+      const fitbit = yield* addConnection(user, "Fitbit")
+      const garmin = yield* addConnection(user, "Garmin")
       yield* store(user.id, garmin, "Garmin", {
         dailyActivity: [activity("2026-03-02", 200), activity("2026-03-01", 100)]
       })
@@ -135,7 +124,7 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("health data reads", (it)
   it.effect("storing the same records again changes nothing; a changed record updates in place", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("reads-idempotent")
-      const garmin = yield* addConnection(user.id, "Garmin")
+      const garmin = yield* addConnection(user, "Garmin")
       yield* store(user.id, garmin, "Garmin", { dailyActivity: [activity("2026-03-01", 100)] })
       yield* store(user.id, garmin, "Garmin", { dailyActivity: [activity("2026-03-01", 100)] })
       yield* store(user.id, garmin, "Garmin", { dailyActivity: [activity("2026-03-01", 150)] })
@@ -151,8 +140,8 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("health data reads", (it)
   it.effect("endpoint 11 gives distance in kilometres with the raw JSON, and 404s where it should", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("reads-single")
-      const fitbit = yield* addConnection(user.id, "Fitbit")
-      const whoop = yield* addConnection(user.id, "WHOOP")
+      const fitbit = yield* addConnection(user, "Fitbit")
+      const whoop = yield* addConnection(user, "WHOOP")
       yield* store(user.id, fitbit, "Fitbit", { dailyActivity: [activity("2026-03-01", 300)] })
       yield* store(user.id, whoop, "WHOOP", { dailyLoad: [cycle("1", "2026-03-01", "2026-03-02T06:00:00.000Z")] })
       const base = `/api/v1/users/${user.id}/connections`
@@ -172,7 +161,7 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("health data reads", (it)
       expectError(yield* get(`${base}/${unknownId()}/activity/2026-03-01`, token), 404, "NotFound")
 
       const other = yield* createUser("reads-single-other")
-      const theirs = yield* addConnection(other.user.id, "Fitbit")
+      const theirs = yield* addConnection(other.user, "Fitbit")
       yield* store(other.user.id, theirs, "Fitbit", { dailyActivity: [activity("2026-03-01", 999)] })
       expectError(yield* get(`${base}/${theirs}/activity/2026-03-01`, token), 404, "NotFound")
       expectError(yield* get(`${base}/${theirs}/activity-load/2026-03-01`, token), 404, "NotFound")
@@ -181,7 +170,7 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("health data reads", (it)
   it.effect("endpoints 12 and 13 serve scored load records, the running cycle with windowEndUtc null", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("reads-load")
-      const whoop = yield* addConnection(user.id, "WHOOP")
+      const whoop = yield* addConnection(user, "WHOOP")
       yield* store(user.id, whoop, "WHOOP", {
         dailyLoad: [
           cycle("2", "2026-03-02", null),
@@ -227,7 +216,7 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("health data reads", (it)
   it.effect("endpoint 14 returns readings, events (not deleted ones) and calibrations; null values stay null", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("reads-glucose")
-      const dexcom = yield* addConnection(user.id, "Dexcom")
+      const dexcom = yield* addConnection(user, "Dexcom")
       yield* store(user.id, dexcom, "Dexcom", {
         glucoseReadings: [
           reading("r2", "2026-03-01T10:05:00.000Z", null),
@@ -318,7 +307,7 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("health data reads", (it)
   it.effect("a disconnected connection's data is left out of range reads", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("reads-disconnected")
-      const gone = yield* addConnection(user.id, "Fitbit", "Disconnected")
+      const gone = yield* addConnection(user, "Fitbit", { status: "Disconnected" })
       yield* store(user.id, gone, "Fitbit", { dailyActivity: [activity("2026-03-01", 300)] })
       const reply = yield* get(`/api/v1/users/${user.id}/connections/activity?from=2026-03-01&to=2026-03-01`, token)
       expect(json(reply)).toEqual([])

@@ -7,7 +7,7 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import type { ConnectionId, UserId } from "@pulsebridge/domain"
+import type { UserId } from "@pulsebridge/domain"
 import {
   DailyActivitySummary,
   DailyLoadSummary,
@@ -16,12 +16,12 @@ import {
   GlucoseEvent,
   GlucoseReading
 } from "@pulsebridge/domain"
-import { createUser, makeTestServer, TestServer } from "@pulsebridge/testing"
+import { HealthData } from "../../src/healthData/HealthData.js"
+import { RangeReads } from "../../src/healthData/RangeReads.js"
+import { addConnection, createUser, makeTestServer, TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as zlib from "node:zlib"
-import { HealthData } from "../../src/healthData/HealthData.js"
-import { RangeReads } from "../../src/healthData/RangeReads.js"
 import { newId } from "../../src/platform/Ids.js"
 
 interface RawReply {
@@ -57,18 +57,10 @@ const decoded = (reply: RawReply) => {
   return bytes.toString("utf8")
 }
 
-const addConnection = (userId: string, provider: string, status = "Active") =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const id = newId() as ConnectionId
-    yield* sql`
-      insert into connections (id, app_id, user_id, provider, provider_user_id, status, scopes)
-      select ${id}, app_id, id, ${provider}, ${`p-${id.slice(0, 8)}`}, ${status}, '' from users where id = ${userId}
-    `
-    return id
-  })
-
-/** `count` readings every 5 minutes from `start`, with odd values, sub-second times and nulls among them. */
+/**
+ * `count` readings every 5 minutes from `start`, with odd values, sub-second times and nulls among them. Written
+ * in SQL, as the other records here: the store takes times from JavaScript dates, which cannot carry microseconds.
+ */
 const insertReadings = (userId: string, connectionId: string, start: string, count: number, prefix = "r") =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`
@@ -142,8 +134,8 @@ it.layer(makeTestServer(), { timeout: "180 seconds" })("large range reads", (it)
   it.effect("the glucose answer is the schemas' encoding of the rows, byte for byte, also streamed", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("large-glucose")
-      const dexcom = yield* addConnection(user.id, "Dexcom")
-      const gone = yield* addConnection(user.id, "Dexcom", "Disconnected")
+      const dexcom = yield* addConnection(user, "Dexcom")
+      const gone = yield* addConnection(user, "Dexcom", { status: "Disconnected" })
       // 21,000 readings: more than one streamed page of 10,000; times with microseconds, nulls and two units.
       yield* insertReadings(user.id, dexcom, "2026-01-01T00:00:00.123456Z", 21_000)
       yield* insertReadings(user.id, gone, "2026-01-01T00:00:00Z", 10, "gone")
@@ -220,8 +212,8 @@ it.layer(makeTestServer(), { timeout: "180 seconds" })("large range reads", (it)
     Effect.gen(function*() {
       const { token, user } = yield* createUser("large-daily")
       const sql = yield* SqlClient.SqlClient
-      const fitbit = yield* addConnection(user.id, "Fitbit")
-      const whoop = yield* addConnection(user.id, "WHOOP")
+      const fitbit = yield* addConnection(user, "Fitbit")
+      const whoop = yield* addConnection(user, "WHOOP")
       yield* sql`
         insert into daily_activity (connection_id, user_id, provider, provider_record_id, date, steps, calories_out,
           distance_meters, light_active_minutes, moderate_active_minutes, vigorous_active_minutes, sedentary_minutes,
@@ -275,7 +267,7 @@ it.layer(makeTestServer(), { timeout: "180 seconds" })("large range reads", (it)
   it.effect("compression follows Accept-Encoding: br or gzip by q-value, identity when refused, Vary always", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("large-compressed")
-      const dexcom = yield* addConnection(user.id, "Dexcom")
+      const dexcom = yield* addConnection(user, "Dexcom")
       yield* insertReadings(user.id, dexcom, "2026-01-01T00:00:00Z", 6000)
       const path = `/api/v1/users/${user.id}/connections/glucose?from=2026-01-01&to=2026-01-31`
       const plain = yield* getRaw(path, token)
@@ -323,7 +315,7 @@ it.layer(makeTestServer(), { timeout: "180 seconds" })("large range reads", (it)
   it.effect("a range read's ETag gives 304 with no body until the range's data changes", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("large-etag")
-      const dexcom = yield* addConnection(user.id, "Dexcom")
+      const dexcom = yield* addConnection(user, "Dexcom")
       yield* insertReadings(user.id, dexcom, "2026-01-01T00:00:00Z", 100)
       for (const endpoint of ["activity", "activity-load", "glucose"]) {
         const path = `/api/v1/users/${user.id}/connections/${endpoint}?from=2026-01-01&to=2026-01-31`
@@ -365,9 +357,9 @@ it.layer(makeTestServer(), { timeout: "180 seconds" })("large range reads", (it)
   it.effect("paging by limit walks every glucose item exactly once, readings then events then calibrations", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("large-paging")
-      const dexcom = yield* addConnection(user.id, "Dexcom")
+      const dexcom = yield* addConnection(user, "Dexcom")
       // A second connection (a user has one per provider; its rows say Dexcom all the same, as keys must tie).
-      const second = yield* addConnection(user.id, "Garmin")
+      const second = yield* addConnection(user, "Garmin")
       yield* insertReadings(user.id, dexcom, "2026-01-01T00:00:00Z", 2500)
       // Another connection's readings at the same times, so that keys tie on everything but the connection.
       yield* insertReadings(user.id, second, "2026-01-01T00:00:00Z", 2500)
@@ -415,7 +407,7 @@ it.layer(makeTestServer(), { timeout: "180 seconds" })("large range reads", (it)
   it.effect("a bad limit or cursor is a 400 JSON error", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("large-bad")
-      const dexcom = yield* addConnection(user.id, "Dexcom")
+      const dexcom = yield* addConnection(user, "Dexcom")
       yield* insertReadings(user.id, dexcom, "2026-01-01T00:00:00Z", 20)
       const base = `/api/v1/users/${user.id}/connections`
       const first = yield* getRaw(`${base}/glucose?from=2026-01-01&to=2026-01-31&limit=5`, token)

@@ -5,15 +5,14 @@
  * later readings land (Pending, then Complete); gaps, other meals in the window, water, other users'
  * data and disconnected connections; validation of the range and the credential rules.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
+import type { ConnectionId, UserId } from "@pulsebridge/domain"
 import type { CanonicalBatch } from "@pulsebridge/providers"
 import { emptyBatch } from "@pulsebridge/providers"
-import { apiClient, createUser, makeTestServer } from "@pulsebridge/testing"
+import { SyncStore } from "../../src/sync/SyncStore.js"
+import { addConnection, apiClient, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import { newId } from "../../src/platform/Ids.js"
-import { SyncStore } from "../../src/sync/SyncStore.js"
 import {
   expectError,
   expectOwnTokenOnly,
@@ -24,17 +23,6 @@ import {
 } from "../fixtures/Http.js"
 
 const MIN = 60_000
-
-const addConnection = (userId: string, provider: Provider, status = "Active") =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const id = newId() as ConnectionId
-    yield* sql`
-      insert into connections (id, app_id, user_id, provider, provider_user_id, status, scopes)
-      select ${id}, app_id, id, ${provider}, ${`p-${id.slice(0, 8)}`}, ${status}, '' from users where id = ${userId}
-    `
-    return id
-  })
 
 /** Readings every 5 minutes from `fromMin` to `toMin` minutes after `at`, valued by `f`, stored as the sync does. */
 const storeCurve = (
@@ -105,7 +93,7 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
   it.effect("a meal on a known curve: baseline 100, peak 160 after 60 min, rise 60, iAUC 3600, back after 120 min", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("insights-known-curve")
-      const dexcom = yield* addConnection(user.id, "Dexcom")
+      const dexcom = yield* addConnection(user, "Dexcom")
       const at = Date.parse("2026-03-02T12:00:00Z")
       yield* storeCurve(user.id, dexcom, at, -120, 300, triangle)
       const meal = yield* createEntry(token, user.id, {
@@ -197,7 +185,7 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
   it.effect("a recent meal is Pending until its readings land, then computed from them", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("insights-late-data")
-      const dexcom = yield* addConnection(user.id, "Dexcom")
+      const dexcom = yield* addConnection(user, "Dexcom")
       // four hours ago, on a five-minute mark
       const at = Math.floor((Date.now() - 4 * 60 * MIN) / (5 * MIN)) * 5 * MIN
       const consumedAtUtc = new Date(at).toISOString()
@@ -244,7 +232,7 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
   it.effect("gaps and missing baselines are null figures with the reason; sensor limits are flagged", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("insights-gaps")
-      const dexcom = yield* addConnection(user.id, "Dexcom")
+      const dexcom = yield* addConnection(user, "Dexcom")
       const day = Date.parse("2026-02-10T00:00:00Z")
       // 08:00: readings stop 35 to 65 minutes after the meal
       yield* storeCurve(user.id, dexcom, day + 8 * 60 * MIN, -30, 180, (m) => m > 35 && m < 65 ? null : triangle(m))
@@ -281,9 +269,10 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
       const other = yield* createUser("insights-other-data")
       const at = Date.parse("2026-04-01T12:00:00Z")
       // another user's readings at that time
-      yield* storeCurve(other.user.id, yield* addConnection(other.user.id, "Dexcom"), at, -30, 180, triangle)
+      yield* storeCurve(other.user.id, yield* addConnection(other.user, "Dexcom"), at, -30, 180, triangle)
       // a disconnected Dexcom of the user
-      yield* storeCurve(user.id, yield* addConnection(user.id, "Dexcom", "Disconnected"), at, -30, 180, triangle)
+      const disconnected = yield* addConnection(user, "Dexcom", { status: "Disconnected" })
+      yield* storeCurve(user.id, disconnected, at, -30, 180, triangle)
       const meal = yield* createEntry(token, user.id, { entryKind: "Meal", consumedAtUtc: "2026-04-01T12:00:00Z" })
       expect(meal.glucoseResponse).toBeNull()
       expect(yield* mealResponses(token, user.id, "from=2026-04-01&to=2026-04-01")).toEqual([])
@@ -345,7 +334,7 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
       expect(doc.components.schemas.JournalEntrySummary.properties.glucoseResponse).toBeUndefined()
 
       const { token, user } = yield* createUser("insights-client")
-      const dexcom = yield* addConnection(user.id, "Dexcom")
+      const dexcom = yield* addConnection(user, "Dexcom")
       const at = Date.parse("2026-05-04T07:30:00Z")
       yield* storeCurve(user.id, dexcom, at, -30, 180, triangle)
       yield* createEntry(token, user.id, { entryKind: "Meal", consumedAtUtc: "2026-05-04T07:30:00Z" })

@@ -6,31 +6,38 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import { TestDatabaseLive } from "@pulsebridge/testing"
-import * as Effect from "effect/Effect"
-import * as crypto from "node:crypto"
+import type { AppId, UserId } from "@pulsebridge/domain"
+import { AppsRepo } from "../../src/apps/AppsRepo.js"
+import { newId } from "../../src/platform/Ids.js"
 import { rekeyGarminDailies } from "../../src/platform/migrations/0008_garmin_oauth2.js"
+import { UsersRepo } from "../../src/users/UsersRepo.js"
+import { addConnection, TestDatabaseLive } from "@pulsebridge/testing"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
-it.layer(TestDatabaseLive, { timeout: "120 seconds" })("migration 0008", (it) => {
+const Repos = Layer.mergeAll(AppsRepo.Default, UsersRepo.Default).pipe(Layer.provideMerge(TestDatabaseLive))
+
+it.layer(Repos, { timeout: "120 seconds" })("migration 0008", (it) => {
   it.effect("collapses a Garmin day's uploads to one row keyed by user and day, keeping the fullest", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const appId = crypto.randomUUID()
-      const userId = crypto.randomUUID()
-      const garmin = crypto.randomUUID()
-      const fitbit = crypto.randomUUID()
+      const appId = newId<AppId>()
+      const userId = newId<UserId>()
       const garminUser = "4aacafe82427c251df9c9592d0c06768"
-      yield* sql`insert into apps (id, name) values (${appId}, 'migration test')`
-      yield* sql`
-        insert into users (id, app_id, external_user_id, locale, timezone)
-        values (${userId}, ${appId}, 'm-1', 'en-US', 'UTC')
-      `
-      for (const [id, provider, providerUserId] of [[garmin, "Garmin", garminUser], [fitbit, "Fitbit", "ZX3ZLE"]]) {
-        yield* sql`
-          insert into connections (id, app_id, user_id, provider, provider_user_id, status, scopes)
-          values (${id}, ${appId}, ${userId}, ${provider}, ${providerUserId}, 'Active', '')
-        `
-      }
+      yield* Effect.flatMap(AppsRepo, (apps) => apps.insert(appId, "migration test"))
+      yield* Effect.flatMap(UsersRepo, (users) =>
+        users.upsertActive({
+          id: userId,
+          appId,
+          externalUserId: "m-1",
+          locale: "en-US",
+          timezone: "UTC",
+          metadata: {}
+        }))
+      const user = { id: userId, appId }
+      const garmin = yield* addConnection(user, "Garmin", { providerUserId: garminUser })
+      const fitbit = yield* addConnection(user, "Fitbit", { providerUserId: "ZX3ZLE" })
+      // Rows as stored before the migration, keyed by Garmin's summaryId: no repository writes such rows any more.
       const row = (
         connectionId: string,
         provider: string,

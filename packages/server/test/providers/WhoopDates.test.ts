@@ -8,19 +8,19 @@
  */
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
+import type { ConnectionId, UserId } from "@pulsebridge/domain"
 import type { CanonicalBatch, DailyLoadRecord, RecoveryRecord, SleepRecord } from "@pulsebridge/providers"
 import { emptyBatch } from "@pulsebridge/providers"
 import { providerUserIds } from "@pulsebridge/sandbox"
 import * as Simulators from "@pulsebridge/sandbox"
-import { createUser, makeTestServer } from "@pulsebridge/testing"
-import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
 import { ConnectionTokens } from "../../src/connections/ConnectionTokens.js"
 import { ProviderAccess } from "../../src/connections/ProviderAccess.js"
-import { newId } from "../../src/platform/Ids.js"
 import redateWhoop from "../../src/platform/migrations/0007_whoop_wake_day.js"
 import { SyncStore } from "../../src/sync/SyncStore.js"
+import { addConnection, createUser, makeTestServer } from "@pulsebridge/testing"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import { newId } from "../../src/platform/Ids.js"
 import { connect, sim, simulatedUser } from "../fixtures/Connect.js"
 import { expectError, json, preview, send } from "../fixtures/Http.js"
 import { eventually } from "../fixtures/Poll.js"
@@ -183,17 +183,6 @@ const recoveryRecord = (date: string): RecoveryRecord => ({
   skinTempCelsius: 33.48,
   rawJson: JSON.stringify(eveningRecovery)
 })
-
-const addConnection = (userId: string, provider: Provider) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const id = newId() as ConnectionId
-    yield* sql`
-      insert into connections (id, app_id, user_id, provider, provider_user_id, status, scopes)
-      select ${id}, app_id, id, ${provider}, ${`p-${id.slice(0, 8)}`}, 'Active', '' from users where id = ${userId}
-    `
-    return id
-  })
 
 const store = (userId: string, connectionId: ConnectionId, batch: Partial<CanonicalBatch>) =>
   Effect.flatMap(
@@ -377,7 +366,7 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
   it.effect("an unscored cycle is absent from endpoints 12 and 13, and present once WHOOP scores it", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("whoop-unscored")
-      const whoop = yield* addConnection(user.id, "WHOOP")
+      const whoop = yield* addConnection(user, "WHOOP")
       const base = `/api/v1/users/${user.id}/connections`
       for (const state of ["PENDING_SCORE", "UNSCORABLE"]) {
         const unscored = { ...laterCycle, score_state: state, score: null }
@@ -406,7 +395,7 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
   it.effect("a record stored again with a new date (its sleep read later) moves to that date", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("whoop-redated")
-      const whoop = yield* addConnection(user.id, "WHOOP")
+      const whoop = yield* addConnection(user, "WHOOP")
       const base = `/api/v1/users/${user.id}/connections`
       // read first without its sleep: start + 12 h (the 28th here too); then a sleep that ends on the 27th
       yield* store(user.id, whoop, { dailyLoad: [loadRecord(eveningCycle, "2026-05-28")] })
@@ -418,7 +407,7 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
   it.effect("migration 0007 re-dates rows stored on the evening's date; endpoints 12-13 and the scores follow", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("whoop-migrated")
-      const whoop = yield* addConnection(user.id, "WHOOP")
+      const whoop = yield* addConnection(user, "WHOOP")
       const base = `/api/v1/users/${user.id}/connections`
       // as stored before: cycles and recovery on the local date of the cycle's start, sleep on its end
       yield* store(user.id, whoop, {

@@ -5,17 +5,16 @@
  * fixture was recorded from it); with a late coffee and a late meal the night shows `caffeine` and
  * `lateMeal` and its sleep score is lower by their documented points.
  */
-import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
-import type { ConnectionId, UserId } from "@pulsebridge/domain"
+import type { User } from "@pulsebridge/domain"
 import type { SleepRecord } from "@pulsebridge/providers"
 import { emptyBatch } from "@pulsebridge/providers"
-import { createUser, makeTestServer } from "@pulsebridge/testing"
+import { SyncStore } from "../../src/sync/SyncStore.js"
+import { addConnection, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { newId } from "../../src/platform/Ids.js"
-import { SyncStore } from "../../src/sync/SyncStore.js"
 import { json, preview, send } from "../fixtures/Http.js"
 
 /** The daily scores of the nights below for a user without a journal, as algorithm 1.0 computed them. */
@@ -69,18 +68,12 @@ const nights: ReadonlyArray<SleepRecord> = [
 ]
 
 /** A WHOOP connection of the user with the nights above. */
-const withNights = (userId: string) =>
+const withNights = (user: User) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const connectionId = newId() as ConnectionId
-    yield* sql`
-      insert into connections (id, app_id, user_id, provider, provider_user_id, status, scopes)
-      select ${connectionId}, app_id, id, 'WHOOP', ${`p-${connectionId.slice(0, 8)}`}, 'Active', '' from users
-      where id = ${userId}
-    `
+    const connectionId = yield* addConnection(user, "WHOOP")
     const store = yield* SyncStore
     yield* store.storeBatch(
-      { connectionId, userId: userId as UserId, provider: "WHOOP" },
+      { connectionId, userId: user.id, provider: "WHOOP" },
       { ...emptyBatch, sleep: nights },
       "2026-03-08"
     )
@@ -107,7 +100,7 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("caffeine and late meals 
   it.effect("without a journal, the daily scores are byte for byte those of algorithm 1.0", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("intake-none")
-      yield* withNights(user.id)
+      yield* withNights(user)
       const reply = yield* dailyScores(token)
       const recorded = JSON.stringify(JSON.parse(fs.readFileSync(fixture, "utf8")))
       expect(reply.text).toContain(`"algorithmVersion":"1.1"`)
@@ -124,7 +117,7 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("caffeine and late meals 
   it.effect("a late coffee and a late meal show as factors of that night and cost their documented points", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("intake-late")
-      yield* withNights(user.id)
+      yield* withNights(user)
       // the night ending on 8 March starts at 23:00 on the 7th: 200 mg five hours before leaves 100 mg,
       // and dinner ends 2.5 hours before
       yield* record(token, user.id, {
