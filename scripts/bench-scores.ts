@@ -6,8 +6,7 @@
  * daily scores again, as a weekly request does). Prints the median and the 90th percentile of
  * `BENCH_RUNS` runs (default 100) after a warm-up, in milliseconds of process CPU time.
  */
-import { buildScoringInput, LookbackDays } from "@pulsebridge/server/scoring"
-import { Scoring } from "@pulsebridge/server/scoring"
+import { buildScoringInput, LookbackDays, Scoring } from "@pulsebridge/server/scoring"
 import { personaRows, Personas } from "@pulsebridge/testing/ScoringPersonas"
 import * as Effect from "effect/Effect"
 

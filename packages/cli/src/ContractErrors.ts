@@ -3,11 +3,17 @@
  * webhook endpoint with the same `_tag` and message as the HTTP API, so scripts can handle both alike.
  */
 import { BadRequest, NotFound } from "@pulsebridge/domain"
-import { ApiKeyNotFound, AppNotFound } from "@pulsebridge/server"
-import { CursorInvalid } from "@pulsebridge/server"
-import { UserNotFoundForErasure } from "@pulsebridge/server"
-import { ExternalUserNotFound, UserInactive, UserNotFound } from "@pulsebridge/server"
-import { EndpointNotFound, UrlRefused } from "@pulsebridge/server"
+import {
+  ApiKeyNotFound,
+  AppNotFound,
+  CursorInvalid,
+  EndpointNotFound,
+  ExternalUserNotFound,
+  UrlRefused,
+  UserInactive,
+  UserNotFound,
+  UserNotFoundForErasure
+} from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 
 const toContractError = <E>(error: E) => {

@@ -3,9 +3,8 @@
  * so no sync reads with them; the test stores their records itself.
  */
 import type { AppId, ConnectionId, Provider, UserId } from "@pulsebridge/domain"
-import type { ConnectionStatus } from "@pulsebridge/server/connections/ConnectionsRepo"
-import { ConnectionsRepo } from "@pulsebridge/server/connections/ConnectionsRepo"
-import { newId } from "@pulsebridge/server/platform/Ids"
+import type { ConnectionStatus } from "@pulsebridge/server"
+import { ConnectionsRepo, newId } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 
 /** A connection of the user at `provider` (Active unless `status` says otherwise); its id. */

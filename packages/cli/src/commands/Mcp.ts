@@ -6,8 +6,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Unauthorized } from "@pulsebridge/domain"
-import { isWellFormed, UserTokenPrefix } from "@pulsebridge/server"
-import { Authentication } from "@pulsebridge/server"
+import { Authentication, isWellFormed, UserTokenPrefix } from "@pulsebridge/server"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

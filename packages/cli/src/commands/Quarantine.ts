@@ -4,9 +4,8 @@
  */
 import { Command, Options } from "@effect/cli"
 import { BadRequest } from "@pulsebridge/domain"
-import { isUuid } from "@pulsebridge/server"
+import { isUuid, Quarantine } from "@pulsebridge/server"
 import type { QuarantinedRow } from "@pulsebridge/server"
-import { Quarantine } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { printResult } from "../Output.js"

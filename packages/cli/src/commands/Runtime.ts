@@ -6,15 +6,15 @@
  */
 import { NotFound } from "@pulsebridge/domain"
 import { ProviderRegistry } from "@pulsebridge/providers"
-import { Apps } from "@pulsebridge/server"
-import type { ProviderCredentials } from "@pulsebridge/server"
-import { DataLive } from "@pulsebridge/server"
-import { DatabaseLive } from "@pulsebridge/server"
-import { ServerCertificate } from "@pulsebridge/server"
-import { ServerConfig } from "@pulsebridge/server"
-import { loadOrCreateCertificate } from "@pulsebridge/server"
-import type { Quarantine } from "@pulsebridge/server"
-import type { Users } from "@pulsebridge/server"
+import {
+  Apps,
+  DatabaseLive,
+  DataLive,
+  loadOrCreateCertificate,
+  ServerCertificate,
+  ServerConfig
+} from "@pulsebridge/server"
+import type { ProviderCredentials, Quarantine, Users } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"

@@ -6,11 +6,14 @@
  */
 import { Command, Options } from "@effect/cli"
 import type { AppId } from "@pulsebridge/domain"
-import { ConnectionTokens } from "@pulsebridge/server"
-import { ProviderAccess } from "@pulsebridge/server"
-import { describeExchange, TokenExchange } from "@pulsebridge/server"
-import { ProviderHttpClientLive } from "@pulsebridge/server"
-import { ServerBases } from "@pulsebridge/server"
+import {
+  ConnectionTokens,
+  describeExchange,
+  ProviderAccess,
+  ProviderHttpClientLive,
+  ServerBases,
+  TokenExchange
+} from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"

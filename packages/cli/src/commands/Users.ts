@@ -7,16 +7,21 @@
  */
 import { Command, Options } from "@effect/cli"
 import { CreateUserPayload, UpdateUserPayload, User } from "@pulsebridge/domain"
-import { ConnectionTokens } from "@pulsebridge/server"
-import { ProviderAccess } from "@pulsebridge/server"
-import { BlobStore } from "@pulsebridge/server"
-import { ProviderHttpClientLive } from "@pulsebridge/server"
-import { ServerBases } from "@pulsebridge/server"
-import { UserSummary } from "@pulsebridge/server"
-import { defaultPageSize, UserDirectoryRepo } from "@pulsebridge/server"
-import { Erasure, ErasureInProcessLive, ErasureWork } from "@pulsebridge/server"
-import { UserExport } from "@pulsebridge/server"
-import { Users } from "@pulsebridge/server"
+import {
+  BlobStore,
+  ConnectionTokens,
+  defaultPageSize,
+  Erasure,
+  ErasureInProcessLive,
+  ErasureWork,
+  ProviderAccess,
+  ProviderHttpClientLive,
+  ServerBases,
+  UserDirectoryRepo,
+  UserExport,
+  Users,
+  UserSummary
+} from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"

@@ -32,7 +32,6 @@ export class SyncQueue extends Context.Tag("@pulsebridge/server/SyncQueue")<Sync
       backfillRange: (connectionId, range) => record({ _tag: "BackfillRange", id: connectionId, range }),
       notify: (connectionId, notification) => record({ _tag: "Notify", id: connectionId, notification }),
       stop: (connectionId) => record({ _tag: "Stop", id: connectionId }),
-      stopUser: (userId) => record({ _tag: "StopUser", id: userId }),
       resumeUser: (userId) => record({ _tag: "ResumeUser", id: userId })
     })
   }
@@ -40,7 +39,7 @@ export class SyncQueue extends Context.Tag("@pulsebridge/server/SyncQueue")<Sync
 
 /** One call on the queue, as `SyncQueue.Test` keeps it: which work, for which connection or user. */
 export interface SentWork {
-  readonly _tag: "Backfill" | "SyncWindow" | "BackfillRange" | "Notify" | "Stop" | "StopUser" | "ResumeUser"
+  readonly _tag: "Backfill" | "SyncWindow" | "BackfillRange" | "Notify" | "Stop" | "ResumeUser"
   readonly id: string
   readonly window?: { readonly from: string; readonly to: string } | undefined
   readonly range?: { readonly from: string; readonly to: string }

@@ -9,10 +9,9 @@ import { expect, it } from "@effect/vitest"
 import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
 import type { CanonicalBatch } from "@pulsebridge/providers"
 import { emptyBatch } from "@pulsebridge/providers"
-import { SyncStore } from "../../src/sync/SyncStore.js"
 import { addConnection, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import { newId } from "../../src/platform/Ids.js"
+import { SyncStore } from "../../src/sync/SyncStore.js"
 import { expectError, json, preview, send, unknownId } from "../fixtures/Http.js"
 
 const store = (userId: string, connectionId: ConnectionId, provider: Provider, batch: Partial<CanonicalBatch>) =>

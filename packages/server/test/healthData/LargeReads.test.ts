@@ -16,13 +16,12 @@ import {
   GlucoseEvent,
   GlucoseReading
 } from "@pulsebridge/domain"
-import { HealthData } from "../../src/healthData/HealthData.js"
-import { RangeReads } from "../../src/healthData/RangeReads.js"
 import { addConnection, createUser, makeTestServer, TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as zlib from "node:zlib"
-import { newId } from "../../src/platform/Ids.js"
+import { HealthData } from "../../src/healthData/HealthData.js"
+import { RangeReads } from "../../src/healthData/RangeReads.js"
 
 interface RawReply {
   readonly status: number

@@ -9,10 +9,9 @@ import { expect, layer } from "@effect/vitest"
 import type { ConnectionId, UserId } from "@pulsebridge/domain"
 import type { CanonicalBatch } from "@pulsebridge/providers"
 import { emptyBatch } from "@pulsebridge/providers"
-import { SyncStore } from "../../src/sync/SyncStore.js"
 import { addConnection, apiClient, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import { newId } from "../../src/platform/Ids.js"
+import { SyncStore } from "../../src/sync/SyncStore.js"
 import {
   expectError,
   expectOwnTokenOnly,

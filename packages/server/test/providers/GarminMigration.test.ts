@@ -7,13 +7,13 @@
 import { SqlClient } from "@effect/sql"
 import { expect, it } from "@effect/vitest"
 import type { AppId, UserId } from "@pulsebridge/domain"
+import { addConnection, TestDatabaseLive } from "@pulsebridge/testing"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AppsRepo } from "../../src/apps/AppsRepo.js"
 import { newId } from "../../src/platform/Ids.js"
 import { rekeyGarminDailies } from "../../src/platform/migrations/0008_garmin_oauth2.js"
 import { UsersRepo } from "../../src/users/UsersRepo.js"
-import { addConnection, TestDatabaseLive } from "@pulsebridge/testing"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 
 const Repos = Layer.mergeAll(AppsRepo.Default, UsersRepo.Default).pipe(Layer.provideMerge(TestDatabaseLive))
 

@@ -9,12 +9,11 @@ import { expect, it } from "@effect/vitest"
 import type { User } from "@pulsebridge/domain"
 import type { SleepRecord } from "@pulsebridge/providers"
 import { emptyBatch } from "@pulsebridge/providers"
-import { SyncStore } from "../../src/sync/SyncStore.js"
 import { addConnection, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { newId } from "../../src/platform/Ids.js"
+import { SyncStore } from "../../src/sync/SyncStore.js"
 import { json, preview, send } from "../fixtures/Http.js"
 
 /** The daily scores of the nights below for a user without a journal, as algorithm 1.0 computed them. */
