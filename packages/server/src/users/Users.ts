@@ -1,9 +1,9 @@
 /**
  * Users and their tokens. A user belongs to one app; every statement is scoped by app id
  * (`UsersRepo`), so an app never reaches another app's user. User tokens are stored as hashes
- * and bound to one user (`UserTokensRepo`). The soft delete is here whole, for the API, the
- * portal and the CLI alike: the user Inactive, its tokens revoked and `user.deleted` in one
- * transaction, then its connections' syncs stopped.
+ * and bound to one user (`UserTokensRepo`). The soft delete is here whole, for the API and the
+ * CLI alike: the user Inactive, its tokens revoked and `user.deleted` in one transaction, then
+ * its connections' syncs stopped.
  */
 import { SqlClient } from "@effect/sql"
 import type { AppId, CreateUserPayload, UpdateUserPayload, UserId } from "@pulsebridge/domain"
