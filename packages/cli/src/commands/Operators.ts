@@ -6,10 +6,10 @@
  */
 import { Command, Options } from "@effect/cli"
 import { BadRequest } from "@pulsebridge/domain"
+import { OperatorEmail, OperatorPassword } from "@pulsebridge/portal/api"
 import { ServerBases } from "@pulsebridge/server"
 import type { OperatorRow } from "@pulsebridge/server"
 import { Operators, setupLinkValidity } from "@pulsebridge/server"
-import { OperatorEmail, OperatorPassword } from "@pulsebridge/server"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"

@@ -7,12 +7,12 @@
  */
 import { Command, Options } from "@effect/cli"
 import { CreateUserPayload, UpdateUserPayload, User } from "@pulsebridge/domain"
+import { UserSummary } from "@pulsebridge/portal/api"
 import { ConnectionTokens } from "@pulsebridge/server"
 import { ProviderAccess } from "@pulsebridge/server"
 import { BlobStore } from "@pulsebridge/server"
 import { ProviderHttpClientLive } from "@pulsebridge/server"
 import { ServerBases } from "@pulsebridge/server"
-import { UserSummary } from "@pulsebridge/server"
 import { defaultPageSize, UserDirectoryRepo } from "@pulsebridge/server"
 import { Erasure, ErasureWork } from "@pulsebridge/server"
 import { UserExport } from "@pulsebridge/server"

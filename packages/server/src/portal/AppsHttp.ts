@@ -4,9 +4,9 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { BadRequest, NotFound } from "@pulsebridge/domain"
+import { CreatedKey } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"
 import { portalActor } from "./Audit.js"
-import { CreatedKey } from "./PortalApi.js"
 import { PortalApps } from "./PortalApps.js"
 import { ServedApi } from "./ServedApi.js"
 

@@ -7,6 +7,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { AppId, Permission, Provider } from "@pulsebridge/domain"
+import type { ProviderCredentialsPayload } from "@pulsebridge/portal/api"
+import { ApiKeySummary, PortalApp, ProviderSetup } from "@pulsebridge/portal/api"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -19,8 +21,6 @@ import { callbackUrlOf } from "../connections/ConnectFlow.js"
 import { ServerBases } from "../platform/ServerBases.js"
 import type { AuditEntry } from "./Audit.js"
 import { Audit } from "./Audit.js"
-import type { ProviderCredentialsPayload } from "./PortalApi.js"
-import { ApiKeySummary, PortalApp, ProviderSetup } from "./PortalApi.js"
 
 /** No provider of this name is registered. */
 export class ProviderNotRegistered extends Data.TaggedError("ProviderNotRegistered")<{ readonly provider: string }> {

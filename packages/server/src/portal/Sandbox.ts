@@ -13,6 +13,8 @@ import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platf
 import { SqlClient } from "@effect/sql"
 import type { AppId, User, UserId } from "@pulsebridge/domain"
 import { CreateConnectSessionPayload, CreateUserPayload, Provider } from "@pulsebridge/domain"
+import type { FaultSpec } from "@pulsebridge/portal/api"
+import { PendingFault, SimulatorFaults } from "@pulsebridge/portal/api"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -28,8 +30,6 @@ import { ServerConfig } from "../platform/ServerConfig.js"
 import { SandboxSimulators } from "../sandbox/SandboxRoutes.js"
 import { SyncQueue } from "../sync/SyncQueue.js"
 import { Users } from "../users/Users.js"
-import type { FaultSpec } from "./PortalApi.js"
-import { PendingFault, SimulatorFaults } from "./PortalApi.js"
 import { PortalAppNotFound, UserPages } from "./UserPages.js"
 
 /** The server does not run in sandbox mode. */

@@ -8,6 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import type { AppId, UserId } from "@pulsebridge/domain"
 import type { User } from "@pulsebridge/domain"
+import { GlucosePoint, JournalMark, UserDetail, UserOverview, UserPage, UserSummary } from "@pulsebridge/portal/api"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -23,7 +24,6 @@ import { SyncQueue } from "../sync/SyncQueue.js"
 import { Erasure, ErasureQueue } from "../users/Erasure.js"
 import { UserExport } from "../users/Export.js"
 import { UserNotFound } from "../users/Users.js"
-import { GlucosePoint, JournalMark, UserDetail, UserOverview, UserPage, UserSummary } from "./PortalApi.js"
 import { defaultPageSize, UserDirectoryRepo } from "./UserDirectoryRepo.js"
 
 /** No app with this id. */

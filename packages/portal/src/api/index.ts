@@ -1,11 +1,12 @@
 /**
  * The admin portal's JSON API (`/portal/api/...`), used only by the portal's own pages. It is not part
- * of the contract: its groups are left out of `/openapi.json` and the typed client, and it may change
- * with the pages. Operators authenticate with a session cookie (`PortalAuth`); every change also
+ * of the public contract: its groups are left out of `/openapi.json` and the typed client, and it may
+ * change with the pages. Operators authenticate with a session cookie (`PortalAuth`); every change also
  * carries the session's CSRF token in `X-CSRF-Token`.
  *
- * The server adds these groups to the contract's `Api` (`App.ts`), so they share its decoding, error
- * bodies, request logging, deadlines and rate limits.
+ * It lives beside the pages so that they read their JSON shapes from these schemas (as types only) and
+ * the server implements the same groups: the server adds them to the contract's `Api` (`ServedApi`), so
+ * they share its decoding, error bodies, request logging, deadlines and rate limits.
  */
 import {
   HttpApiEndpoint,
@@ -53,7 +54,6 @@ import { ApiKeyId, CreateWebhookEndpointPayload, UpdateWebhookEndpointPayload } 
 import { FaultSpecSchema } from "@pulsebridge/sandbox"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
-import { portalSessionCookie } from "../access/Credentials.js"
 
 // ---------------------------------------------------------------------------------------------
 // Operators and their sessions
@@ -63,7 +63,7 @@ export const OperatorId = uuidId("OperatorId")
 export type OperatorId = typeof OperatorId.Type
 
 /** The session cookie: HttpOnly, Secure, SameSite=Strict, Path=/portal. */
-export const sessionCookieName = portalSessionCookie
+export const sessionCookieName = "pb_portal_session"
 /** The header every change carries: the session's CSRF token. */
 export const csrfHeaderName = "x-csrf-token"
 
