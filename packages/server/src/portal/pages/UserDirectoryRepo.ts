@@ -15,8 +15,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Encoding from "effect/Encoding"
 import * as Schema from "effect/Schema"
-import { isUuid } from "../platform/Ids.js"
-import { UserFromRow } from "../users/UsersRepo.js"
+import { isUuid } from "../../platform/Ids.js"
+import { UserFromRow } from "../../users/UsersRepo.js"
 
 /** A cursor this list did not give (or one edited by hand). */
 export class CursorInvalid extends Data.TaggedError("CursorInvalid")<{}> {

@@ -10,7 +10,7 @@ import { csrfHeaderName, CurrentOperator, PortalAuth } from "@pulsebridge/portal
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { ServerBases } from "../platform/ServerBases.js"
+import { ServerBases } from "../../platform/ServerBases.js"
 import { Sessions } from "./Sessions.js"
 
 const originOf = (url: string) => {

@@ -13,8 +13,8 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { clientAddress } from "../access/RateLimit.js"
-import { ServerConfig } from "../platform/ServerConfig.js"
+import { clientAddress } from "../../access/RateLimit.js"
+import { ServerConfig } from "../../platform/ServerConfig.js"
 
 export interface AuditEntry {
   /** null for the CLI and for anonymous attempts (a failed login). */
