@@ -1,7 +1,8 @@
 /**
  * The node side of the admin portal: where its built browser bundle lives, for the server that serves
  * it at `/portal`. The bundle itself is built from `ui/` by `scripts/build.mjs` (run by `postinstall`,
- * `npm start` and the test setup when `dist/` is missing or older than the sources).
+ * `npm start` and the test setup when `dist/` is missing or older than the sources). The portal's JSON API is
+ * the other entry point, `@pulsebridge/portal/api` (`src/api/`).
  */
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"

@@ -1,207 +1,49 @@
 /**
- * The portal's client of its JSON API (`/portal/api/...`, declared by the server's `PortalApi.ts`):
- * the JSON shapes the pages read, and one `request` that sends the session cookie, the CSRF token on
- * every change, and turns an error body (`{_tag, message}`) into an `ApiError` the pages can show.
- * The shapes are written out here rather than imported, so the bundle carries no schema library.
+ * The portal's client of its JSON API (`/portal/api/...`, declared in `src/api/`): the JSON shapes the
+ * pages read, and one `request` that sends the session cookie, the CSRF token on every change, and turns
+ * an error body (`{_tag, message}`) into an `ApiError` the pages can show. The shapes are the encoded
+ * sides of the API's schemas, imported as types only, so the bundle carries no schema library.
  */
+import type * as Domain from "@pulsebridge/domain"
+import type * as PortalApi from "../src/api/index.js"
 
-export type Permission = "users:read" | "users:write" | "webhooks:read" | "webhooks:write"
+export type Permission = typeof Domain.Permission.Encoded
 export const permissions: ReadonlyArray<Permission> = ["users:read", "users:write", "webhooks:read", "webhooks:write"]
 
-export interface Operator {
-  readonly id: string
-  readonly email: string
-  readonly status: string
-  readonly createdAt: string
-  readonly lastLoginAt: string | null
-}
+export type Operator = typeof PortalApi.Operator.Encoded
+export type Session = typeof PortalApi.PortalSession.Encoded
+export type AuditEvent = typeof PortalApi.AuditEvent.Encoded
+export type AuditPage = typeof PortalApi.AuditPage.Encoded
 
-export interface Session {
-  readonly operator: Operator
-  readonly csrfToken: string
-  readonly sandbox: boolean
-  readonly publicUrl: string
-}
+export type PortalApp = typeof PortalApi.PortalApp.Encoded
+export type ApiKeySummary = typeof PortalApi.ApiKeySummary.Encoded
+export type CreateKeyPayload = typeof PortalApi.CreateKeyPayload.Encoded
+export type CreatedKey = typeof PortalApi.CreatedKey.Encoded
+export type ProviderSetup = typeof PortalApi.ProviderSetup.Encoded
+export type AuthType = ProviderSetup["authTypes"][number]
 
-export interface PortalApp {
-  readonly id: string
-  readonly name: string
-  readonly createdAt: string
-  readonly users: number
-}
+export type WebhookEndpoint = typeof Domain.WebhookEndpoint.Encoded
+export type WebhookEndpointWithSecret = typeof Domain.WebhookEndpointWithSecret.Encoded
+export type CreateWebhookEndpointPayload = typeof Domain.CreateWebhookEndpointPayload.Encoded
+export type UpdateWebhookEndpointPayload = typeof Domain.UpdateWebhookEndpointPayload.Encoded
+export type WebhookDelivery = typeof Domain.WebhookDelivery.Encoded
+export type WebhookDeliveryPage = typeof Domain.WebhookDeliveryPage.Encoded
 
-export interface ApiKeySummary {
-  readonly id: string
-  readonly name: string | null
-  readonly prefix: string
-  readonly permissions: ReadonlyArray<Permission>
-  readonly createdAt: string
-  readonly lastUsedAt: string | null
-  readonly revokedAt: string | null
-}
+export type UserSummary = typeof PortalApi.UserSummary.Encoded
+export type UserPage = typeof PortalApi.UserPage.Encoded
+export type User = typeof Domain.User.Encoded
+export type Connection = typeof Domain.Connection.Encoded
+export type UserDetail = typeof PortalApi.UserDetail.Encoded
+export type JournalMark = typeof PortalApi.JournalMark.Encoded
+export type ScoreFactor = typeof Domain.ScoreFactor.Encoded
+export type PillarBreakdown = typeof Domain.PillarBreakdown.Encoded
+export type DailyScore = typeof Domain.DailyScore.Encoded
+export type UserOverview = typeof PortalApi.UserOverview.Encoded
+export type ResyncAccepted = typeof Domain.ResyncAccepted.Encoded
+export type ErasureAccepted = typeof Domain.ErasureAccepted.Encoded
 
-export interface CreatedKey {
-  readonly key: ApiKeySummary
-  readonly apiKey: string
-}
-
-export type AuthType = "OAuth2" | "OAuth1"
-
-export interface ProviderSetup {
-  readonly provider: string
-  readonly displayName: string
-  readonly authTypes: ReadonlyArray<AuthType>
-  readonly configured: boolean
-  readonly authType: AuthType | null
-  readonly clientId: string | null
-  readonly scopes: string | null
-  readonly updatedAt: string | null
-  readonly callbackUrl: string
-  readonly webhookUrl: string | null
-}
-
-export interface WebhookEndpoint {
-  readonly id: string
-  readonly url: string
-  readonly description: string | null
-  readonly events: ReadonlyArray<string>
-  readonly enabled: boolean
-  readonly disabledReason: string | null
-  readonly failingSince: string | null
-  readonly createdAt: string
-  readonly updatedAt: string
-}
-
-export interface WebhookDelivery {
-  readonly id: string
-  readonly eventId: string
-  readonly eventType: string
-  readonly status: "Pending" | "Delivered" | "Failed"
-  readonly attempts: number
-  readonly lastStatusCode: number | null
-  readonly lastError: string | null
-  readonly lastAttemptAt: string | null
-  readonly nextAttemptAt: string | null
-  readonly createdAt: string
-  readonly completedAt: string | null
-}
-
-export interface Page<A> {
-  readonly data: ReadonlyArray<A>
-  readonly nextCursor: string | null
-}
-
-export interface UserSummary {
-  readonly id: string
-  readonly externalUserId: string
-  readonly status: string
-  readonly createdAt: string
-  readonly connections: ReadonlyArray<
-    { readonly provider: string; readonly status: string; readonly syncState: string }
-  >
-}
-
-export interface User {
-  readonly id: string
-  readonly appId: string
-  readonly externalUserId: string
-  readonly status: string
-  readonly locale: string
-  readonly timezone: string
-  readonly createdAt: string
-}
-
-export interface Connection {
-  readonly id: string
-  readonly provider: string
-  readonly status: string
-  readonly syncState: string
-  readonly lastSyncedAt: string | null
-  readonly syncError: string | null
-  readonly statusReason: string | null
-  readonly quarantinedRecords: number
-  readonly syncProgress: {
-    readonly windowsDone: number
-    readonly windowsTotal: number
-    readonly oldestDateReached: string | null
-  } | null
-}
-
-export interface UserDetail {
-  readonly user: User
-  readonly connections: ReadonlyArray<Connection>
-}
-
-export interface JournalMark {
-  readonly id: string
-  readonly kind: string
-  readonly title: string | null
-  readonly consumedAtUtc: string
-  readonly localDate: string
-  readonly analysisStatus: string | null
-  readonly energyKcal: number | null
-  readonly imageUrl: string | null
-}
-
-export interface ScoreFactor {
-  readonly key: string
-  readonly value: number | null
-  readonly unit: string
-  readonly subScore: number | null
-  readonly weight: number
-  readonly pointsLost: number
-  readonly state: string
-}
-
-export interface PillarBreakdown {
-  readonly score: number | null
-  readonly coverage: number
-  readonly calibrating: boolean
-  readonly factors: ReadonlyArray<ScoreFactor>
-}
-
-export interface DailyScore {
-  readonly date: string
-  readonly sleepScore: number | null
-  readonly activityScore: number | null
-  readonly recoveryScore: number | null
-  readonly overallScore: number | null
-  readonly components: {
-    readonly sleep: PillarBreakdown
-    readonly activity: PillarBreakdown
-    readonly recovery: PillarBreakdown
-  }
-}
-
-export interface UserOverview {
-  readonly from: string
-  readonly to: string
-  readonly timezone: string
-  readonly dailyActivity: ReadonlyArray<{ readonly date: string; readonly provider: string; readonly steps: number }>
-  readonly dailyLoad: ReadonlyArray<{ readonly date: string; readonly provider: string; readonly loadScore: number }>
-  /** Minutes per glucose point: the server averages readings into buckets so long ranges stay small. */
-  readonly glucoseBucketMinutes: number
-  readonly glucose: ReadonlyArray<
-    { readonly time: string; readonly provider: string; readonly value: number; readonly unit: string }
-  >
-  readonly meals: ReadonlyArray<JournalMark>
-  readonly scores: ReadonlyArray<DailyScore>
-}
-
-export interface Fault {
-  readonly kind: string
-  readonly path: string
-  readonly method?: string
-  readonly count?: number
-  readonly retryAfterSeconds?: number
-  readonly delayMs?: number
-}
-
-export interface SimulatorFaults {
-  readonly provider: string
-  /** Pending knobs, each with how many more requests it will hit. */
-  readonly faults: ReadonlyArray<Fault & { readonly remaining: number }>
-}
+export type Fault = typeof PortalApi.FaultSpec.Encoded
+export type SimulatorFaults = typeof PortalApi.SimulatorFaults.Encoded
 
 /** An answer other than 2xx, with the server's `_tag` and `message`. */
 export class ApiError extends Error {
@@ -215,6 +57,8 @@ export class ApiError extends Error {
   }
 }
 
+// Written out rather than imported so no module of the API enters the bundle; the type keeps it the API's name.
+const csrfHeader: typeof PortalApi.csrfHeaderName = "x-csrf-token"
 let csrfToken: string | undefined
 
 /** Remembers the session's CSRF token, which every change sends. */
@@ -236,7 +80,7 @@ export const request = async <A>(
 ): Promise<A> => {
   const headers: Record<string, string> = { accept: "application/json" }
   if (body !== undefined) headers["content-type"] = "application/json"
-  if (method !== "GET" && csrfToken !== undefined) headers["x-csrf-token"] = csrfToken
+  if (method !== "GET" && csrfToken !== undefined) headers[csrfHeader] = csrfToken
   const response = await fetch(path, {
     method,
     headers,
@@ -276,13 +120,13 @@ export const api = {
   logout: () => request<void>("POST", "/portal/api/logout"),
   setup: (token: string, password: string) =>
     request<void>("POST", "/portal/api/setup", { token, password }, { ignoreUnauthorized: true }),
-  audit: (cursor?: string) => request<Page<AuditEvent>>("GET", `/portal/api/audit${query({ cursor, limit: 50 })}`),
+  audit: (cursor?: string) => request<AuditPage>("GET", `/portal/api/audit${query({ cursor, limit: 50 })}`),
   apps: () => request<{ data: ReadonlyArray<PortalApp> }>("GET", "/portal/api/apps"),
   app: (appId: string) => request<PortalApp>("GET", `/portal/api/apps/${appId}`),
   createApp: (name: string) => request<PortalApp>("POST", "/portal/api/apps", { name }),
   renameApp: (appId: string, name: string) => request<PortalApp>("PATCH", `/portal/api/apps/${appId}`, { name }),
   keys: (appId: string) => request<{ data: ReadonlyArray<ApiKeySummary> }>("GET", `/portal/api/apps/${appId}/keys`),
-  createKey: (appId: string, body: { name?: string; permissions: ReadonlyArray<Permission> }) =>
+  createKey: (appId: string, body: CreateKeyPayload) =>
     request<CreatedKey>("POST", `/portal/api/apps/${appId}/keys`, body),
   revokeKey: (appId: string, keyId: string) =>
     request<ApiKeySummary>("POST", `/portal/api/apps/${appId}/keys/${keyId}/revoke`),
@@ -292,12 +136,12 @@ export const api = {
     request<ProviderSetup>("PUT", `/portal/api/apps/${appId}/providers/${encodeURIComponent(provider)}`, body),
   webhooks: (appId: string) =>
     request<{ data: ReadonlyArray<WebhookEndpoint> }>("GET", `/portal/api/apps/${appId}/webhook-endpoints`),
-  createWebhook: (appId: string, body: { url: string; description?: string }) =>
-    request<WebhookEndpoint & { secret: string }>("POST", `/portal/api/apps/${appId}/webhook-endpoints`, body),
-  updateWebhook: (appId: string, endpointId: string, body: { enabled: boolean }) =>
+  createWebhook: (appId: string, body: CreateWebhookEndpointPayload) =>
+    request<WebhookEndpointWithSecret>("POST", `/portal/api/apps/${appId}/webhook-endpoints`, body),
+  updateWebhook: (appId: string, endpointId: string, body: UpdateWebhookEndpointPayload) =>
     request<WebhookEndpoint>("PATCH", `/portal/api/apps/${appId}/webhook-endpoints/${endpointId}`, body),
   deliveries: (appId: string, endpointId: string, cursor?: string) =>
-    request<Page<WebhookDelivery>>(
+    request<WebhookDeliveryPage>(
       "GET",
       `/portal/api/apps/${appId}/webhook-endpoints/${endpointId}/deliveries${query({ cursor, limit: 20 })}`
     ),
@@ -307,7 +151,7 @@ export const api = {
       `/portal/api/apps/${appId}/webhook-endpoints/${endpointId}/deliveries/${deliveryId}/retry`
     ),
   users: (appId: string, search: string, cursor?: string) =>
-    request<Page<UserSummary>>(
+    request<UserPage>(
       "GET",
       `/portal/api/apps/${appId}/users${query({ search: search === "" ? undefined : search, cursor, limit: 25 })}`
     ),
@@ -317,10 +161,10 @@ export const api = {
   journal: (userId: string) =>
     request<{ data: ReadonlyArray<JournalMark> }>("GET", `/portal/api/users/${userId}/journal`),
   resync: (userId: string, connectionId: string) =>
-    request<unknown>("POST", `/portal/api/users/${userId}/connections/${connectionId}/sync`),
+    request<ResyncAccepted>("POST", `/portal/api/users/${userId}/connections/${connectionId}/sync`),
   exportUrl: (userId: string) => `/portal/api/users/${userId}/export`,
   erase: (userId: string, confirmExternalUserId: string) =>
-    request<unknown>("POST", `/portal/api/users/${userId}/erase`, { confirmExternalUserId }),
+    request<ErasureAccepted>("POST", `/portal/api/users/${userId}/erase`, { confirmExternalUserId }),
   testUser: (appId: string, externalUserId?: string) =>
     request<UserDetail>("POST", "/portal/api/sandbox/test-users", {
       appId,
@@ -331,16 +175,4 @@ export const api = {
   faults: () => request<{ data: ReadonlyArray<SimulatorFaults> }>("GET", "/portal/api/sandbox/faults"),
   setFaults: (provider: string, faults: ReadonlyArray<Fault>) =>
     request<SimulatorFaults>("PUT", `/portal/api/sandbox/faults/${encodeURIComponent(provider)}`, { faults })
-}
-
-export interface AuditEvent {
-  readonly id: string
-  readonly at: string
-  readonly operatorEmail: string | null
-  readonly action: string
-  readonly targetType: string | null
-  readonly targetId: string | null
-  readonly appId: string | null
-  readonly detail: Record<string, unknown>
-  readonly address: string | null
 }

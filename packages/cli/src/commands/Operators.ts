@@ -6,7 +6,8 @@
  */
 import { Command, Options } from "@effect/cli"
 import { BadRequest } from "@pulsebridge/domain"
-import { OperatorEmail, OperatorPassword, Operators, ServerBases, setupLinkValidity } from "@pulsebridge/server"
+import { OperatorEmail, OperatorPassword } from "@pulsebridge/portal/api"
+import { Operators, ServerBases, setupLinkValidity } from "@pulsebridge/server"
 import type { OperatorRow } from "@pulsebridge/server"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

@@ -7,6 +7,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { CreateUserPayload, UpdateUserPayload, User } from "@pulsebridge/domain"
+import { UserSummary } from "@pulsebridge/portal/api"
 import {
   BlobStore,
   ConnectionTokens,
@@ -19,8 +20,7 @@ import {
   ServerBases,
   UserDirectoryRepo,
   UserExport,
-  Users,
-  UserSummary
+  Users
 } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -7,11 +7,18 @@ import type { Fault, SimulatorFaults, UserDetail } from "../api.js"
 import { api } from "../api.js"
 import { Badge, ErrorNote, Field, Link, Loading, toneOf, useLoad } from "../components.js"
 
-const faultKinds = ["rateLimit", "serverError", "slow", "expiredToken", "malformedJson", "gone"] as const
+const faultKinds: ReadonlyArray<Fault["kind"]> = [
+  "rateLimit",
+  "serverError",
+  "slow",
+  "expiredToken",
+  "malformedJson",
+  "gone"
+]
 
 const Faults = (props: { readonly simulator: SimulatorFaults; readonly onChange: () => void }) => {
   const { provider } = props.simulator
-  const [kind, setKind] = useState<string>("serverError")
+  const [kind, setKind] = useState<Fault["kind"]>("serverError")
   const [path, setPath] = useState("*")
   const [count, setCount] = useState("1")
   const [error, setError] = useState<unknown>(undefined)
@@ -37,14 +44,22 @@ const Faults = (props: { readonly simulator: SimulatorFaults; readonly onChange:
         class="inline"
         onSubmit={(event) => {
           event.preventDefault()
-          // The pending knobs stay as they are (with the requests they still hit); the new one joins them.
-          const pending = props.simulator.faults.map(({ remaining, ...fault }) => ({ ...fault, count: remaining }))
+          // The pending knobs stay as they are (with the requests they still hit); the new one joins them. A knob
+          // keeps the method it was set with, which the simulator's own route does not limit: one this API does
+          // not take is refused with a 400, as it always was.
+          const pending = props.simulator.faults.map(({ remaining, ...fault }) =>
+            ({ ...fault, count: remaining }) as Fault
+          )
           save([...pending, { kind, path, count: Number(count) }])
         }}
       >
         <div class="field">
           <label for={`kind-${provider}`}>Fault</label>
-          <select id={`kind-${provider}`} value={kind} onChange={(event) => setKind(event.currentTarget.value)}>
+          <select
+            id={`kind-${provider}`}
+            value={kind}
+            onChange={(event) => setKind(event.currentTarget.value as Fault["kind"])}
+          >
             {faultKinds.map((k) => <option key={k} value={k}>{k}</option>)}
           </select>
         </div>

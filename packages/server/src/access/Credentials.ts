@@ -7,6 +7,7 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import type { Unauthorized } from "@pulsebridge/domain"
+import { sessionCookieName } from "@pulsebridge/portal/api"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
@@ -27,8 +28,8 @@ export const presentedCredential = (
   return legacy === undefined || legacy === "" ? undefined : legacy
 }
 
-/** The cookie that carries an operator's portal session. */
-export const portalSessionCookie = "pb_portal_session"
+/** The cookie that carries an operator's portal session: its name is part of the portal's API. */
+export const portalSessionCookie = sessionCookieName
 
 /** The two kinds of credential the API takes, told apart by their prefixes. */
 export type CredentialKind = "key" | "token"

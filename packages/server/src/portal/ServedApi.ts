@@ -3,7 +3,14 @@
  * keeps out of `/openapi.json`). Every group added here needs its handler layer in `App.ts`.
  */
 import { Api } from "@pulsebridge/domain"
-import { AppsGroup, OperatorsGroup, SandboxGroup, SessionGroup, UsersGroup, WebhooksGroup } from "./PortalApi.js"
+import {
+  AppsGroup,
+  OperatorsGroup,
+  SandboxGroup,
+  SessionGroup,
+  UsersGroup,
+  WebhooksGroup
+} from "@pulsebridge/portal/api"
 
 export const ServedApi = Api.add(SessionGroup)
   .add(OperatorsGroup)

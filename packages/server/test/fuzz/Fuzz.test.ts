@@ -15,11 +15,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { createOperator, createUser, makeTestServer, portalLogin, TestServer } from "@pulsebridge/testing"
-import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
-import fc from "fast-check"
-import { Apps } from "../../src/apps/Apps.js"
 import {
   AppsGroup,
   OperatorsGroup,
@@ -27,7 +22,12 @@ import {
   SessionGroup,
   UsersGroup,
   WebhooksGroup
-} from "../../src/portal/PortalApi.js"
+} from "@pulsebridge/portal/api"
+import { createOperator, createUser, makeTestServer, portalLogin, TestServer } from "@pulsebridge/testing"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import fc from "fast-check"
+import { Apps } from "../../src/apps/Apps.js"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
 import { specEndpoints } from "../fixtures/Endpoints.js"
 import type { Bad, FuzzCase } from "../fixtures/Fuzz.js"

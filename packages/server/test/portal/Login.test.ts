@@ -23,8 +23,8 @@ import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
 import * as crypto from "node:crypto"
-import { Operators } from "../../src/portal/Operators.js"
-import { delayAfter, Sessions } from "../../src/portal/Sessions.js"
+import { Operators } from "../../src/portal/operators/Operators.js"
+import { delayAfter, Sessions } from "../../src/portal/operators/Sessions.js"
 
 const password = "correct horse battery staple"
 const logLines: Array<string> = []

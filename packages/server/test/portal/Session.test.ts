@@ -16,8 +16,8 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
-import { Operators } from "../../src/portal/Operators.js"
-import { Sessions } from "../../src/portal/Sessions.js"
+import { Operators } from "../../src/portal/operators/Operators.js"
+import { Sessions } from "../../src/portal/operators/Sessions.js"
 
 const password = "correct horse battery staple"
 

@@ -4,10 +4,10 @@
  * their operator, in one statement per request.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { OperatorId, OperatorStatus } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { OperatorId, OperatorStatus } from "./PortalApi.js"
 
 export const OperatorRow = Schema.Struct({
   id: OperatorId,

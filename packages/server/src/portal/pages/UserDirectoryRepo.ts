@@ -15,9 +15,9 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Encoding from "effect/Encoding"
 import * as Schema from "effect/Schema"
-import { visibleConnection } from "../connections/ConnectionsRepo.js"
-import { isUuid } from "../platform/Ids.js"
-import { liveUser, UserFromRow } from "../users/UsersRepo.js"
+import { visibleConnection } from "../../connections/ConnectionsRepo.js"
+import { isUuid } from "../../platform/Ids.js"
+import { liveUser, UserFromRow } from "../../users/UsersRepo.js"
 
 /** A cursor this list did not give (or one edited by hand). */
 export class CursorInvalid extends Data.TaggedError("CursorInvalid")<{}> {

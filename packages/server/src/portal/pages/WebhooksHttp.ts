@@ -5,9 +5,9 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Api, BadRequest, NotFound } from "@pulsebridge/domain"
+import { WebhooksGroup } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"
-import { portalActor } from "./Audit.js"
-import { WebhooksGroup } from "./PortalApi.js"
+import { portalActor } from "../operators/Audit.js"
 import { PortalWebhooks } from "./Webhooks.js"
 
 const notFound = (error: { readonly message: string }) => Effect.fail(new NotFound({ message: error.message }))

@@ -5,9 +5,9 @@
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Api, BadRequest, Conflict, NotFound } from "@pulsebridge/domain"
+import { UsersGroup } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"
-import { Audit, portalActor } from "./Audit.js"
-import { UsersGroup } from "./PortalApi.js"
+import { Audit, portalActor } from "../operators/Audit.js"
 import { defaultOverviewDays, UserChanges, UserPages } from "./UserPages.js"
 
 const notFound = (error: { readonly message: string }) => Effect.fail(new NotFound({ message: error.message }))

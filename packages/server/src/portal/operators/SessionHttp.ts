@@ -4,16 +4,16 @@
  */
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { BadRequest, TooManyRequests, Unauthorized } from "@pulsebridge/domain"
+import { CurrentOperator, Operator, PortalSession, sessionCookieName } from "@pulsebridge/portal/api"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { ServerBases } from "../platform/ServerBases.js"
-import { ServerConfig } from "../platform/ServerConfig.js"
+import { ServerBases } from "../../platform/ServerBases.js"
+import { ServerConfig } from "../../platform/ServerConfig.js"
+import { ServedApi } from "../ServedApi.js"
 import { requestAddress } from "./Audit.js"
 import { Operators } from "./Operators.js"
 import type { OperatorRow } from "./OperatorsRepo.js"
-import { CurrentOperator, Operator, PortalSession, sessionCookieName } from "./PortalApi.js"
-import { ServedApi } from "./ServedApi.js"
 import { Sessions, sessionSettings } from "./Sessions.js"
 
 const cookieOptions = {

@@ -4,9 +4,9 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Api, BadRequest, NotFound } from "@pulsebridge/domain"
+import { SandboxGroup, UserDetail } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"
-import { Audit, portalActor } from "./Audit.js"
-import { SandboxGroup, UserDetail } from "./PortalApi.js"
+import { Audit, portalActor } from "../operators/Audit.js"
 import { PortalSandbox } from "./Sandbox.js"
 
 const notFound = (error: { readonly message: string }) => Effect.fail(new NotFound({ message: error.message }))

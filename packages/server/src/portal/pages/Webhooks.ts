@@ -14,10 +14,10 @@ import type {
 import { WebhookEndpointWithSecret } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Apps } from "../apps/Apps.js"
-import { Endpoints } from "../events/Endpoints.js"
-import type { AuditEntry } from "./Audit.js"
-import { Audit } from "./Audit.js"
+import { Apps } from "../../apps/Apps.js"
+import { Endpoints } from "../../events/Endpoints.js"
+import type { AuditEntry } from "../operators/Audit.js"
+import { Audit } from "../operators/Audit.js"
 import { PortalAppNotFound } from "./UserPages.js"
 
 /** Who acts: the session's operator and the client's address. */

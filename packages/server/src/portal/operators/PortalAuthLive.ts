@@ -6,11 +6,11 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import { Forbidden, Unauthorized } from "@pulsebridge/domain"
+import { csrfHeaderName, CurrentOperator, PortalAuth } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { ServerBases } from "../platform/ServerBases.js"
-import { csrfHeaderName, CurrentOperator, PortalAuth } from "./PortalApi.js"
+import { ServerBases } from "../../platform/ServerBases.js"
 import { Sessions } from "./Sessions.js"
 
 const originOf = (url: string) => {

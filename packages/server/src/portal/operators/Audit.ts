@@ -7,14 +7,14 @@
 import { HttpServerRequest } from "@effect/platform"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { AppId } from "@pulsebridge/domain"
+import { AuditEvent, CurrentOperator, OperatorId } from "@pulsebridge/portal/api"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { clientAddress } from "../access/RateLimit.js"
-import { ServerConfig } from "../platform/ServerConfig.js"
-import { AuditEvent, CurrentOperator, OperatorId } from "./PortalApi.js"
+import { clientAddress } from "../../access/RateLimit.js"
+import { ServerConfig } from "../../platform/ServerConfig.js"
 
 export interface AuditEntry {
   /** null for the CLI and for anonymous attempts (a failed login). */

@@ -4,11 +4,11 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { BadRequest, NotFound } from "@pulsebridge/domain"
+import { CreatedKey } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"
-import { portalActor } from "./Audit.js"
-import { CreatedKey } from "./PortalApi.js"
+import { portalActor } from "../operators/Audit.js"
+import { ServedApi } from "../ServedApi.js"
 import { PortalApps } from "./PortalApps.js"
-import { ServedApi } from "./ServedApi.js"
 
 const notFound = (error: { readonly message: string }) => Effect.fail(new NotFound({ message: error.message }))
 

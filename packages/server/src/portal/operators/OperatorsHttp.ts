@@ -3,11 +3,11 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { BadRequest } from "@pulsebridge/domain"
+import { AuditPage } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"
+import { ServedApi } from "../ServedApi.js"
 import { Audit } from "./Audit.js"
 import { Operators } from "./Operators.js"
-import { AuditPage } from "./PortalApi.js"
-import { ServedApi } from "./ServedApi.js"
 import { toOperator } from "./SessionHttp.js"
 
 export const OperatorsHttpLive = HttpApiBuilder.group(

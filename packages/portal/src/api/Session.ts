@@ -1,0 +1,106 @@
+/**
+ * The portal's session: operators, the login and setup-link endpoints, and `PortalAuth`, the session
+ * cookie and CSRF check every other group of the portal's API sits behind.
+ */
+import {
+  HttpApiEndpoint,
+  HttpApiGroup,
+  HttpApiMiddleware,
+  HttpApiSchema,
+  HttpApiSecurity,
+  OpenApi
+} from "@effect/platform"
+import { BadRequest, Forbidden, Timestamp, TooManyRequests, Unauthorized, uuidId } from "@pulsebridge/domain"
+import * as Context from "effect/Context"
+import * as Schema from "effect/Schema"
+
+export const OperatorId = uuidId("OperatorId")
+export type OperatorId = typeof OperatorId.Type
+
+/** The session cookie: HttpOnly, Secure, SameSite=Strict, Path=/portal. */
+export const sessionCookieName = "pb_portal_session"
+/** The header every change carries: the session's CSRF token. */
+export const csrfHeaderName = "x-csrf-token"
+
+export const OperatorEmail = Schema.String.pipe(
+  Schema.trimmed(),
+  Schema.minLength(3),
+  Schema.maxLength(254),
+  Schema.pattern(/^[^\s@]+@[^\s@]+$/, { message: () => "must be an email address" })
+).annotations({ identifier: "OperatorEmail" })
+
+/** At least 12 characters; at most 1,024 so hashing cost stays bounded. */
+export const OperatorPassword = Schema.String.pipe(Schema.minLength(12), Schema.maxLength(1024)).annotations({
+  identifier: "OperatorPassword"
+})
+
+export const OperatorStatus = Schema.Literal("Active", "Disabled")
+
+export class Operator extends Schema.Class<Operator>("Operator")({
+  id: OperatorId,
+  email: Schema.String,
+  status: OperatorStatus,
+  createdAt: Timestamp,
+  lastLoginAt: Schema.NullOr(Timestamp)
+}) {}
+
+/** The operator a request's session belongs to. */
+export class CurrentOperator extends Context.Tag("@pulsebridge/server/CurrentOperator")<CurrentOperator, {
+  readonly operatorId: OperatorId
+  readonly email: string
+  readonly sessionId: string
+}>() {}
+
+/**
+ * Checks the session cookie (401 when missing, unknown, expired or the operator is disabled) and, on
+ * every method but GET and HEAD, the `X-CSRF-Token` header against the session's token (403).
+ */
+export class PortalAuth extends HttpApiMiddleware.Tag<PortalAuth>()("PortalAuth", {
+  failure: Schema.Union(Unauthorized, Forbidden),
+  provides: CurrentOperator,
+  security: {
+    portalSession: HttpApiSecurity.apiKey({ key: sessionCookieName, in: "cookie" })
+  }
+}) {}
+
+export class PortalSession extends Schema.Class<PortalSession>("PortalSession")({
+  operator: Operator,
+  csrfToken: Schema.String,
+  sandbox: Schema.Boolean.annotations({ description: "Whether the server runs in sandbox mode (the sandbox page)" }),
+  publicUrl: Schema.String.annotations({ description: "The server's public base URL" })
+}) {}
+
+export class LoginPayload extends Schema.Class<LoginPayload>("LoginPayload")({
+  email: Schema.String.pipe(Schema.maxLength(254)),
+  password: Schema.String.pipe(Schema.maxLength(1024))
+}) {}
+
+/** Sets the password of an operator created without one, with the token of its one-time setup link. */
+export class SetupPayload extends Schema.Class<SetupPayload>("SetupPayload")({
+  token: Schema.String.pipe(Schema.maxLength(200)),
+  password: OperatorPassword
+}) {}
+
+export class SessionGroup extends HttpApiGroup.make("portalSession")
+  .add(
+    HttpApiEndpoint.post("login", "/portal/api/login")
+      .setPayload(LoginPayload)
+      .addSuccess(PortalSession)
+      .addError(Unauthorized)
+      .addError(TooManyRequests)
+      .annotate(
+        OpenApi.Description,
+        "Sets the session cookie. A wrong email or password is one generic 401; failed attempts grow the delay " +
+          "before the next attempt for that email and for that address (429 with retryAfterSeconds)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("setup", "/portal/api/setup")
+      .setPayload(SetupPayload)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(BadRequest)
+  )
+  .add(HttpApiEndpoint.get("session", "/portal/api/session").addSuccess(PortalSession).middleware(PortalAuth))
+  .add(HttpApiEndpoint.post("logout", "/portal/api/logout").addSuccess(HttpApiSchema.NoContent).middleware(PortalAuth))
+  .annotate(OpenApi.Exclude, true)
+{}
