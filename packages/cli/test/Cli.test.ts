@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { envVarNames } from "@pulsebridge/server/platform/EnvVars"
 import * as Effect from "effect/Effect"
 import * as cp from "node:child_process"
 import * as crypto from "node:crypto"
@@ -24,27 +25,11 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".."
 // The `pulsebridge` executable on compiled JavaScript, built first if a source is newer than the build.
 const entry = path.join(repoRoot, "packages", "cli", "bin", "pulsebridge.mjs")
 
-// Variables of the server configuration that a developer's shell may carry and that would change what is tested.
-const configVariables = [
-  "DATABASE_URL",
-  "PORT",
-  "HOST",
-  "PUBLIC_URL",
-  "TLS_CERT_FILE",
-  "TLS_KEY_FILE",
-  "TRUST_PROXY",
-  "SECRET_KEY",
-  "SECRET_KEYS_OLD",
-  "SANDBOX",
-  "ROLE",
-  "LOG_LEVEL",
-  "LOG_FORMAT"
-]
-
+// None of the server's variables that a developer's shell may carry, which would change what is tested.
 const childEnv = (dataDir: string, extra: Record<string, string>): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, NO_COLOR: "1" }
-  for (const name of configVariables) delete env[name]
-  return { ...env, ...extra }
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const name of envVarNames) delete env[name]
+  return { ...env, DATA_DIR: dataDir, NO_COLOR: "1", ...extra }
 }
 
 const spawnCli = (dataDir: string, args: ReadonlyArray<string>, extra: Record<string, string> = {}) =>

@@ -10,6 +10,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { EnvVars } from "./EnvVars.js"
 
 export type Role = "all" | "api" | "worker"
 
@@ -119,16 +120,16 @@ const rateLimitSetting = (name: string, fallback: RateLimit) =>
   )
 
 const rateLimitsConfig: Config.Config<RateLimitSettings> = Config.all({
-  enabled: Config.literal("on", "off")("RATE_LIMIT").pipe(
+  enabled: Config.literal("on", "off")(EnvVars.rateLimit).pipe(
     Config.map((value) => value === "on"),
     Config.withDefault(true)
   ),
-  apiKey: rateLimitSetting("RATE_LIMIT_API_KEY", defaultRateLimits.apiKey),
-  userToken: rateLimitSetting("RATE_LIMIT_USER_TOKEN", defaultRateLimits.userToken),
-  address: rateLimitSetting("RATE_LIMIT_ADDRESS", defaultRateLimits.address)
+  apiKey: rateLimitSetting(EnvVars.rateLimitApiKey, defaultRateLimits.apiKey),
+  userToken: rateLimitSetting(EnvVars.rateLimitUserToken, defaultRateLimits.userToken),
+  address: rateLimitSetting(EnvVars.rateLimitAddress, defaultRateLimits.address)
 })
 
-const analyzerSetting = Config.option(Config.literal("openai", "offline", "sandbox")("ANALYZER"))
+const analyzerSetting = Config.option(Config.literal("openai", "offline", "sandbox")(EnvVars.analyzer))
 
 /**
  * The analyser when `ANALYZER` is unset: the simulator in sandbox mode, an OpenAI-compatible model when one is
@@ -138,104 +139,110 @@ export const defaultAnalyzer = (config: Pick<ServerConfigShape, "sandbox" | "ana
   config.sandbox ? "sandbox" : Option.isSome(config.analyzerBaseUrl) ? "openai" : "offline"
 
 const baseConfig = Config.all({
-  port: Config.integer("PORT").pipe(
+  port: Config.integer(EnvVars.port).pipe(
     Config.validate({
-      message: "PORT must be a port number (0 picks a free port)",
+      message: `${EnvVars.port} must be a port number (0 picks a free port)`,
       validation: (n) => n >= 0 && n <= 65535
     }),
     Config.withDefault(8443)
   ),
-  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
-  publicUrl: Config.option(Config.string("PUBLIC_URL")),
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.pulsebridge")),
-  tlsCertFile: Config.option(Config.string("TLS_CERT_FILE")),
-  tlsKeyFile: Config.option(Config.string("TLS_KEY_FILE")),
-  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
-  secretKey: Config.option(Config.redacted("SECRET_KEY")),
-  sandbox: Config.boolean("SANDBOX").pipe(Config.withDefault(false)),
+  host: Config.string(EnvVars.host).pipe(Config.withDefault("0.0.0.0")),
+  publicUrl: Config.option(Config.string(EnvVars.publicUrl)),
+  databaseUrl: Config.option(Config.redacted(EnvVars.databaseUrl)),
+  dataDir: Config.string(EnvVars.dataDir).pipe(Config.withDefault("./.pulsebridge")),
+  tlsCertFile: Config.option(Config.string(EnvVars.tlsCertFile)),
+  tlsKeyFile: Config.option(Config.string(EnvVars.tlsKeyFile)),
+  trustProxy: Config.boolean(EnvVars.trustProxy).pipe(Config.withDefault(false)),
+  secretKey: Config.option(Config.redacted(EnvVars.secretKey)),
+  sandbox: Config.boolean(EnvVars.sandbox).pipe(Config.withDefault(false)),
   analyzerSetting,
-  analyzerBaseUrl: Config.option(Config.string("ANALYZER_BASE_URL")),
-  analyzerModel: Config.option(Config.string("ANALYZER_MODEL")),
-  analyzerApiKey: Config.option(Config.redacted("ANALYZER_API_KEY")),
-  role: Config.literal("all", "api", "worker")("ROLE").pipe(Config.withDefault("all" as const)),
-  production: Config.string("NODE_ENV").pipe(
+  analyzerBaseUrl: Config.option(Config.string(EnvVars.analyzerBaseUrl)),
+  analyzerModel: Config.option(Config.string(EnvVars.analyzerModel)),
+  analyzerApiKey: Config.option(Config.redacted(EnvVars.analyzerApiKey)),
+  role: Config.literal("all", "api", "worker")(EnvVars.role).pipe(Config.withDefault("all" as const)),
+  production: Config.string(EnvVars.production).pipe(
     Config.map((env) => env === "production"),
     Config.withDefault(false)
   ),
-  runnerHost: Config.string("RUNNER_HOST").pipe(Config.withDefault("localhost")),
-  runnerPort: Config.integer("RUNNER_PORT").pipe(Config.withDefault(34431)),
-  syncCron: Config.string("SYNC_CRON").pipe(Config.withDefault("0 * * * *")),
-  backfillDays: Config.integer("BACKFILL_DAYS").pipe(
-    Config.validate({ message: "BACKFILL_DAYS must be 1 to 365", validation: (n) => n >= 1 && n <= 365 }),
+  runnerHost: Config.string(EnvVars.runnerHost).pipe(Config.withDefault("localhost")),
+  runnerPort: Config.integer(EnvVars.runnerPort).pipe(Config.withDefault(34431)),
+  syncCron: Config.string(EnvVars.syncCron).pipe(Config.withDefault("0 * * * *")),
+  backfillDays: Config.integer(EnvVars.backfillDays).pipe(
+    Config.validate({ message: `${EnvVars.backfillDays} must be 1 to 365`, validation: (n) => n >= 1 && n <= 365 }),
     Config.withDefault(30)
   ),
   rateLimits: rateLimitsConfig,
-  requestTimeoutMs: Config.integer("REQUEST_TIMEOUT_MS").pipe(
-    Config.validate({ message: "REQUEST_TIMEOUT_MS must be 100 or more", validation: (n) => n >= 100 }),
+  requestTimeoutMs: Config.integer(EnvVars.requestTimeoutMs).pipe(
+    Config.validate({ message: `${EnvVars.requestTimeoutMs} must be 100 or more`, validation: (n) => n >= 100 }),
     Config.withDefault(30_000)
   ),
-  uploadTimeoutMs: Config.integer("UPLOAD_TIMEOUT_MS").pipe(
-    Config.validate({ message: "UPLOAD_TIMEOUT_MS must be 100 or more", validation: (n) => n >= 100 }),
+  uploadTimeoutMs: Config.integer(EnvVars.uploadTimeoutMs).pipe(
+    Config.validate({ message: `${EnvVars.uploadTimeoutMs} must be 100 or more`, validation: (n) => n >= 100 }),
     Config.withDefault(120_000)
   ),
-  statementTimeoutMs: Config.integer("STATEMENT_TIMEOUT_MS").pipe(
+  statementTimeoutMs: Config.integer(EnvVars.statementTimeoutMs).pipe(
     Config.validate({
-      message: "STATEMENT_TIMEOUT_MS must be 0 (no limit) or 1000 or more",
+      message: `${EnvVars.statementTimeoutMs} must be 0 (no limit) or 1000 or more`,
       validation: (n) => n === 0 || n >= 1000
     }),
     Config.withDefault(60_000)
   ),
-  databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(
-    Config.validate({ message: "DATABASE_POOL_SIZE must be 2 to 1000", validation: (n) => n >= 2 && n <= 1000 }),
+  databasePoolSize: Config.integer(EnvVars.databasePoolSize).pipe(
+    Config.validate({
+      message: `${EnvVars.databasePoolSize} must be 2 to 1000`,
+      validation: (n) => n >= 2 && n <= 1000
+    }),
     Config.withDefault(10)
   ),
-  syncStoreConcurrency: Config.integer("SYNC_STORE_CONCURRENCY").pipe(
-    Config.validate({ message: "SYNC_STORE_CONCURRENCY must be 1 or more", validation: (n) => n >= 1 }),
+  syncStoreConcurrency: Config.integer(EnvVars.syncStoreConcurrency).pipe(
+    Config.validate({ message: `${EnvVars.syncStoreConcurrency} must be 1 or more`, validation: (n) => n >= 1 }),
     Config.option,
     Config.map(Option.getOrUndefined)
   ),
-  syncConcurrency: Config.integer("SYNC_CONCURRENCY").pipe(
-    Config.validate({ message: "SYNC_CONCURRENCY must be 1 or more", validation: (n) => n >= 1 }),
+  syncConcurrency: Config.integer(EnvVars.syncConcurrency).pipe(
+    Config.validate({ message: `${EnvVars.syncConcurrency} must be 1 or more`, validation: (n) => n >= 1 }),
     Config.withDefault(16)
   ),
-  dexcomOAuthPath: Config.literal("/v3/oauth2", "/v2/oauth2")("DEXCOM_OAUTH_PATH").pipe(
+  dexcomOAuthPath: Config.literal("/v3/oauth2", "/v2/oauth2")(EnvVars.dexcomOAuthPath).pipe(
     Config.withDefault("/v3/oauth2" as const)
   ),
-  webhookAllowPrivate: Config.boolean("WEBHOOK_ALLOW_PRIVATE").pipe(Config.withDefault(false)),
-  webhookCaFile: Config.string("WEBHOOK_CA_FILE").pipe(Config.option, Config.map(Option.getOrUndefined)),
-  webhookDelivery: Config.literal("on", "off")("WEBHOOK_DELIVERY").pipe(
+  webhookAllowPrivate: Config.boolean(EnvVars.webhookAllowPrivate).pipe(Config.withDefault(false)),
+  webhookCaFile: Config.string(EnvVars.webhookCaFile).pipe(Config.option, Config.map(Option.getOrUndefined)),
+  webhookDelivery: Config.literal("on", "off")(EnvVars.webhookDelivery).pipe(
     Config.map((value) => value === "on"),
     Config.withDefault(true)
   ),
-  metricsToken: Config.redacted("METRICS_TOKEN").pipe(
+  metricsToken: Config.redacted(EnvVars.metricsToken).pipe(
     Config.validate({
-      message: "METRICS_TOKEN must be at least 16 characters (e.g. `openssl rand -hex 32`)",
+      message: `${EnvVars.metricsToken} must be at least 16 characters (e.g. \`openssl rand -hex 32\`)`,
       validation: (token) => Redacted.value(token).length >= 16
     }),
     Config.option,
     Config.map(Option.getOrUndefined)
   ),
-  metricsPort: Config.integer("METRICS_PORT").pipe(
+  metricsPort: Config.integer(EnvVars.metricsPort).pipe(
     Config.validate({
-      message: "METRICS_PORT must be a port number (0 picks a free port)",
+      message: `${EnvVars.metricsPort} must be a port number (0 picks a free port)`,
       validation: (n) => n >= 0 && n <= 65535
     }),
     Config.option,
     Config.map(Option.getOrUndefined)
   ),
-  metricsHost: Config.string("METRICS_HOST").pipe(Config.withDefault("127.0.0.1")),
-  otelEndpoint: Config.string("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
+  metricsHost: Config.string(EnvVars.metricsHost).pipe(Config.withDefault("127.0.0.1")),
+  otelEndpoint: Config.string(EnvVars.otelEndpoint).pipe(
     Config.option,
     Config.map((value) => Option.getOrUndefined(Option.filter(value, (url) => url.trim() !== ""))),
     Config.validate({
-      message: "OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (the collector's OTLP/HTTP receiver)",
+      message: `${EnvVars.otelEndpoint} must be an http:// or https:// URL (the collector's OTLP/HTTP receiver)`,
       validation: (url) => url === undefined || /^https?:\/\/[^/?#]+/i.test(url.trim())
     })
   ),
-  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("pulsebridge")),
-  otelMetricExportIntervalMs: Config.integer("OTEL_METRIC_EXPORT_INTERVAL").pipe(
-    Config.validate({ message: "OTEL_METRIC_EXPORT_INTERVAL must be 1000 (ms) or more", validation: (n) => n >= 1000 }),
+  otelServiceName: Config.string(EnvVars.otelServiceName).pipe(Config.withDefault("pulsebridge")),
+  otelMetricExportIntervalMs: Config.integer(EnvVars.otelMetricExportIntervalMs).pipe(
+    Config.validate({
+      message: `${EnvVars.otelMetricExportIntervalMs} must be 1000 (ms) or more`,
+      validation: (n) => n >= 1000
+    }),
     Config.withDefault(60_000)
   )
 })
