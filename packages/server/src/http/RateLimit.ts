@@ -23,7 +23,7 @@ import * as crypto from "node:crypto"
 import * as net from "node:net"
 import { ApiKeyPrefix, hashSecret, isWellFormed, UserTokenPrefix } from "../platform/CredentialHash.js"
 import type { RateLimit, RateLimitSettings } from "../platform/ServerConfig.js"
-import { defaultRateLimits, ServerConfig } from "../platform/ServerConfig.js"
+import { ServerConfig } from "../platform/ServerConfig.js"
 import { sessionCookieName } from "../portal/PortalApi.js"
 import { presentedCredential, setPrefetched } from "./Credentials.js"
 import { drain } from "./Drain.js"
@@ -176,7 +176,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
   scoped: Effect.gen(function*() {
     const config = yield* ServerConfig
     const repo = yield* RateLimitRepo
-    const settings = config.rateLimits ?? defaultRateLimits
+    const settings = config.rateLimits
 
     // One warning per minute at most while the database does not answer.
     let lastWarning = 0

@@ -1,11 +1,11 @@
 /**
  * The database pool's settings: `DATABASE_POOL_SIZE` bounds the connections a process opens to PostgreSQL
  * (seen in `pulsebridge_db_pool_max` and in the sessions the pool opens under load); `SYNC_STORE_CONCURRENCY`
- * (default half the pool) and `SYNC_CONCURRENCY` (default 16) are read as given.
+ * (default half the pool, 1 on the embedded database) and `SYNC_CONCURRENCY` (default 16) are read as given.
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { defaultPoolSize, pgClientFromUrl } from "@pulsebridge/server/platform/Database"
+import { pgClientFromUrl } from "@pulsebridge/server/platform/Database"
 import { observePools, poolMax } from "@pulsebridge/server/platform/DatabasePool"
 import { serverConfig } from "@pulsebridge/server/platform/ServerConfig"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -22,8 +22,8 @@ describe("database pool settings", () => {
       const defaults = yield* read({})
       expect(defaults._tag).toBe("Right")
       if (defaults._tag === "Right") {
-        expect(defaults.right.databasePoolSize).toBe(defaultPoolSize)
-        expect(defaults.right.syncStoreConcurrency).toBeUndefined()
+        expect(defaults.right.databasePoolSize).toBe(10)
+        expect(defaults.right.syncStoreConcurrency).toBe(1)
         expect(defaults.right.syncConcurrency).toBe(16)
       }
       const set = yield* read({ DATABASE_POOL_SIZE: "24", SYNC_STORE_CONCURRENCY: "3", SYNC_CONCURRENCY: "40" })

@@ -13,6 +13,7 @@ import { Delivery, disableAfterMs, retryDelaysMs } from "@pulsebridge/server/web
 import { Outbox } from "@pulsebridge/server/webhooks/Outbox"
 import { createApp, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
 import { json, preview, send } from "../fixtures/Http.js"
@@ -57,7 +58,7 @@ const deliveries = (apiKey: string, endpointId: string, query = "") =>
 const endpointOf = (apiKey: string, endpointId: string) =>
   Effect.map(send("GET", `${base}/${endpointId}`, { bearer: apiKey }), (reply) => json(reply))
 
-layer(makeTestServer({ webhookCaFile: receiverCaFile, webhookDelivery: false }), {
+layer(makeTestServer({ webhookCaFile: Option.some(receiverCaFile), webhookDelivery: false }), {
   timeout: "120 seconds",
   excludeTestServices: true
 })("webhook delivery", (it) => {
