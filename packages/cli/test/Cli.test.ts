@@ -121,11 +121,17 @@ const freePort = Effect.async<number>((resume) => {
   })
 })
 
-/** `serve` on `port` over `dir`, up once its banner is out; stopped (SIGTERM, then SIGKILL) with the scope. */
-const runningServer = (dir: string, port: number) =>
+/**
+ * `serve` on `port` over `dir`, up once its banner is out (with `--json`, its one line on stdout); stopped (SIGTERM,
+ * then SIGKILL) with the scope. What it printed on stdout until then comes with it.
+ */
+const runningServer = (dir: string, port: number, args: ReadonlyArray<string> = []) =>
   Effect.acquireRelease(
-    Effect.async<cp.ChildProcess>((resume) => {
-      const child = spawnCli(dir, ["serve"], { PORT: String(port), HOST: "127.0.0.1" })
+    Effect.async<{ readonly child: cp.ChildProcess; readonly stdout: string }>((resume) => {
+      const child = spawnCli(dir, ["serve", ...args], { PORT: String(port), HOST: "127.0.0.1" })
+      const ready = args.includes("--json")
+        ? (out: string) => out.includes("\n")
+        : (out: string) => out.includes("PulseBridge is running")
       let stdout = ""
       let stderr = ""
       const onExit = (code: number | null) =>
@@ -133,15 +139,15 @@ const runningServer = (dir: string, port: number) =>
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
       child.stdout.on("data", (chunk: Buffer) => {
         stdout += chunk.toString()
-        if (stdout.includes("PulseBridge is running")) {
+        if (ready(stdout)) {
           child.off("exit", onExit)
-          resume(Effect.succeed(child))
+          resume(Effect.succeed({ child, stdout }))
         }
       })
       child.on("exit", onExit)
       return Effect.sync(() => child.kill("SIGKILL"))
     }),
-    (child) =>
+    ({ child }) =>
       Effect.async<void>((resume) => {
         if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
         const force = setTimeout(() => child.kill("SIGKILL"), 10_000)
@@ -659,13 +665,32 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     commandsTimeout
   )
 
+  it.scoped(
+    "serve --json prints one JSON object saying where it listens, with the banner's URL",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* dataDir
+        const port = yield* freePort
+        const { child, stdout } = yield* runningServer(dir, port, ["--json"])
+        expect(stdout.trim().split("\n")).toHaveLength(1)
+        expect(JSON.parse(stdout)).toEqual({
+          status: "running",
+          url: `https://localhost:${port}`,
+          port,
+          database: "embedded",
+          pid: child.pid
+        })
+      }),
+    commandsTimeout
+  )
+
   it.scoped("works through a running server that holds the data dir", () =>
     Effect.gen(function*() {
       const dir = yield* dataDir
       const server = yield* runningServer(dir, yield* freePort)
       // The server holds the embedded database; the CLI can only have reached it through the server's socket.
       const lock = JSON.parse(fs.readFileSync(path.join(dir, "pg.lock"), "utf8")) as { pid: number }
-      expect(server.exitCode).toBeNull()
+      expect(server.child.exitCode).toBeNull()
       expect(typeof lock.pid).toBe("number")
 
       const listed = yield* cliJson(dir, ["apps", "list"])

@@ -4,6 +4,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { HttpServer } from "@effect/platform"
+import { ServerBases } from "@pulsebridge/server/platform/ServerBases"
 import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -32,8 +33,8 @@ const serveJson = (config: Layer.Layer<ServerConfig, unknown>) =>
     const settings = Context.get(context, ServerConfig)
     const address = Context.get(context, HttpServer.HttpServer).address
     const port = address._tag === "TcpAddress" ? address.port : settings.port
-    const scheme = settings.trustProxy ? "http" : "https"
-    const url = Option.getOrElse(settings.publicUrl, () => `${scheme}://localhost:${port}`).replace(/\/$/, "")
+    // The URL the banner prints, `PUBLIC_URL`'s default included.
+    const url = Context.get(context, ServerBases).publicBase
     const database = Option.isSome(settings.databaseUrl) ? "postgres" : "embedded"
     yield* printJson({ status: "running", url, port, database, pid: process.pid })
     return yield* Effect.never
