@@ -16,6 +16,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { tsImport } from "tsx/esm/api"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -84,21 +85,13 @@ const stop = (child) =>
     child.kill("SIGKILL")
   })
 
+// The names from the server's own module (TypeScript, loaded through tsx), so that this list cannot fall behind it.
+const { envVarNames } = await tsImport("@pulsebridge/server/platform/EnvVars", import.meta.url)
+
+/** This environment without any of the server's variables. */
 const cleanEnv = () => {
   const env = { ...process.env, NO_COLOR: "1" }
-  for (
-    const name of [
-      "DATABASE_URL",
-      "PUBLIC_URL",
-      "TLS_CERT_FILE",
-      "TLS_KEY_FILE",
-      "TRUST_PROXY",
-      "SECRET_KEY",
-      "SANDBOX",
-      "ROLE",
-      "NODE_ENV"
-    ]
-  ) delete env[name]
+  for (const name of envVarNames) delete env[name]
   return env
 }
 

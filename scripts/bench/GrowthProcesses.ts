@@ -4,7 +4,7 @@
  * `pulsebridge` command run to its end, each process's CPU time and peak resident memory from `/proc` (Linux), and
  * the servers' Prometheus metrics from their metrics listener (`METRICS_PORT`).
  */
-import { configVariables } from "@pulsebridge/testing/ChildServer"
+import { envVarNames } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as cp from "node:child_process"
 import * as fs from "node:fs"
@@ -20,7 +20,7 @@ const compiledEntry = path.join(repoRoot, "packages", "cli", "build", "src", "bi
 
 const childEnv = (env: Readonly<Record<string, string>>): NodeJS.ProcessEnv => {
   const out: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
-  for (const name of configVariables) delete out[name]
+  for (const name of envVarNames) delete out[name]
   return Object.assign(out, env)
 }
 

@@ -6,6 +6,7 @@
  * migrated data dir with no server running, so that a command on the embedded database opens it itself. Each is
  * run `BENCH_STARTUP_RUNS` times (default 5); the median and the slowest are reported.
  */
+import { envVarNames } from "@pulsebridge/server"
 import { freshDatabase } from "@pulsebridge/testing/TestDatabase"
 import * as Effect from "effect/Effect"
 import * as cp from "node:child_process"
@@ -53,12 +54,11 @@ const freePort = Effect.async<number>((resume) => {
   })
 })
 
-// Variables of the server configuration that the shell running the benchmark may carry.
-const configVariables = ["DATABASE_URL", "PORT", "HOST", "PUBLIC_URL", "TLS_CERT_FILE", "TLS_KEY_FILE", "SANDBOX"]
-
+// None of the server's variables that the shell running the benchmark may carry.
 const environment = (dataDir: string, databaseUrl: string | undefined, extra: Record<string, string> = {}) => {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", DATA_DIR: dataDir, ...extra }
-  for (const name of configVariables) if (!(name in extra)) delete env[name]
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const name of envVarNames) delete env[name]
+  Object.assign(env, { NO_COLOR: "1", DATA_DIR: dataDir }, extra)
   if (databaseUrl !== undefined) env["DATABASE_URL"] = databaseUrl
   return env
 }

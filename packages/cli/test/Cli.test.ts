@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { envVarNames } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as cp from "node:child_process"
 import * as crypto from "node:crypto"
@@ -24,27 +25,11 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".."
 // The `pulsebridge` executable on compiled JavaScript, built first if a source is newer than the build.
 const entry = path.join(repoRoot, "packages", "cli", "bin", "pulsebridge.mjs")
 
-// Variables of the server configuration that a developer's shell may carry and that would change what is tested.
-const configVariables = [
-  "DATABASE_URL",
-  "PORT",
-  "HOST",
-  "PUBLIC_URL",
-  "TLS_CERT_FILE",
-  "TLS_KEY_FILE",
-  "TRUST_PROXY",
-  "SECRET_KEY",
-  "SECRET_KEYS_OLD",
-  "SANDBOX",
-  "ROLE",
-  "LOG_LEVEL",
-  "LOG_FORMAT"
-]
-
+// None of the server's variables that a developer's shell may carry, which would change what is tested.
 const childEnv = (dataDir: string, extra: Record<string, string>): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, NO_COLOR: "1" }
-  for (const name of configVariables) delete env[name]
-  return { ...env, ...extra }
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const name of envVarNames) delete env[name]
+  return { ...env, DATA_DIR: dataDir, NO_COLOR: "1", ...extra }
 }
 
 const spawnCli = (dataDir: string, args: ReadonlyArray<string>, extra: Record<string, string> = {}) =>
@@ -136,11 +121,17 @@ const freePort = Effect.async<number>((resume) => {
   })
 })
 
-/** `serve` on `port` over `dir`, up once its banner is out; stopped (SIGTERM, then SIGKILL) with the scope. */
-const runningServer = (dir: string, port: number) =>
+/**
+ * `serve` on `port` over `dir`, up once its banner is out (with `--json`, its one line on stdout); stopped (SIGTERM,
+ * then SIGKILL) with the scope. What it printed on stdout until then comes with it.
+ */
+const runningServer = (dir: string, port: number, args: ReadonlyArray<string> = []) =>
   Effect.acquireRelease(
-    Effect.async<cp.ChildProcess>((resume) => {
-      const child = spawnCli(dir, ["serve"], { PORT: String(port), HOST: "127.0.0.1" })
+    Effect.async<{ readonly child: cp.ChildProcess; readonly stdout: string }>((resume) => {
+      const child = spawnCli(dir, ["serve", ...args], { PORT: String(port), HOST: "127.0.0.1" })
+      const ready = args.includes("--json")
+        ? (out: string) => out.includes("\n")
+        : (out: string) => out.includes("PulseBridge is running")
       let stdout = ""
       let stderr = ""
       const onExit = (code: number | null) =>
@@ -148,15 +139,15 @@ const runningServer = (dir: string, port: number) =>
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
       child.stdout.on("data", (chunk: Buffer) => {
         stdout += chunk.toString()
-        if (stdout.includes("PulseBridge is running")) {
+        if (ready(stdout)) {
           child.off("exit", onExit)
-          resume(Effect.succeed(child))
+          resume(Effect.succeed({ child, stdout }))
         }
       })
       child.on("exit", onExit)
       return Effect.sync(() => child.kill("SIGKILL"))
     }),
-    (child) =>
+    ({ child }) =>
       Effect.async<void>((resume) => {
         if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
         const force = setTimeout(() => child.kill("SIGKILL"), 10_000)
@@ -674,13 +665,32 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     commandsTimeout
   )
 
+  it.scoped(
+    "serve --json prints one JSON object saying where it listens, with the banner's URL",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* dataDir
+        const port = yield* freePort
+        const { child, stdout } = yield* runningServer(dir, port, ["--json"])
+        expect(stdout.trim().split("\n")).toHaveLength(1)
+        expect(JSON.parse(stdout)).toEqual({
+          status: "running",
+          url: `https://localhost:${port}`,
+          port,
+          database: "embedded",
+          pid: child.pid
+        })
+      }),
+    commandsTimeout
+  )
+
   it.scoped("works through a running server that holds the data dir", () =>
     Effect.gen(function*() {
       const dir = yield* dataDir
       const server = yield* runningServer(dir, yield* freePort)
       // The server holds the embedded database; the CLI can only have reached it through the server's socket.
       const lock = JSON.parse(fs.readFileSync(path.join(dir, "pg.lock"), "utf8")) as { pid: number }
-      expect(server.exitCode).toBeNull()
+      expect(server.child.exitCode).toBeNull()
       expect(typeof lock.pid).toBe("number")
 
       const listed = yield* cliJson(dir, ["apps", "list"])

@@ -4,6 +4,7 @@
  * one-time setup link printed instead, checked by exit code, stdout and stderr.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { envVarNames } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as cp from "node:child_process"
 import * as fs from "node:fs"
@@ -15,12 +16,11 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".."
 // The `pulsebridge` executable on compiled JavaScript, built first if a source is newer than the build.
 const entry = path.join(repoRoot, "packages", "cli", "bin", "pulsebridge.mjs")
 
-const configVariables = ["DATABASE_URL", "PORT", "HOST", "PUBLIC_URL", "TRUST_PROXY", "SECRET_KEY", "SANDBOX", "ROLE"]
-
+// None of the server's variables that a developer's shell may carry, which would change what is tested.
 const childEnv = (dataDir: string): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, NO_COLOR: "1" }
-  for (const name of configVariables) delete env[name]
-  return env
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const name of envVarNames) delete env[name]
+  return { ...env, DATA_DIR: dataDir, NO_COLOR: "1" }
 }
 
 interface Result {

@@ -29,7 +29,7 @@ import { Delivery, DeliveryWorkerLive } from "./events/Delivery.js"
 import { Endpoints } from "./events/Endpoints.js"
 import { WebhookEndpointsHttpLive } from "./events/Http.js"
 import { withCompression } from "./http/Compression.js"
-import { defaultDeadlines, withDeadline } from "./http/Deadline.js"
+import { withDeadline } from "./http/Deadline.js"
 import { makeAppMiddleware } from "./http/Middleware.js"
 import { RootRoutesLive } from "./http/RootRoutes.js"
 import { InsightsHttpLive } from "./insights/Http.js"
@@ -43,7 +43,6 @@ import { McpRoutesLive } from "./mcp/Http.js"
 import { McpTools } from "./mcp/Tools.js"
 import { MetricsListenerLive, MetricsRoutesLive } from "./observability/MetricsRoutes.js"
 import { ShardingLive } from "./platform/Cluster.js"
-import { defaultPoolSize } from "./platform/Database.js"
 import { HttpServerLive, ProviderHttpClientLive } from "./platform/HttpServer.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
@@ -89,13 +88,9 @@ const SyncLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
   const settings = Layer.succeed(SyncSettings, {
     ...SyncSettings.defaultValue(),
-    backfillDays: config.backfillDays ?? 30,
-    syncConcurrency: config.syncConcurrency ?? SyncSettings.defaultValue().syncConcurrency,
-    // Half the pool by default; the embedded database's one connection is shared by turns anyway.
-    storeConcurrency: config.syncStoreConcurrency ??
-      (Option.isSome(config.databaseUrl)
-        ? Math.max(1, Math.floor((config.databasePoolSize ?? defaultPoolSize) / 2))
-        : 1)
+    backfillDays: config.backfillDays,
+    syncConcurrency: config.syncConcurrency,
+    storeConcurrency: config.syncStoreConcurrency
   })
   const workers = config.role === "api"
     ? Layer.empty
@@ -144,7 +139,7 @@ const WebhooksOutLive = Layer.unwrapEffect(
   Effect.map(
     ServerConfig,
     (config) =>
-      (config.role === "api" || config.webhookDelivery === false ? Layer.empty : DeliveryWorkerLive).pipe(
+      (config.role === "api" || !config.webhookDelivery ? Layer.empty : DeliveryWorkerLive).pipe(
         Layer.provideMerge(Layer.mergeAll(Endpoints.Default, Delivery.Default))
       )
   )
@@ -212,12 +207,9 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
   const userToken = yield* UserTokenCheck
   // On the app itself (not the server's middleware, which only sees the app once its answer is written), so a
   // request over its deadline is answered, logged and given its error body like any other.
-  const deadline = withDeadline({
-    requestMs: config.requestTimeoutMs ?? defaultDeadlines.requestMs,
-    uploadMs: config.uploadTimeoutMs ?? defaultDeadlines.uploadMs
-  })
+  const deadline = withDeadline({ requestMs: config.requestTimeoutMs, uploadMs: config.uploadTimeoutMs })
   // Spans cost a request work (the server span parses the URL and copies headers) that only an exporter uses.
-  const tracing = config.otelEndpoint !== undefined
+  const tracing = Option.isSome(config.otelEndpoint)
   const middleware = makeAppMiddleware({
     trustProxy: config.trustProxy,
     tracing,

@@ -13,6 +13,7 @@ import * as Option from "effect/Option"
 import { AppLive } from "./App.js"
 import { Apps } from "./apps/Apps.js"
 import { DatabaseLive } from "./platform/Database.js"
+import { EnvVars } from "./platform/EnvVars.js"
 import { HttpServerLive } from "./platform/HttpServer.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ProductionChecksLive, ServerConfig } from "./platform/ServerConfig.js"
@@ -56,8 +57,8 @@ const Banner = Layer.effectDiscard(Effect.gen(function*() {
  * Every request's lines carry its `requestId`.
  */
 export const LoggingLive = Layer.unwrapEffect(Effect.gen(function*() {
-  const level = yield* Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
-  const format = yield* Config.literal("logfmt", "json")("LOG_FORMAT").pipe(Config.withDefault("logfmt" as const))
+  const level = yield* Config.logLevel(EnvVars.logLevel).pipe(Config.withDefault(LogLevel.Info))
+  const format = yield* Config.literal("logfmt", "json")(EnvVars.logFormat).pipe(Config.withDefault("logfmt" as const))
   return Layer.merge(format === "json" ? Logger.json : Logger.logFmt, Logger.minimumLogLevel(level))
 }))
 

@@ -4,6 +4,7 @@
  * variables of the developer's shell) plus what the test passes.
  */
 import { NodeHttpClient } from "@effect/platform-node"
+import { envVarNames } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as cp from "node:child_process"
@@ -16,46 +17,6 @@ import { TestServer } from "./TestServer.js"
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 // The `pulsebridge` executable, as `npm start` runs it: compiled JavaScript, built first if a source is newer.
 const entry = path.join("packages", "cli", "bin", "pulsebridge.mjs")
-
-/** The environment variables of the server configuration: a child gets none of the parent's shell, only what it is given. */
-export const configVariables = [
-  "DATABASE_URL",
-  "PORT",
-  "HOST",
-  "PUBLIC_URL",
-  "TLS_CERT_FILE",
-  "TLS_KEY_FILE",
-  "TRUST_PROXY",
-  "SECRET_KEY",
-  "SECRET_KEYS_OLD",
-  "SANDBOX",
-  "ANALYZER",
-  "ANALYZER_BASE_URL",
-  "ANALYZER_MODEL",
-  "ANALYZER_API_KEY",
-  "ROLE",
-  "LOG_LEVEL",
-  "LOG_FORMAT",
-  "BACKFILL_DAYS",
-  "SYNC_CRON",
-  "RUNNER_HOST",
-  "RUNNER_PORT",
-  "RATE_LIMIT",
-  "RATE_LIMIT_API_KEY",
-  "RATE_LIMIT_USER_TOKEN",
-  "RATE_LIMIT_ADDRESS",
-  "NODE_ENV",
-  "REQUEST_TIMEOUT_MS",
-  "UPLOAD_TIMEOUT_MS",
-  "STATEMENT_TIMEOUT_MS",
-  "WEBHOOK_ALLOW_PRIVATE",
-  "WEBHOOK_CA_FILE",
-  "WEBHOOK_DELIVERY",
-  "METRICS_TOKEN",
-  "METRICS_PORT",
-  "METRICS_HOST",
-  "OTEL_EXPORTER_OTLP_ENDPOINT"
-]
 
 /** A loopback port nothing listens on right now. */
 export const freePort = Effect.async<number>((resume) => {
@@ -92,7 +53,7 @@ export const startChildServer = (options: ChildServerOptions) =>
   Effect.acquireRelease(
     Effect.async<ChildServer>((resume) => {
       const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
-      for (const name of configVariables) delete env[name]
+      for (const name of envVarNames) delete env[name]
       // Rate limits are off unless the test turns them on: the suite sends many requests quickly.
       Object.assign(
         env,
@@ -169,7 +130,7 @@ export const childServerClient = (dataDir: string, port: number) => {
 export const runCli = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>>) =>
   Effect.async<{ readonly code: number | null; readonly output: string }>((resume) => {
     const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
-    for (const name of configVariables) delete childEnv[name]
+    for (const name of envVarNames) delete childEnv[name]
     Object.assign(childEnv, env)
     const child = cp.spawn(process.execPath, [entry, ...args], {
       cwd: repoRoot,

@@ -38,34 +38,21 @@ export const tempDir = (prefix: string) =>
     (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
   )
 
-export const testConfig = (dataDir: string, overrides: Partial<ServerConfigShape> = {}): ServerConfigShape => ({
-  port: 0,
-  host: "127.0.0.1",
-  publicUrl: Option.none(),
-  databaseUrl: Option.none(),
-  dataDir,
-  tlsCertFile: Option.none(),
-  tlsKeyFile: Option.none(),
-  trustProxy: false,
-  secretKey: Option.none(),
-  sandbox: false,
-  analyzer: "offline",
-  analyzerBaseUrl: Option.none(),
-  analyzerModel: Option.none(),
-  analyzerApiKey: Option.none(),
-  role: "all",
-  production: false,
-  // The suite sends many requests quickly with one key; rate-limit tests turn the limits on.
-  rateLimits: { ...defaultRateLimits, enabled: false },
-  // No `/metrics` on the public port, no admin listener and no telemetry export unless a test asks.
-  metricsToken: undefined,
-  metricsPort: undefined,
-  metricsHost: "127.0.0.1",
-  otelEndpoint: undefined,
-  otelServiceName: "pulsebridge-test",
-  otelMetricExportIntervalMs: 60_000,
-  ...overrides
-})
+/**
+ * The configuration's defaults (no `/metrics` on the public port, no metrics listener, no telemetry export) on a
+ * free loopback port over `dataDir`, with `overrides` over them.
+ */
+export const testConfig = (dataDir: string, overrides: Partial<ServerConfigShape> = {}): ServerConfigShape =>
+  ServerConfig.make({
+    port: 0,
+    host: "127.0.0.1",
+    dataDir,
+    analyzer: "offline",
+    // The suite sends many requests quickly with one key; rate-limit tests turn the limits on.
+    rateLimits: { ...defaultRateLimits, enabled: false },
+    otelServiceName: "pulsebridge-test",
+    ...overrides
+  })
 
 /**
  * Puts the harness's self-signed certificate into `dataDir/tls`, where the server looks before it
@@ -98,9 +85,9 @@ export const makeTestServer = (
 ) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const dataDir = yield* tempDir("pulsebridge-test-")
-    const ownCertificate = overrides.tlsCertFile !== undefined && Option.isSome(overrides.tlsCertFile)
-    if (!ownCertificate && overrides.trustProxy !== true) yield* seedCertificate(dataDir)
-    const ConfigLive = Layer.succeed(ServerConfig, testConfig(dataDir, overrides))
+    const config = testConfig(dataDir, overrides)
+    if (Option.isNone(config.tlsCertFile) && !config.trustProxy) yield* seedCertificate(dataDir)
+    const ConfigLive = Layer.succeed(ServerConfig, config)
     const Http = AppLive.pipe(
       Layer.provideMerge(registries.providers ?? ProviderRegistry.Default),
       Layer.provideMerge(
@@ -114,8 +101,8 @@ export const makeTestServer = (
       Effect.gen(function*() {
         const server = yield* HttpServer.HttpServer
         const port = server.address._tag === "TcpAddress" ? server.address.port : 0
-        const scheme = overrides.trustProxy === true ? "http" : "https"
-        const ca = overrides.trustProxy === true ? "" : fs.readFileSync(path.join(dataDir, "tls", "cert.pem"), "utf8")
+        const scheme = config.trustProxy ? "http" : "https"
+        const ca = config.trustProxy ? "" : fs.readFileSync(path.join(dataDir, "tls", "cert.pem"), "utf8")
         return { baseUrl: `${scheme}://127.0.0.1:${port}`, port, dataDir, ca }
       })
     )

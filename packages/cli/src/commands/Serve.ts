@@ -4,7 +4,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { HttpServer } from "@effect/platform"
-import { ServerConfig } from "@pulsebridge/server"
+import { ServerBases, ServerConfig } from "@pulsebridge/server"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -32,8 +32,8 @@ const serveJson = (config: Layer.Layer<ServerConfig, unknown>) =>
     const settings = Context.get(context, ServerConfig)
     const address = Context.get(context, HttpServer.HttpServer).address
     const port = address._tag === "TcpAddress" ? address.port : settings.port
-    const scheme = settings.trustProxy ? "http" : "https"
-    const url = Option.getOrElse(settings.publicUrl, () => `${scheme}://localhost:${port}`).replace(/\/$/, "")
+    // The URL the banner prints, `PUBLIC_URL`'s default included.
+    const url = Context.get(context, ServerBases).publicBase
     const database = Option.isSome(settings.databaseUrl) ? "postgres" : "embedded"
     yield* printJson({ status: "running", url, port, database, pid: process.pid })
     return yield* Effect.never

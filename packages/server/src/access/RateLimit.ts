@@ -24,7 +24,7 @@ import * as net from "node:net"
 import { drain } from "../http/Drain.js"
 import { countRateLimited, rateLimitsNotApplied } from "../http/RequestMetrics.js"
 import type { RateLimit, RateLimitSettings } from "../platform/ServerConfig.js"
-import { defaultRateLimits, ServerConfig } from "../platform/ServerConfig.js"
+import { ServerConfig } from "../platform/ServerConfig.js"
 import { ApiKeyPrefix, isWellFormed, UserTokenPrefix } from "./CredentialHash.js"
 import type { PresentedCredentials } from "./Credentials.js"
 import { Caller, portalSessionCookie, withCaller } from "./Credentials.js"
@@ -176,7 +176,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
   scoped: Effect.gen(function*() {
     const config = yield* ServerConfig
     const repo = yield* RateLimitRepo
-    const settings = config.rateLimits ?? defaultRateLimits
+    const settings = config.rateLimits
 
     // One warning per minute at most while the database does not answer.
     let lastWarning = 0

@@ -107,12 +107,13 @@ export class Delivery extends Effect.Service<Delivery>()("@pulsebridge/server/De
     const rules: AddressRules = {
       production: config.production,
       sandbox: config.sandbox,
-      allowPrivate: config.webhookAllowPrivate ?? false
+      allowPrivate: config.webhookAllowPrivate
     }
-    const operatorCa = config.webhookCaFile === undefined
+    const caFile = config.webhookCaFile
+    const operatorCa = Option.isNone(caFile)
       ? undefined
-      : yield* Effect.try(() => fs.readFileSync(config.webhookCaFile!, "utf8")).pipe(
-        Effect.orElse(() => Effect.dieMessage(`cannot read WEBHOOK_CA_FILE "${config.webhookCaFile}"`))
+      : yield* Effect.try(() => fs.readFileSync(caFile.value, "utf8")).pipe(
+        Effect.orElse(() => Effect.dieMessage(`cannot read WEBHOOK_CA_FILE "${caFile.value}"`))
       )
     const agent = yield* NodeHttpClient.makeAgent({
       ...(operatorCa === undefined ? {} : { ca: [...tls.rootCertificates, operatorCa] }),

@@ -110,7 +110,7 @@ export class Endpoints extends Effect.Service<Endpoints>()("@pulsebridge/server/
     const rules: AddressRules = {
       production: config.production,
       sandbox: config.sandbox,
-      allowPrivate: config.webhookAllowPrivate ?? false
+      allowPrivate: config.webhookAllowPrivate
     }
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 

@@ -8,13 +8,11 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 
 export interface DeadlineOptions {
-  /** Milliseconds for any request (`REQUEST_TIMEOUT_MS`, default 30 s). */
+  /** Milliseconds for any request (`REQUEST_TIMEOUT_MS`). */
   readonly requestMs: number
-  /** Milliseconds for a `multipart/*` upload (`UPLOAD_TIMEOUT_MS`, default 120 s). */
+  /** Milliseconds for a `multipart/*` upload (`UPLOAD_TIMEOUT_MS`). */
   readonly uploadMs: number
 }
-
-export const defaultDeadlines: DeadlineOptions = { requestMs: 30_000, uploadMs: 120_000 }
 
 const isUpload = (request: HttpServerRequest.HttpServerRequest) =>
   (request.headers["content-type"] ?? "").trimStart().toLowerCase().startsWith("multipart/")

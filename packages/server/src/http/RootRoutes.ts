@@ -57,7 +57,7 @@ export const RootRoutesLive = HttpApiBuilder.Router.use((router) =>
 
     // A worker's runner is registered in the cluster's runner table; `all` runs its single runner in memory, and
     // an API node (`ROLE=api`) runs none. Every role needs its sharding up and not shutting down.
-    const runnerAddress = `${config.runnerHost ?? "localhost"}:${config.runnerPort ?? 34431}`
+    const runnerAddress = `${config.runnerHost}:${config.runnerPort}`
     const cluster = Effect.gen(function*() {
       if (yield* sharding.isShutdown) return failed("the cluster is shutting down")
       if (config.role !== "worker") return { ok: true } satisfies Check

@@ -350,8 +350,8 @@ export const MealAnalyzerLive = Layer.unwrapEffect(Effect.gen(function*() {
         MealAnalyzer,
         makeOpenAiAnalyzer({
           name: "openai",
-          baseUrl: Option.getOrElse(config.analyzerBaseUrl, () => "https://api.openai.com/v1"),
-          model: Option.getOrElse(config.analyzerModel, () => "gpt-4o-mini"),
+          baseUrl: config.analyzerBaseUrl,
+          model: config.analyzerModel,
           apiKey: config.analyzerApiKey
         })
       )

@@ -60,8 +60,8 @@ const unauthorized = HttpServerResponse.unsafeJson(
 export const MetricsRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* ServerConfig
-    const token = config.metricsToken
-    if (token === undefined) return
+    if (Option.isNone(config.metricsToken)) return
+    const token = config.metricsToken.value
     const sql = yield* SqlClient.SqlClient
     yield* router.get(
       "/metrics",
@@ -81,17 +81,18 @@ export const MetricsListenerLive = Layer.scoped(
   MetricsListener,
   Effect.gen(function*() {
     const config = yield* ServerConfig
-    if (config.metricsPort === undefined) return { address: Option.none() }
-    const host = config.metricsHost ?? "127.0.0.1"
+    if (Option.isNone(config.metricsPort)) return { address: Option.none() }
+    const host = config.metricsHost
+    const wanted = config.metricsPort.value
     const sql = yield* SqlClient.SqlClient
-    const server = yield* NodeHttpServer.make(() => http.createServer(), { port: config.metricsPort, host })
+    const server = yield* NodeHttpServer.make(() => http.createServer(), { port: wanted, host })
     const app = HttpRouter.empty.pipe(
       HttpRouter.get("/metrics", metricsResponse(sql)),
       Effect.catchTag("RouteNotFound", () => Effect.succeed(notFound))
     )
     // Scrapes are not traced: a span every few seconds would say nothing.
     yield* server.serve(app).pipe(HttpMiddleware.withTracerDisabledWhenEffect(() => true))
-    const port = server.address._tag === "TcpAddress" ? server.address.port : config.metricsPort
+    const port = server.address._tag === "TcpAddress" ? server.address.port : wanted
     yield* Effect.logInfo("Serving /metrics on the metrics listener").pipe(Effect.annotateLogs({ host, port }))
     return { address: Option.some({ host, port }) }
   })

@@ -24,12 +24,12 @@ export const ShardingLive = Layer.unwrapEffect(Effect.gen(function*() {
     case "api":
       return NodeClusterSocket.layer({ clientOnly: true, storage: "sql", shardingConfig })
     case "worker": {
-      const port = config.runnerPort ?? 34431
+      const port = config.runnerPort
       return NodeClusterSocket.layer({
         storage: "sql",
         shardingConfig: {
           ...shardingConfig,
-          runnerAddress: Option.some(RunnerAddress.make(config.runnerHost ?? "localhost", port)),
+          runnerAddress: Option.some(RunnerAddress.make(config.runnerHost, port)),
           runnerListenAddress: Option.some(RunnerAddress.make("0.0.0.0", port))
         }
       })

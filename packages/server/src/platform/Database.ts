@@ -22,7 +22,7 @@ import * as path from "node:path"
 import * as Pg from "pg"
 import { trackPool } from "./DatabasePool.js"
 import { migrations } from "./migrations/index.js"
-import { ServerConfig } from "./ServerConfig.js"
+import { defaultServerConfig, ServerConfig } from "./ServerConfig.js"
 
 export class DatabaseError extends Data.TaggedError("DatabaseError")<{
   readonly message: string
@@ -228,12 +228,6 @@ const clientOptions = {
   connectTimeout: Duration.seconds(10)
 } as const
 
-/** Connections a process opens to PostgreSQL at most (`DATABASE_POOL_SIZE`). */
-export const defaultPoolSize = 10
-
-/** The longest a single statement may run on PostgreSQL (`STATEMENT_TIMEOUT_MS`; 0: no limit). */
-export const defaultStatementTimeoutMs = 60_000
-
 /**
  * A client of the PostgreSQL server at `url`, whose every session bounds a statement's run time
  * (`statement_timeout`, sent when the connection opens): the backstop behind the request deadline,
@@ -241,8 +235,8 @@ export const defaultStatementTimeoutMs = 60_000
  */
 export const pgClientFromUrl = (
   url: Redacted.Redacted,
-  statementTimeoutMs = defaultStatementTimeoutMs,
-  poolSize = defaultPoolSize
+  statementTimeoutMs = defaultServerConfig.statementTimeoutMs,
+  poolSize = defaultServerConfig.databasePoolSize
 ) =>
   pgClientFromPool(() =>
     new Pg.Pool({

@@ -15,6 +15,7 @@ import * as Redacted from "effect/Redacted"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { EnvVars } from "./EnvVars.js"
 import { ServerConfig } from "./ServerConfig.js"
 
 export class SecretBoxError extends Data.TaggedError("SecretBoxError")<{ readonly message: string }> {}
@@ -98,7 +99,7 @@ export class SecretBox extends Context.Tag("@pulsebridge/server/SecretBox")<Secr
     SecretBox,
     Effect.gen(function*() {
       const config = yield* ServerConfig
-      const old = yield* Config.array(Config.string(), "SECRET_KEYS_OLD").pipe(Config.withDefault([]))
+      const old = yield* Config.array(Config.string(), EnvVars.secretKeysOld).pipe(Config.withDefault([]))
       if (Option.isSome(config.secretKey)) return makeSecretBox(Redacted.value(config.secretKey.value), old)
       if (config.production) {
         // Built anyway so that commands without secrets work; any use of it fails clearly.

@@ -1,8 +1,12 @@
 /**
- * All configuration of the server and CLI, read once from the environment with `Config`.
+ * All configuration of the server and CLI, read once from the environment with `Config`. Each setting's one
+ * default and its validation are in the decoder here, so code that holds a `ServerConfigShape` never supplies a
+ * default of its own; `ServerConfig.make` builds a whole configuration from the same defaults for code that sets
+ * a few settings itself. The variables' names are in `EnvVars.ts`.
  */
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -10,6 +14,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { EnvVars } from "./EnvVars.js"
 
 export type Role = "all" | "api" | "worker"
 
@@ -28,55 +33,55 @@ export interface ServerConfigShape {
   readonly secretKey: Option.Option<Redacted.Redacted>
   readonly sandbox: boolean
   readonly analyzer: AnalyzerKind
-  /** Base URL of an OpenAI-compatible API (`.../v1`); `ANALYZER=openai` defaults to OpenAI's. */
-  readonly analyzerBaseUrl: Option.Option<string>
-  readonly analyzerModel: Option.Option<string>
+  /** Base URL of the OpenAI-compatible API (`.../v1`) `ANALYZER=openai` asks; OpenAI's unless `ANALYZER_BASE_URL`. */
+  readonly analyzerBaseUrl: string
+  readonly analyzerModel: string
   /** Never logged. */
   readonly analyzerApiKey: Option.Option<Redacted.Redacted>
   readonly role: Role
   readonly production: boolean
   /** Worker (`ROLE=worker`): the address other nodes reach its cluster runner on. */
-  readonly runnerHost?: string | undefined
-  readonly runnerPort?: number | undefined
+  readonly runnerHost: string
+  readonly runnerPort: number
   /** The periodic sync's schedule (cron, UTC). */
-  readonly syncCron?: string | undefined
+  readonly syncCron: string
   /** Days of history read when a provider is connected (capped per provider). */
-  readonly backfillDays?: number | undefined
-  /** Request rate limits (docs/rate-limits.md); the documented defaults when absent. */
-  readonly rateLimits?: RateLimitSettings | undefined
+  readonly backfillDays: number
+  /** Request rate limits (docs/rate-limits.md). */
+  readonly rateLimits: RateLimitSettings
   /** The deadline of a request (`REQUEST_TIMEOUT_MS`), and of a `multipart/*` upload (`UPLOAD_TIMEOUT_MS`). */
-  readonly requestTimeoutMs?: number | undefined
-  readonly uploadTimeoutMs?: number | undefined
+  readonly requestTimeoutMs: number
+  readonly uploadTimeoutMs: number
   /** The longest a statement may run on PostgreSQL (`STATEMENT_TIMEOUT_MS`, 0: no limit). */
-  readonly statementTimeoutMs?: number | undefined
+  readonly statementTimeoutMs: number
   /** Connections this process opens to PostgreSQL at most (`DATABASE_POOL_SIZE`; the embedded database has one). */
-  readonly databasePoolSize?: number | undefined
+  readonly databasePoolSize: number
   /**
    * Sync windows this process writes at once at most (`SYNC_STORE_CONCURRENCY`); by default half the pool, so
    * that the sync never holds every connection while requests wait.
    */
-  readonly syncStoreConcurrency?: number | undefined
-  /** Connections this process syncs at once at most (`SYNC_CONCURRENCY`, default 16); the others wait their turn. */
-  readonly syncConcurrency?: number | undefined
-  /** Where Dexcom's OAuth endpoints live (`DEXCOM_OAUTH_PATH`): `/v3/oauth2` (default) or `/v2/oauth2`. */
-  readonly dexcomOAuthPath?: "/v3/oauth2" | "/v2/oauth2" | undefined
+  readonly syncStoreConcurrency: number
+  /** Connections this process syncs at once at most (`SYNC_CONCURRENCY`); the others wait their turn. */
+  readonly syncConcurrency: number
+  /** Where Dexcom's OAuth endpoints live (`DEXCOM_OAUTH_PATH`): `/v3/oauth2` or `/v2/oauth2`. */
+  readonly dexcomOAuthPath: "/v3/oauth2" | "/v2/oauth2"
   /** Webhook URLs may name private, loopback and link-local addresses in production (`WEBHOOK_ALLOW_PRIVATE`). */
-  readonly webhookAllowPrivate?: boolean | undefined
+  readonly webhookAllowPrivate: boolean
   /** A PEM file of CAs webhook receivers' certificates may chain to, besides the public ones (`WEBHOOK_CA_FILE`). */
-  readonly webhookCaFile?: string | undefined
-  /** Whether this worker process delivers webhooks (`WEBHOOK_DELIVERY=on|off`, default on). */
-  readonly webhookDelivery?: boolean | undefined
-  /** The bearer token `/metrics` requires on the public port (`METRICS_TOKEN`); unset: no `/metrics` there. Never logged. */
-  readonly metricsToken?: Redacted.Redacted | undefined
+  readonly webhookCaFile: Option.Option<string>
+  /** Whether this worker process delivers webhooks (`WEBHOOK_DELIVERY=on|off`). */
+  readonly webhookDelivery: boolean
+  /** The bearer token `/metrics` requires on the public port (`METRICS_TOKEN`); none: no `/metrics` there. Never logged. */
+  readonly metricsToken: Option.Option<Redacted.Redacted>
   /** A separate plain-HTTP listener serving `/metrics` without a token (`METRICS_PORT`, on `METRICS_HOST`). */
-  readonly metricsPort?: number | undefined
-  readonly metricsHost?: string | undefined
-  /** The OTLP/HTTP collector traces and metrics are exported to (`OTEL_EXPORTER_OTLP_ENDPOINT`); unset: none. */
-  readonly otelEndpoint?: string | undefined
-  /** The `service.name` of exported telemetry (`OTEL_SERVICE_NAME`, default `pulsebridge`). */
-  readonly otelServiceName?: string | undefined
-  /** How often metrics are exported (`OTEL_METRIC_EXPORT_INTERVAL`, milliseconds, default 60000). */
-  readonly otelMetricExportIntervalMs?: number | undefined
+  readonly metricsPort: Option.Option<number>
+  readonly metricsHost: string
+  /** The OTLP/HTTP collector traces and metrics are exported to (`OTEL_EXPORTER_OTLP_ENDPOINT`); none: no export. */
+  readonly otelEndpoint: Option.Option<string>
+  /** The `service.name` of exported telemetry (`OTEL_SERVICE_NAME`). */
+  readonly otelServiceName: string
+  /** How often metrics are exported (`OTEL_METRIC_EXPORT_INTERVAL`, milliseconds). */
+  readonly otelMetricExportIntervalMs: number
 }
 
 /** A token bucket: refills `perSecond` tokens a second up to `burst`; a request takes one. */
@@ -119,147 +124,191 @@ const rateLimitSetting = (name: string, fallback: RateLimit) =>
   )
 
 const rateLimitsConfig: Config.Config<RateLimitSettings> = Config.all({
-  enabled: Config.literal("on", "off")("RATE_LIMIT").pipe(
+  enabled: Config.literal("on", "off")(EnvVars.rateLimit).pipe(
+    Config.map((value) => value === "on"),
+    Config.withDefault(defaultRateLimits.enabled)
+  ),
+  apiKey: rateLimitSetting(EnvVars.rateLimitApiKey, defaultRateLimits.apiKey),
+  userToken: rateLimitSetting(EnvVars.rateLimitUserToken, defaultRateLimits.userToken),
+  address: rateLimitSetting(EnvVars.rateLimitAddress, defaultRateLimits.address)
+})
+
+/**
+ * The settings as the environment gives them, each with its default. Those whose default depends on other settings
+ * (`ANALYZER`, `SYNC_STORE_CONCURRENCY`), and `ANALYZER_BASE_URL`, whose presence picks the analyser, stay options
+ * here for `resolve` to complete.
+ */
+const settingsConfig = Config.all({
+  port: Config.integer(EnvVars.port).pipe(
+    Config.validate({
+      message: `${EnvVars.port} must be a port number (0 picks a free port)`,
+      validation: (n) => n >= 0 && n <= 65535
+    }),
+    Config.withDefault(8443)
+  ),
+  host: Config.string(EnvVars.host).pipe(Config.withDefault("0.0.0.0")),
+  publicUrl: Config.option(Config.string(EnvVars.publicUrl)),
+  databaseUrl: Config.option(Config.redacted(EnvVars.databaseUrl)),
+  dataDir: Config.string(EnvVars.dataDir).pipe(Config.withDefault("./.pulsebridge")),
+  tlsCertFile: Config.option(Config.string(EnvVars.tlsCertFile)),
+  tlsKeyFile: Config.option(Config.string(EnvVars.tlsKeyFile)),
+  trustProxy: Config.boolean(EnvVars.trustProxy).pipe(Config.withDefault(false)),
+  secretKey: Config.option(Config.redacted(EnvVars.secretKey)),
+  sandbox: Config.boolean(EnvVars.sandbox).pipe(Config.withDefault(false)),
+  analyzer: Config.option(Config.literal("openai", "offline", "sandbox")(EnvVars.analyzer)),
+  analyzerBaseUrl: Config.option(Config.string(EnvVars.analyzerBaseUrl)),
+  analyzerModel: Config.string(EnvVars.analyzerModel).pipe(Config.withDefault("gpt-4o-mini")),
+  analyzerApiKey: Config.option(Config.redacted(EnvVars.analyzerApiKey)),
+  role: Config.literal("all", "api", "worker")(EnvVars.role).pipe(Config.withDefault("all" as const)),
+  production: Config.string(EnvVars.production).pipe(
+    Config.map((env) => env === "production"),
+    Config.withDefault(false)
+  ),
+  runnerHost: Config.string(EnvVars.runnerHost).pipe(Config.withDefault("localhost")),
+  runnerPort: Config.integer(EnvVars.runnerPort).pipe(Config.withDefault(34431)),
+  syncCron: Config.string(EnvVars.syncCron).pipe(Config.withDefault("0 * * * *")),
+  backfillDays: Config.integer(EnvVars.backfillDays).pipe(
+    Config.validate({ message: `${EnvVars.backfillDays} must be 1 to 365`, validation: (n) => n >= 1 && n <= 365 }),
+    Config.withDefault(30)
+  ),
+  rateLimits: rateLimitsConfig,
+  requestTimeoutMs: Config.integer(EnvVars.requestTimeoutMs).pipe(
+    Config.validate({ message: `${EnvVars.requestTimeoutMs} must be 100 or more`, validation: (n) => n >= 100 }),
+    Config.withDefault(30_000)
+  ),
+  uploadTimeoutMs: Config.integer(EnvVars.uploadTimeoutMs).pipe(
+    Config.validate({ message: `${EnvVars.uploadTimeoutMs} must be 100 or more`, validation: (n) => n >= 100 }),
+    Config.withDefault(120_000)
+  ),
+  statementTimeoutMs: Config.integer(EnvVars.statementTimeoutMs).pipe(
+    Config.validate({
+      message: `${EnvVars.statementTimeoutMs} must be 0 (no limit) or 1000 or more`,
+      validation: (n) => n === 0 || n >= 1000
+    }),
+    Config.withDefault(60_000)
+  ),
+  databasePoolSize: Config.integer(EnvVars.databasePoolSize).pipe(
+    Config.validate({
+      message: `${EnvVars.databasePoolSize} must be 2 to 1000`,
+      validation: (n) => n >= 2 && n <= 1000
+    }),
+    Config.withDefault(10)
+  ),
+  syncStoreConcurrency: Config.integer(EnvVars.syncStoreConcurrency).pipe(
+    Config.validate({ message: `${EnvVars.syncStoreConcurrency} must be 1 or more`, validation: (n) => n >= 1 }),
+    Config.option
+  ),
+  syncConcurrency: Config.integer(EnvVars.syncConcurrency).pipe(
+    Config.validate({ message: `${EnvVars.syncConcurrency} must be 1 or more`, validation: (n) => n >= 1 }),
+    Config.withDefault(16)
+  ),
+  dexcomOAuthPath: Config.literal("/v3/oauth2", "/v2/oauth2")(EnvVars.dexcomOAuthPath).pipe(
+    Config.withDefault("/v3/oauth2" as const)
+  ),
+  webhookAllowPrivate: Config.boolean(EnvVars.webhookAllowPrivate).pipe(Config.withDefault(false)),
+  webhookCaFile: Config.option(Config.string(EnvVars.webhookCaFile)),
+  webhookDelivery: Config.literal("on", "off")(EnvVars.webhookDelivery).pipe(
     Config.map((value) => value === "on"),
     Config.withDefault(true)
   ),
-  apiKey: rateLimitSetting("RATE_LIMIT_API_KEY", defaultRateLimits.apiKey),
-  userToken: rateLimitSetting("RATE_LIMIT_USER_TOKEN", defaultRateLimits.userToken),
-  address: rateLimitSetting("RATE_LIMIT_ADDRESS", defaultRateLimits.address)
+  metricsToken: Config.redacted(EnvVars.metricsToken).pipe(
+    Config.validate({
+      message: `${EnvVars.metricsToken} must be at least 16 characters (e.g. \`openssl rand -hex 32\`)`,
+      validation: (token) => Redacted.value(token).length >= 16
+    }),
+    Config.option
+  ),
+  metricsPort: Config.integer(EnvVars.metricsPort).pipe(
+    Config.validate({
+      message: `${EnvVars.metricsPort} must be a port number (0 picks a free port)`,
+      validation: (n) => n >= 0 && n <= 65535
+    }),
+    Config.option
+  ),
+  metricsHost: Config.string(EnvVars.metricsHost).pipe(Config.withDefault("127.0.0.1")),
+  otelEndpoint: Config.string(EnvVars.otelEndpoint).pipe(
+    Config.option,
+    // An empty value (`OTEL_EXPORTER_OTLP_ENDPOINT=`) turns the export off rather than failing the start.
+    Config.map(Option.filter((url) => url.trim() !== "")),
+    Config.validate({
+      message: `${EnvVars.otelEndpoint} must be an http:// or https:// URL (the collector's OTLP/HTTP receiver)`,
+      validation: (url) => Option.isNone(url) || /^https?:\/\/[^/?#]+/i.test(url.value.trim())
+    })
+  ),
+  otelServiceName: Config.string(EnvVars.otelServiceName).pipe(Config.withDefault("pulsebridge")),
+  otelMetricExportIntervalMs: Config.integer(EnvVars.otelMetricExportIntervalMs).pipe(
+    Config.validate({
+      message: `${EnvVars.otelMetricExportIntervalMs} must be 1000 (ms) or more`,
+      validation: (n) => n >= 1000
+    }),
+    Config.withDefault(60_000)
+  )
 })
 
-const analyzerSetting = Config.option(Config.literal("openai", "offline", "sandbox")("ANALYZER"))
+type Settings = Config.Config.Success<typeof settingsConfig>
+
+/** The API `ANALYZER=openai` asks when `ANALYZER_BASE_URL` is unset. */
+const openAiBaseUrl = "https://api.openai.com/v1"
 
 /**
  * The analyser when `ANALYZER` is unset: the simulator in sandbox mode, an OpenAI-compatible model when one is
  * configured, else the offline caption reader.
  */
-export const defaultAnalyzer = (config: Pick<ServerConfigShape, "sandbox" | "analyzerBaseUrl">): AnalyzerKind =>
-  config.sandbox ? "sandbox" : Option.isSome(config.analyzerBaseUrl) ? "openai" : "offline"
+export const defaultAnalyzer = (
+  settings: { readonly sandbox: boolean; readonly analyzerBaseUrl: Option.Option<string> }
+): AnalyzerKind => settings.sandbox ? "sandbox" : Option.isSome(settings.analyzerBaseUrl) ? "openai" : "offline"
 
-const baseConfig = Config.all({
-  port: Config.integer("PORT").pipe(
-    Config.validate({
-      message: "PORT must be a port number (0 picks a free port)",
-      validation: (n) => n >= 0 && n <= 65535
-    }),
-    Config.withDefault(8443)
-  ),
-  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
-  publicUrl: Config.option(Config.string("PUBLIC_URL")),
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.pulsebridge")),
-  tlsCertFile: Config.option(Config.string("TLS_CERT_FILE")),
-  tlsKeyFile: Config.option(Config.string("TLS_KEY_FILE")),
-  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
-  secretKey: Config.option(Config.redacted("SECRET_KEY")),
-  sandbox: Config.boolean("SANDBOX").pipe(Config.withDefault(false)),
-  analyzerSetting,
-  analyzerBaseUrl: Config.option(Config.string("ANALYZER_BASE_URL")),
-  analyzerModel: Config.option(Config.string("ANALYZER_MODEL")),
-  analyzerApiKey: Config.option(Config.redacted("ANALYZER_API_KEY")),
-  role: Config.literal("all", "api", "worker")("ROLE").pipe(Config.withDefault("all" as const)),
-  production: Config.string("NODE_ENV").pipe(
-    Config.map((env) => env === "production"),
-    Config.withDefault(false)
-  ),
-  runnerHost: Config.string("RUNNER_HOST").pipe(Config.withDefault("localhost")),
-  runnerPort: Config.integer("RUNNER_PORT").pipe(Config.withDefault(34431)),
-  syncCron: Config.string("SYNC_CRON").pipe(Config.withDefault("0 * * * *")),
-  backfillDays: Config.integer("BACKFILL_DAYS").pipe(
-    Config.validate({ message: "BACKFILL_DAYS must be 1 to 365", validation: (n) => n >= 1 && n <= 365 }),
-    Config.withDefault(30)
-  ),
-  rateLimits: rateLimitsConfig,
-  requestTimeoutMs: Config.integer("REQUEST_TIMEOUT_MS").pipe(
-    Config.validate({ message: "REQUEST_TIMEOUT_MS must be 100 or more", validation: (n) => n >= 100 }),
-    Config.withDefault(30_000)
-  ),
-  uploadTimeoutMs: Config.integer("UPLOAD_TIMEOUT_MS").pipe(
-    Config.validate({ message: "UPLOAD_TIMEOUT_MS must be 100 or more", validation: (n) => n >= 100 }),
-    Config.withDefault(120_000)
-  ),
-  statementTimeoutMs: Config.integer("STATEMENT_TIMEOUT_MS").pipe(
-    Config.validate({
-      message: "STATEMENT_TIMEOUT_MS must be 0 (no limit) or 1000 or more",
-      validation: (n) => n === 0 || n >= 1000
-    }),
-    Config.withDefault(60_000)
-  ),
-  databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(
-    Config.validate({ message: "DATABASE_POOL_SIZE must be 2 to 1000", validation: (n) => n >= 2 && n <= 1000 }),
-    Config.withDefault(10)
-  ),
-  syncStoreConcurrency: Config.integer("SYNC_STORE_CONCURRENCY").pipe(
-    Config.validate({ message: "SYNC_STORE_CONCURRENCY must be 1 or more", validation: (n) => n >= 1 }),
-    Config.option,
-    Config.map(Option.getOrUndefined)
-  ),
-  syncConcurrency: Config.integer("SYNC_CONCURRENCY").pipe(
-    Config.validate({ message: "SYNC_CONCURRENCY must be 1 or more", validation: (n) => n >= 1 }),
-    Config.withDefault(16)
-  ),
-  dexcomOAuthPath: Config.literal("/v3/oauth2", "/v2/oauth2")("DEXCOM_OAUTH_PATH").pipe(
-    Config.withDefault("/v3/oauth2" as const)
-  ),
-  webhookAllowPrivate: Config.boolean("WEBHOOK_ALLOW_PRIVATE").pipe(Config.withDefault(false)),
-  webhookCaFile: Config.string("WEBHOOK_CA_FILE").pipe(Config.option, Config.map(Option.getOrUndefined)),
-  webhookDelivery: Config.literal("on", "off")("WEBHOOK_DELIVERY").pipe(
-    Config.map((value) => value === "on"),
-    Config.withDefault(true)
-  ),
-  metricsToken: Config.redacted("METRICS_TOKEN").pipe(
-    Config.validate({
-      message: "METRICS_TOKEN must be at least 16 characters (e.g. `openssl rand -hex 32`)",
-      validation: (token) => Redacted.value(token).length >= 16
-    }),
-    Config.option,
-    Config.map(Option.getOrUndefined)
-  ),
-  metricsPort: Config.integer("METRICS_PORT").pipe(
-    Config.validate({
-      message: "METRICS_PORT must be a port number (0 picks a free port)",
-      validation: (n) => n >= 0 && n <= 65535
-    }),
-    Config.option,
-    Config.map(Option.getOrUndefined)
-  ),
-  metricsHost: Config.string("METRICS_HOST").pipe(Config.withDefault("127.0.0.1")),
-  otelEndpoint: Config.string("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
-    Config.option,
-    Config.map((value) => Option.getOrUndefined(Option.filter(value, (url) => url.trim() !== ""))),
-    Config.validate({
-      message: "OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (the collector's OTLP/HTTP receiver)",
-      validation: (url) => url === undefined || /^https?:\/\/[^/?#]+/i.test(url.trim())
-    })
-  ),
-  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("pulsebridge")),
-  otelMetricExportIntervalMs: Config.integer("OTEL_METRIC_EXPORT_INTERVAL").pipe(
-    Config.validate({ message: "OTEL_METRIC_EXPORT_INTERVAL must be 1000 (ms) or more", validation: (n) => n >= 1000 }),
-    Config.withDefault(60_000)
-  )
-})
+/** Half the pool; the embedded database's one connection is shared by turns anyway. */
+const defaultSyncStoreConcurrency = (settings: Pick<ServerConfigShape, "databaseUrl" | "databasePoolSize">) =>
+  Option.isSome(settings.databaseUrl) ? Math.max(1, Math.floor(settings.databasePoolSize / 2)) : 1
 
+/**
+ * `settings` with `overrides` over them. A default that depends on other settings is taken from them as overridden,
+ * so that `serve --sandbox` gets the sandbox analyser and a pool set in code gets its half for the sync's writes.
+ */
 const resolve = (
-  { analyzerSetting, ...config }: Config.Config.Success<typeof baseConfig>,
+  { analyzer, analyzerBaseUrl, syncStoreConcurrency, ...settings }: Settings,
   overrides: Partial<ServerConfigShape>
 ): ServerConfigShape => {
-  const merged = { ...config, ...overrides }
+  const given = { ...settings, ...overrides }
+  const baseUrl = Option.orElse(Option.fromNullable(overrides.analyzerBaseUrl), () => analyzerBaseUrl)
   return {
-    ...merged,
-    analyzer: overrides.analyzer ?? Option.getOrElse(analyzerSetting, () => defaultAnalyzer(merged))
+    ...given,
+    analyzer: Option.fromNullable(overrides.analyzer).pipe(
+      Option.orElse(() => analyzer),
+      Option.getOrElse(() => defaultAnalyzer({ sandbox: given.sandbox, analyzerBaseUrl: baseUrl }))
+    ),
+    analyzerBaseUrl: Option.getOrElse(baseUrl, () => openAiBaseUrl),
+    syncStoreConcurrency: Option.fromNullable(overrides.syncStoreConcurrency).pipe(
+      Option.orElse(() => syncStoreConcurrency),
+      Option.getOrElse(() => defaultSyncStoreConcurrency(given))
+    )
   }
 }
 
-export const serverConfig: Config.Config<ServerConfigShape> = Config.map(baseConfig, (config) => resolve(config, {}))
+export const serverConfig: Config.Config<ServerConfigShape> = Config.map(
+  settingsConfig,
+  (settings) => resolve(settings, {})
+)
+
+/** The settings of an environment that sets none of the variables: every default, as the decoder gives it. */
+const unsetSettings: Settings = Effect.runSync(ConfigProvider.fromMap(new Map()).load(settingsConfig))
 
 export class ServerConfig extends Context.Tag("@pulsebridge/server/ServerConfig")<ServerConfig, ServerConfigShape>() {
   /** Reads the environment (or the active `ConfigProvider`). */
   static readonly Default = Layer.effect(ServerConfig, serverConfig)
 
+  /** Reads the environment, with `overrides` over it. */
   static readonly DefaultWith = (overrides: Partial<ServerConfigShape>) =>
-    Layer.effect(ServerConfig, Effect.map(baseConfig, (config) => resolve(config, overrides)))
+    Layer.effect(ServerConfig, Effect.map(settingsConfig, (settings) => resolve(settings, overrides)))
+
+  /** Every setting at its default but `overrides`, without reading the environment (tests, benchmarks). */
+  static readonly make = (overrides: Partial<ServerConfigShape> = {}): ServerConfigShape =>
+    resolve(unsetSettings, overrides)
 }
+
+/** Every setting at its default. */
+export const defaultServerConfig: ServerConfigShape = ServerConfig.make()
 
 export class ConfigRefusal extends Data.TaggedError("ConfigRefusal")<{ readonly message: string }> {}
 

@@ -14,6 +14,7 @@
 import type * as OtelApi from "@opentelemetry/api"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { ServerConfig } from "./ServerConfig.js"
 
 /** The headers whose values may be recorded on spans. */
@@ -102,9 +103,9 @@ export const scrubbingTracer = (tracer: OtelApi.Tracer): OtelApi.Tracer => ({
 /** The export, when `OTEL_EXPORTER_OTLP_ENDPOINT` is set; otherwise nothing at all. */
 export const TracingLive = Layer.unwrapScoped(Effect.gen(function*() {
   const config = yield* ServerConfig
-  if (config.otelEndpoint === undefined) return Layer.empty
-  const base = config.otelEndpoint.replace(/\/+$/, "")
-  const serviceName = config.otelServiceName ?? "pulsebridge"
+  if (Option.isNone(config.otelEndpoint)) return Layer.empty
+  const base = config.otelEndpoint.value.replace(/\/+$/, "")
+  const serviceName = config.otelServiceName
   // Loaded only when used: a server without a collector loads none of the SDK.
   const [Resource, OtelTracer, OtelMetrics, NodeSdk, TraceExporter, MetricExporter, TraceBase, SdkMetrics] =
     yield* Effect
@@ -135,7 +136,7 @@ export const TracingLive = Layer.unwrapScoped(Effect.gen(function*() {
   const MetricsLive = OtelMetrics.layer(() =>
     new SdkMetrics.PeriodicExportingMetricReader({
       exporter: new MetricExporter.OTLPMetricExporter({ url: `${base}/v1/metrics` }),
-      exportIntervalMillis: config.otelMetricExportIntervalMs ?? 60_000
+      exportIntervalMillis: config.otelMetricExportIntervalMs
     })
   )
   yield* Effect.logInfo("Exporting traces and metrics over OTLP/HTTP").pipe(

@@ -15,7 +15,7 @@ export const PeriodicSyncLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
   return ClusterCron.make({
     name: "PeriodicSync",
-    cron: Cron.unsafeParse(config.syncCron ?? "0 * * * *"),
+    cron: Cron.unsafeParse(config.syncCron),
     execute: Effect.gen(function*() {
       const connections = yield* ConnectionsRepo
       const queue = yield* SyncQueue

@@ -27,6 +27,7 @@ import type { SyncTarget as ConnectionInfo } from "../connections/ConnectionsRep
 import { ConnectionTokens, ConnectionUnusable } from "../connections/ConnectionTokens.js"
 import { ProviderAccess } from "../connections/ProviderAccess.js"
 import { addDays, localToday } from "../platform/Calendar.js"
+import { defaultServerConfig } from "../platform/ServerConfig.js"
 import { countProviderError, countStored, countWindow } from "./SyncMetrics.js"
 import { SyncStore } from "./SyncStore.js"
 
@@ -37,11 +38,14 @@ import { SyncStore } from "./SyncStore.js"
 export const SyncNotification = Schema.Unknown
 export type SyncNotification = typeof SyncNotification.Type
 
-/** Tunables of the sync; the defaults suit production, tests shorten the waits. */
+/**
+ * Tunables of the sync; the defaults suit production, tests shorten the waits. Those an operator sets
+ * (`BACKFILL_DAYS`, `SYNC_STORE_CONCURRENCY`, `SYNC_CONCURRENCY`) come from the configuration, defaults included.
+ */
 export class SyncSettings extends Context.Reference<SyncSettings>()("@pulsebridge/server/SyncSettings", {
   defaultValue: () => ({
     /** Days of history read at connect (capped by each provider's limit). */
-    backfillDays: 30 as number,
+    backfillDays: defaultServerConfig.backfillDays,
     /** Days re-read by every periodic sync, for late data. */
     overlapDays: 3 as number,
     /** Attempts of a window on transient faults (5xx, timeouts, malformed bodies). */
@@ -59,13 +63,13 @@ export class SyncSettings extends Context.Reference<SyncSettings>()("@pulsebridg
      * Windows this process writes at once at most: the rest wait their turn before taking a database
      * connection, so that the sync never holds the whole pool while requests wait for one.
      */
-    storeConcurrency: 5 as number,
+    storeConcurrency: defaultServerConfig.syncStoreConcurrency,
     /**
      * Connections this process syncs at once at most (a backfill, a window, a notification): the others wait
      * their turn before they read anything, so the records read and not yet stored stay bounded (at most this
      * many times the read-ahead's windows) however many connections have work.
      */
-    syncConcurrency: 16 as number
+    syncConcurrency: defaultServerConfig.syncConcurrency
   })
 }) {}
 

@@ -25,6 +25,7 @@ import {
 } from "@pulsebridge/portal/api"
 import { createOperator, createUser, makeTestServer, portalLogin, TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import fc from "fast-check"
 import { Apps } from "../../src/apps/Apps.js"
@@ -1461,7 +1462,7 @@ const fuzzTimeout = 600_000
 
 // Without the test services: the server runs on the real clock.
 layer(
-  makeTestServer({ sandbox: true, metricsToken: Redacted.make(metricsToken) }),
+  makeTestServer({ sandbox: true, metricsToken: Option.some(Redacted.make(metricsToken)) }),
   { timeout: "600 seconds", excludeTestServices: true }
 )("fuzz", (it) => {
   it.effect(

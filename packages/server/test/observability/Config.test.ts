@@ -5,6 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { serverConfig } from "../../src/platform/ServerConfig.js"
 
@@ -17,10 +18,10 @@ describe("metrics and telemetry settings", () => {
       const config = yield* read({})
       expect(config._tag).toBe("Right")
       if (config._tag !== "Right") return
-      expect(config.right.metricsToken).toBeUndefined()
-      expect(config.right.metricsPort).toBeUndefined()
+      expect(config.right.metricsToken).toStrictEqual(Option.none())
+      expect(config.right.metricsPort).toStrictEqual(Option.none())
       expect(config.right.metricsHost).toBe("127.0.0.1")
-      expect(config.right.otelEndpoint).toBeUndefined()
+      expect(config.right.otelEndpoint).toStrictEqual(Option.none())
       expect(config.right.otelServiceName).toBe("pulsebridge")
       expect(config.right.otelMetricExportIntervalMs).toBe(60_000)
     }))
@@ -37,10 +38,10 @@ describe("metrics and telemetry settings", () => {
       })
       expect(config._tag).toBe("Right")
       if (config._tag !== "Right") return
-      expect(Redacted.value(config.right.metricsToken!)).toBe("0123456789abcdef0123")
-      expect(config.right.metricsPort).toBe(9464)
+      expect(Option.map(config.right.metricsToken, Redacted.value)).toStrictEqual(Option.some("0123456789abcdef0123"))
+      expect(config.right.metricsPort).toStrictEqual(Option.some(9464))
       expect(config.right.metricsHost).toBe("0.0.0.0")
-      expect(config.right.otelEndpoint).toBe("http://collector:4318")
+      expect(config.right.otelEndpoint).toStrictEqual(Option.some("http://collector:4318"))
       expect(config.right.otelServiceName).toBe("pulsebridge-api")
       expect(config.right.otelMetricExportIntervalMs).toBe(15_000)
     }))

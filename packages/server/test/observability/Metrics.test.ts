@@ -59,7 +59,7 @@ const scrape = Effect.gen(function*() {
 })
 
 layer(
-  makeTestServer({ sandbox: true, metricsToken: Redacted.make(token), metricsPort: 0 }),
+  makeTestServer({ sandbox: true, metricsToken: Option.some(Redacted.make(token)), metricsPort: Option.some(0) }),
   { timeout: "300 seconds", excludeTestServices: true }
 )("metrics", (it) => {
   it.effect("after a sandbox backfill the sync counters of the provider and the request counter have moved", () =>
@@ -164,7 +164,7 @@ const limits: RateLimitSettings = {
 }
 
 layer(
-  makeTestServer({ rateLimits: limits, metricsToken: Redacted.make(token) }),
+  makeTestServer({ rateLimits: limits, metricsToken: Option.some(Redacted.make(token)) }),
   { timeout: "60 seconds", excludeTestServices: true }
 )("metrics of the rate limits", (it) => {
   it.effect("a request refused by the rate limits moves the counter of its credential kind", () =>
@@ -185,7 +185,11 @@ layer(
 })
 
 layer(
-  makeTestServer({ analyzer: "sandbox", webhookCaFile: receiverCaFile, metricsToken: Redacted.make(token) }),
+  makeTestServer({
+    analyzer: "sandbox",
+    webhookCaFile: Option.some(receiverCaFile),
+    metricsToken: Option.some(Redacted.make(token))
+  }),
   { timeout: "120 seconds", excludeTestServices: true }
 )("metrics of webhook deliveries and meal analyses", (it) => {
   it.effect("a delivered and a failed webhook delivery move the counter of their outcome", () =>

@@ -9,6 +9,7 @@ import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as http from "node:http"
 import type * as net from "node:net"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
@@ -62,7 +63,7 @@ const ServerLive = Layer.unwrapEffect(
   Effect.map(Collector, ({ port }) =>
     makeTestServer({
       sandbox: true,
-      otelEndpoint: `http://127.0.0.1:${port}`,
+      otelEndpoint: Option.some(`http://127.0.0.1:${port}`),
       otelServiceName: "pulsebridge-otel-test",
       otelMetricExportIntervalMs: 1000
     }))

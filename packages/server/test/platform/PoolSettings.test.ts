@@ -1,7 +1,7 @@
 /**
  * The database pool's settings: `DATABASE_POOL_SIZE` bounds the connections a process opens to PostgreSQL
  * (seen in `pulsebridge_db_pool_max` and in the sessions the pool opens under load); `SYNC_STORE_CONCURRENCY`
- * (default half the pool) and `SYNC_CONCURRENCY` (default 16) are read as given.
+ * (default half the pool, 1 on the embedded database) and `SYNC_CONCURRENCY` (default 16) are read as given.
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
@@ -9,7 +9,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Redacted from "effect/Redacted"
-import { defaultPoolSize, pgClientFromUrl } from "../../src/platform/Database.js"
+import { pgClientFromUrl } from "../../src/platform/Database.js"
 import { observePools, poolMax } from "../../src/platform/DatabasePool.js"
 import { serverConfig } from "../../src/platform/ServerConfig.js"
 
@@ -22,8 +22,8 @@ describe("database pool settings", () => {
       const defaults = yield* read({})
       expect(defaults._tag).toBe("Right")
       if (defaults._tag === "Right") {
-        expect(defaults.right.databasePoolSize).toBe(defaultPoolSize)
-        expect(defaults.right.syncStoreConcurrency).toBeUndefined()
+        expect(defaults.right.databasePoolSize).toBe(10)
+        expect(defaults.right.syncStoreConcurrency).toBe(1)
         expect(defaults.right.syncConcurrency).toBe(16)
       }
       const set = yield* read({ DATABASE_POOL_SIZE: "24", SYNC_STORE_CONCURRENCY: "3", SYNC_CONCURRENCY: "40" })

@@ -10,6 +10,7 @@ import type { UserId } from "@pulsebridge/domain"
 import { CreateUserPayload } from "@pulsebridge/domain"
 import { createApp, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
 import { Delivery, disableAfterMs, retryDelaysMs } from "../../src/events/Delivery.js"
@@ -57,7 +58,7 @@ const deliveries = (apiKey: string, endpointId: string, query = "") =>
 const endpointOf = (apiKey: string, endpointId: string) =>
   Effect.map(send("GET", `${base}/${endpointId}`, { bearer: apiKey }), (reply) => json(reply))
 
-layer(makeTestServer({ webhookCaFile: receiverCaFile, webhookDelivery: false }), {
+layer(makeTestServer({ webhookCaFile: Option.some(receiverCaFile), webhookDelivery: false }), {
   timeout: "120 seconds",
   excludeTestServices: true
 })("webhook delivery", (it) => {

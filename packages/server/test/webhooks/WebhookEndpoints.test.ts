@@ -44,7 +44,10 @@ const deliveriesOf = (apiKey: string, id: string) =>
     return json(reply) as { data: Array<any>; nextCursor: string | null }
   })
 
-layer(makeTestServer({ webhookCaFile: receiverCaFile }), { timeout: "120 seconds", excludeTestServices: true })(
+layer(makeTestServer({ webhookCaFile: Option.some(receiverCaFile) }), {
+  timeout: "120 seconds",
+  excludeTestServices: true
+})(
   "webhook endpoints",
   (it) => {
     it.effect("create answers 201 with every field and the secret, which no other answer shows", () =>

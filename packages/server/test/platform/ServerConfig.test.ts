@@ -1,0 +1,88 @@
+/**
+ * `ServerConfig.make` and the defaults that depend on other settings: an empty environment decodes to exactly
+ * `defaultServerConfig`, overrides land over the same defaults, and the analyser and the sync's write concurrency
+ * follow the settings as overridden, read from the environment or given in code alike.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { defaultServerConfig, ServerConfig, serverConfig } from "../../src/platform/ServerConfig.js"
+
+const environment = (env: Record<string, string>) => ConfigProvider.fromMap(new Map(Object.entries(env)))
+
+const read = (env: Record<string, string>) => Effect.withConfigProvider(serverConfig, environment(env))
+
+const readWith = (env: Record<string, string>, overrides: Parameters<typeof ServerConfig.DefaultWith>[0]) =>
+  Effect.provide(ServerConfig, ServerConfig.DefaultWith(overrides)).pipe(Effect.withConfigProvider(environment(env)))
+
+const postgres = Option.some(Redacted.make("postgres://pulsebridge@localhost/pulsebridge"))
+
+describe("ServerConfig.make", () => {
+  it.effect("an empty environment decodes to the defaults make gives", () =>
+    Effect.gen(function*() {
+      expect(yield* read({})).toStrictEqual(defaultServerConfig)
+      expect(ServerConfig.make()).toStrictEqual(defaultServerConfig)
+    }))
+
+  it("overrides land over the defaults, the rest as documented", () => {
+    const config = ServerConfig.make({ port: 0, backfillDays: 7 })
+    expect(config).toStrictEqual({ ...defaultServerConfig, port: 0, backfillDays: 7 })
+    expect(config.host).toBe("0.0.0.0")
+    expect(config.dataDir).toBe("./.pulsebridge")
+    expect(config.syncCron).toBe("0 * * * *")
+    expect(config.requestTimeoutMs).toBe(30_000)
+    expect(config.uploadTimeoutMs).toBe(120_000)
+    expect(config.statementTimeoutMs).toBe(60_000)
+    expect(config.runnerHost).toBe("localhost")
+    expect(config.runnerPort).toBe(34431)
+    expect(config.dexcomOAuthPath).toBe("/v3/oauth2")
+    expect(config.webhookAllowPrivate).toBe(false)
+    expect(config.webhookCaFile).toStrictEqual(Option.none())
+    expect(config.webhookDelivery).toBe(true)
+    expect(config.rateLimits).toStrictEqual({
+      enabled: true,
+      apiKey: { perSecond: 20, burst: 100 },
+      userToken: { perSecond: 10, burst: 50 },
+      address: { perSecond: 5, burst: 30 }
+    })
+  })
+
+  it.effect("the analyser: ANALYZER, else the simulator in sandbox mode, else openai with a base URL, else offline", () =>
+    Effect.gen(function*() {
+      expect((yield* read({})).analyzer).toBe("offline")
+      expect((yield* read({ SANDBOX: "true" })).analyzer).toBe("sandbox")
+      expect((yield* read({ ANALYZER_BASE_URL: "http://ollama:11434/v1" })).analyzer).toBe("openai")
+      expect((yield* read({ SANDBOX: "true", ANALYZER: "offline" })).analyzer).toBe("offline")
+      expect((yield* readWith({}, { sandbox: true })).analyzer).toBe("sandbox")
+      expect((yield* readWith({ ANALYZER: "openai" }, { sandbox: true })).analyzer).toBe("openai")
+      expect(ServerConfig.make({ sandbox: true }).analyzer).toBe("sandbox")
+      expect(ServerConfig.make({ analyzerBaseUrl: "http://ollama:11434/v1" }).analyzer).toBe("openai")
+      expect(ServerConfig.make({ sandbox: true, analyzer: "offline" }).analyzer).toBe("offline")
+    }))
+
+  it.effect("the OpenAI-compatible API: OpenAI's and gpt-4o-mini unless set", () =>
+    Effect.gen(function*() {
+      const unset = yield* read({})
+      expect(unset.analyzerBaseUrl).toBe("https://api.openai.com/v1")
+      expect(unset.analyzerModel).toBe("gpt-4o-mini")
+      const set = yield* read({ ANALYZER_BASE_URL: "http://ollama:11434/v1", ANALYZER_MODEL: "llava" })
+      expect(set.analyzerBaseUrl).toBe("http://ollama:11434/v1")
+      expect(set.analyzerModel).toBe("llava")
+    }))
+
+  it.effect("the sync's write concurrency: as set, else half the PostgreSQL pool, else 1 on the embedded database", () =>
+    Effect.gen(function*() {
+      const url = "postgres://pulsebridge@localhost/pulsebridge"
+      expect((yield* read({})).syncStoreConcurrency).toBe(1)
+      expect((yield* read({ DATABASE_URL: url })).syncStoreConcurrency).toBe(5)
+      expect((yield* read({ DATABASE_URL: url, DATABASE_POOL_SIZE: "24" })).syncStoreConcurrency).toBe(12)
+      expect((yield* read({ DATABASE_URL: url, DATABASE_POOL_SIZE: "3" })).syncStoreConcurrency).toBe(1)
+      expect((yield* read({ DATABASE_URL: url, SYNC_STORE_CONCURRENCY: "7" })).syncStoreConcurrency).toBe(7)
+      expect((yield* readWith({ DATABASE_POOL_SIZE: "24" }, { databaseUrl: postgres })).syncStoreConcurrency)
+        .toBe(12)
+      expect(ServerConfig.make({ databaseUrl: postgres, databasePoolSize: 40 }).syncStoreConcurrency).toBe(20)
+      expect(ServerConfig.make({ databaseUrl: postgres, syncStoreConcurrency: 2 }).syncStoreConcurrency).toBe(2)
+    }))
+})
