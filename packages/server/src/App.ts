@@ -64,10 +64,11 @@ import { SandboxRoutesLive } from "./sandbox/SandboxRoutes.js"
 import { ScoresHttpLive } from "./scoring/Http.js"
 import { ConnectionSyncLive } from "./sync/ConnectionSync.js"
 import { PeriodicSyncLive } from "./sync/PeriodicSync.js"
+import { RecordStore } from "./sync/RecordStore.js"
 import { Resync } from "./sync/Resync.js"
 import { SyncEngine, SyncSettings } from "./sync/SyncEngine.js"
 import { SyncQueueLive } from "./sync/SyncQueue.js"
-import { SyncStore } from "./sync/SyncStore.js"
+import { SyncStateRepo } from "./sync/SyncStateRepo.js"
 import { Erasure, ErasureQueueLive, ErasureWork, ResumeErasuresLive, UserErasureLive } from "./users/Erasure.js"
 import { ErasureRepo } from "./users/ErasureRepo.js"
 import { UsersHttpLive } from "./users/Http.js"
@@ -100,7 +101,8 @@ const SyncLive = Layer.unwrapEffect(Effect.gen(function*() {
     Layer.provideMerge(SyncQueueLive),
     Layer.provideMerge(ShardingLive),
     Layer.provideMerge(SyncEngine.Default),
-    Layer.provideMerge(SyncStore.Default),
+    Layer.provideMerge(RecordStore.Default),
+    Layer.provideMerge(SyncStateRepo.Default),
     Layer.provide(settings)
   )
 }))

@@ -1,9 +1,9 @@
 /**
  * The nutrition journal of a user, its rules: manual entries, scans (the photo is checked, goes to
  * the `BlobStore`, the analysis to the `AnalysisQueue`), reads in full and list form, corrections
- * with their merge rules, and the two ends of an analysis. The statements are in `JournalRepo`;
- * every read on behalf of a user is scoped by the user's id, so an entry of another user is not
- * found.
+ * with their merge rules, and the two ends of an analysis. The statements are in `JournalRepo`,
+ * the pure rules in `Rules`, the rows' shapes in the contract in `Rows`; every read on behalf of a
+ * user is scoped by the user's id, so an entry of another user is not found.
  *
  * Ending an analysis is a conditional update (`where analysis_status = 'Pending'`) in one
  * transaction with its items: an edit that came first wins, and a re-run after a crash changes
@@ -12,115 +12,39 @@
  * same transaction; an edit that cancels a Pending analysis writes none (the app made it).
  */
 import { SqlClient } from "@effect/sql"
-import type {
-  CreateJournalEntryPayload,
-  EntryKind,
-  GlucoseResponse,
-  ItemInput,
-  UpdateJournalEntryPayload,
-  UserId
-} from "@pulsebridge/domain"
-import {
-  AnalysisDetails,
-  Image,
-  Item,
-  JournalEntry,
-  JournalEntrySummary,
-  MaxImageBytes,
-  nutrientKeys
-} from "@pulsebridge/domain"
-import * as Data from "effect/Data"
+import type { CreateJournalEntryPayload, EntryKind, UpdateJournalEntryPayload, UserId } from "@pulsebridge/domain"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { imageSize } from "image-size"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs/promises"
 import { Outbox } from "../events/Outbox.js"
 import { MealResponses } from "../insights/MealResponses.js"
-import { addDays, localDate } from "../platform/Calendar.js"
+import { localDate } from "../platform/Calendar.js"
 import { newId } from "../platform/Ids.js"
 import type { JournalRow } from "../scoring/Intake.js"
-import { caffeineOf, isMeal } from "../scoring/Intake.js"
 import { AnalysisQueue } from "./AnalysisQueue.js"
 import { BlobStore } from "./BlobStore.js"
-import { checkImageStructure, type ImageKind } from "./ImageStructure.js"
-import type { EntryRow, ImageRow, ItemRow, NewItem, SummaryRow } from "./JournalRepo.js"
+import { EntryNotFound, ImageBlobMissing, ImageNotFound, NutrientsOfItemizedEntry } from "./Errors.js"
+import type { EntryRow, NewItem } from "./JournalRepo.js"
 import { JournalRepo } from "./JournalRepo.js"
 import { MealAnalyzer } from "./MealAnalyzer.js"
-import type { NutrientValues } from "./Nutrients.js"
 import * as N from "./Nutrients.js"
+import { toEntry, toSubject, toSummary } from "./Rows.js"
+import {
+  cancelledReason,
+  defaultTitle,
+  inspectImage,
+  itemFromInput,
+  mergeCorrection,
+  photoTitle,
+  scoreDatesOf,
+  storedFileName,
+  titleOf
+} from "./Rules.js"
 
 export type { NewItem } from "./JournalRepo.js"
-
-// ---- errors: what happened; the handlers turn them into the contract's errors ----
-
-export class EntryNotFound extends Data.TaggedError("EntryNotFound")<{ readonly entryId: string }> {
-  override get message() {
-    return `no journal entry with id ${this.entryId}`
-  }
-}
-
-/** The entry is not a scan: it has no photo. */
-export class ImageNotFound extends Data.TaggedError("ImageNotFound")<{ readonly entryId: string }> {
-  override get message() {
-    return "this journal entry has no photo"
-  }
-}
-
-/** The entry names a photo that the blob store no longer has. */
-export class ImageBlobMissing extends Data.TaggedError("ImageBlobMissing")<{ readonly entryId: string }> {
-  override get message() {
-    return "the photo of this entry is missing"
-  }
-}
-
-/** A correction set nutrients on an entry whose nutrients are the sum of its items. */
-export class NutrientsOfItemizedEntry extends Data.TaggedError("NutrientsOfItemizedEntry")<{
-  readonly entryId: string
-}> {
-  override get message() {
-    return "nutrients can only be set on an entry without items; send the items with their nutrients"
-  }
-}
-
-export class ImageEmpty extends Data.TaggedError("ImageEmpty")<{}> {
-  override get message() {
-    return "The image is empty"
-  }
-}
-
-export class ImageTooLarge extends Data.TaggedError("ImageTooLarge")<{ readonly sizeBytes: number }> {
-  override get message() {
-    return "The image may be at most 10 MiB"
-  }
-}
-
-/** The image is not a JPEG, PNG or WebP file; `detected` is what it is, when the reader knows the format. */
-export class ImageTypeUnsupported extends Data.TaggedError("ImageTypeUnsupported")<{
-  readonly recognised: boolean
-  readonly detected: string | undefined
-}> {
-  override get message() {
-    return this.recognised
-      ? `The image must be a JPEG, PNG or WebP file, not ${this.detected ?? "an unknown type"}`
-      : "The image must be a JPEG, PNG or WebP file"
-  }
-}
-
-/** The file starts as a JPEG, PNG or WebP file but is not built as one (damaged, truncated or forged). */
-export class ImageUnreadable extends Data.TaggedError("ImageUnreadable")<{
-  readonly kind?: string
-  readonly reason?: string
-}> {
-  override get message() {
-    return this.kind === undefined || this.reason === undefined
-      ? "The image could not be read: it is damaged or truncated"
-      : `The image is not a valid ${this.kind} file: ${this.reason}`
-  }
-}
-
-// ---- the rules ----
+export type { AnalysisSubject } from "./Rows.js"
 
 /** Who is asking: the user of the token. */
 export interface JournalUser {
@@ -139,151 +63,6 @@ export interface ScanUpload {
   readonly notes?: string | undefined
 }
 
-/** What an analysis reads of its entry. */
-export interface AnalysisSubject {
-  readonly entryId: string
-  readonly status: EntryRow["analysisStatus"]
-  readonly entryKind: EntryKind
-  readonly notes: string | null
-  readonly image: Option.Option<{ readonly storageKey: string; readonly contentType: string }>
-}
-
-const nutrientsOf = (row: NutrientValues): NutrientValues =>
-  Object.fromEntries(nutrientKeys.map((k) => [k, row[k]])) as any
-
-export const MaxTitleLength = 200
-
-/** The title of an entry with items: the item's name, or the names joined. */
-export const titleOf = (names: ReadonlyArray<string>): string => {
-  const joined = names.join(", ")
-  return joined.length <= MaxTitleLength ? joined : `${joined.slice(0, MaxTitleLength - 1)}…`
-}
-
-const defaultTitle: Record<EntryKind, string> = { Meal: "Meal", Drink: "Drink", Water: "Water", Coffee: "Coffee" }
-const photoTitle: Record<EntryKind, string> = {
-  Meal: "Meal photo",
-  Drink: "Drink photo",
-  Water: "Water photo",
-  Coffee: "Coffee photo"
-}
-
-const cancelledReason = "Cancelled: the entry was edited before the analysis finished"
-
-/** An item of a correction: the user's own, with the nutrients the user gave (if any). */
-const fromInput = (item: ItemInput): NewItem => ({
-  name: item.name,
-  category: "",
-  quantity: item.quantity,
-  unit: item.unit,
-  estimatedWeightGrams: null,
-  confidence: null,
-  nutrients: N.fromInput(item.nutrients),
-  nutrientSource: item.nutrients === undefined ? null : "User",
-  foodSourceId: null
-})
-
-/** The image types accepted for a scan, by what the file is (not what the client says it is). */
-const imageTypes: Record<string, { readonly contentType: string; readonly extension: string }> = {
-  jpg: { contentType: "image/jpeg", extension: "jpg" },
-  png: { contentType: "image/png", extension: "png" },
-  webp: { contentType: "image/webp", extension: "webp" }
-}
-
-/** Reads an uploaded photo: its type (by content) and its dimensions. */
-export const inspectImage = (bytes: Uint8Array) => {
-  if (bytes.length === 0) return Effect.fail(new ImageEmpty())
-  if (bytes.length > MaxImageBytes) return Effect.fail(new ImageTooLarge({ sizeBytes: bytes.length }))
-  let size: ReturnType<typeof imageSize>
-  try {
-    size = imageSize(bytes)
-  } catch (e) {
-    const message = (e as Error).message
-    return Effect.fail(
-      message.startsWith("unsupported file type")
-        ? new ImageTypeUnsupported({ recognised: false, detected: undefined })
-        : new ImageUnreadable({})
-    )
-  }
-  const type = size.type === undefined ? undefined : imageTypes[size.type]
-  if (type === undefined) return Effect.fail(new ImageTypeUnsupported({ recognised: true, detected: size.type }))
-  const structure = checkImageStructure(size.type as ImageKind, bytes)
-  if (structure._tag === "Invalid") {
-    return Effect.fail(new ImageUnreadable({ kind: type.extension.toUpperCase(), reason: structure.reason }))
-  }
-  return Effect.succeed({ ...type, width: structure.shape.width, height: structure.shape.height })
-}
-
-// ---- rows to the contract ----
-
-const toItem = (row: ItemRow) =>
-  Item.make({
-    id: row.id,
-    name: row.name,
-    category: row.category,
-    quantity: row.quantity,
-    unit: row.unit,
-    estimatedWeightGrams: row.estimatedWeightGrams,
-    nutrients: N.toNutrients(nutrientsOf(row)),
-    confidence: row.confidence,
-    sortOrder: row.sortOrder,
-    nutrientSource: row.nutrientSource,
-    foodSourceId: row.foodSourceId,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt
-  })
-
-const toImage = (row: ImageRow) =>
-  Image.make({
-    id: row.id,
-    storageProvider: row.storageProvider,
-    fileName: row.fileName,
-    contentType: row.contentType,
-    sizeBytes: row.sizeBytes,
-    width: row.width,
-    height: row.height,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt
-  })
-
-const baseFields = (row: EntryRow) => ({
-  id: row.id,
-  entryKind: row.entryKind,
-  entrySource: row.entrySource,
-  analysisStatus: row.analysisStatus,
-  title: row.title,
-  notes: row.notes,
-  consumedAtUtc: row.consumedAtUtc,
-  journalDate: row.journalDate,
-  timezone: row.timezone,
-  isUserEdited: row.isUserEdited,
-  nutrients: N.toNutrients(nutrientsOf(row)),
-  createdAt: row.createdAt,
-  updatedAt: row.updatedAt
-})
-
-/** An entry as the reads answer it (endpoint 19), from its rows and its glucose response; the export uses it too. */
-export const toEntry = (
-  row: EntryRow,
-  items: ReadonlyArray<ItemRow>,
-  image: Option.Option<ImageRow>,
-  glucoseResponse: GlucoseResponse | null
-) =>
-  JournalEntry.make({
-    ...baseFields(row),
-    items: items.map(toItem),
-    image: Option.getOrNull(Option.map(image, toImage)),
-    analysis: row.analyzer === null ? null : AnalysisDetails.make({
-      analyzer: row.analyzer,
-      model: row.analysisModel,
-      reason: row.analysisReason,
-      finishedAt: row.analysisFinishedAt
-    }),
-    glucoseResponse
-  })
-
-export const toSummary = (row: SummaryRow) =>
-  JournalEntrySummary.make({ ...baseFields(row), itemCount: row.itemCount, hasImage: row.hasImage })
-
 export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Journal", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -300,27 +79,18 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
         Option.match({ onNone: () => Effect.fail(new EntryNotFound({ entryId })), onSome: Effect.succeed })
       )
 
-    /**
-     * `scores.updated` for the days whose scores an entry's caffeine or meal can move, before and after a change
-     * (`scoring/Intake.ts` reads the 24 h before each night's sleep onset): the nights that end from the day before
-     * its journal date (another time zone) to two days after it (an evening coffee counts for a sleep that starts
-     * the next evening). Entries the sleep score does not read (water, a drink without caffeine) move nothing.
-     */
+    /** `scores.updated` for the days whose scores an entry can move (`scoreDatesOf`), before and after a change. */
     const emitScoreInputs = (
       appId: string,
       userId: UserId,
       entries: ReadonlyArray<JournalRow & { readonly journalDate: string }>
     ) => {
-      const dates = new Set<string>()
-      for (const entry of entries) {
-        if (caffeineOf(entry) === null && !isMeal(entry)) continue
-        for (let offset = -1; offset <= 2; offset++) dates.add(addDays(entry.journalDate, offset))
-      }
-      return dates.size === 0 ? Effect.void : outbox.emit({
+      const dates = scoreDatesOf(entries)
+      return dates.length === 0 ? Effect.void : outbox.emit({
         appId,
         userId,
         type: "scores.updated",
-        data: { userId, dates: Array.from(dates).sort() }
+        data: { userId, dates }
       })
     }
 
@@ -375,7 +145,7 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
       const imageId = newId()
       const storageKey = `journal/${user.userId}/${imageId}.${image.extension}`
       yield* blobs.put(storageKey, bytes)
-      const fileName = upload.fileName.trim() === "" ? `photo.${image.extension}` : upload.fileName.slice(0, 255)
+      const fileName = storedFileName(upload.fileName, image.extension)
       yield* Effect.all([
         repo.insertEntry({
           id: entryId,
@@ -454,18 +224,16 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
           repo.lockEntry(user.userId, entryId),
           Option.match({ onNone: () => Effect.fail(new EntryNotFound({ entryId })), onSome: Effect.succeed })
         )
-        const items = payload.items?.map(fromInput)
+        const items = payload.items?.map(itemFromInput)
         const itemCount = items !== undefined ? items.length : yield* repo.countItems(entryId)
         if (payload.nutrients !== undefined && itemCount > 0) {
           return yield* new NutrientsOfItemizedEntry({ entryId })
         }
-        let nutrients = nutrientsOf(current)
-        let title = payload.title ?? current.title
-        if (items !== undefined && items.length > 0) {
-          nutrients = N.sum(items.map((item) => item.nutrients))
-          if (payload.title === undefined) title = titleOf(items.map((item) => item.name))
-        }
-        if (payload.nutrients !== undefined) nutrients = N.merge(nutrients, payload.nutrients)
+        const { nutrients, title } = mergeCorrection(
+          { title: current.title, nutrients: N.nutrientsOf(current) },
+          payload,
+          items
+        )
         const consumedAt = payload.consumedAtUtc ?? current.consumedAtUtc
         const timezone = payload.timezone ?? current.timezone
         const cancels = current.analysisStatus === "Pending"
@@ -497,15 +265,7 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
 
     /** What the analysis of `entryId` reads; none when the entry is gone. */
     const subject = Effect.fn("Journal.subject")(function*(entryId: string) {
-      return Option.map(yield* repo.subject(entryId), (row): AnalysisSubject => ({
-        entryId: row.id,
-        status: row.analysisStatus,
-        entryKind: row.entryKind,
-        notes: row.notes,
-        image: row.storageKey === null
-          ? Option.none()
-          : Option.some({ storageKey: row.storageKey, contentType: row.contentType ?? "application/octet-stream" })
-      }))
+      return Option.map(yield* repo.subject(entryId), toSubject)
     })
 
     /**

@@ -32,3 +32,7 @@ export const sum = (values: ReadonlyArray<NutrientValues>): NutrientValues =>
 export const toNutrients = (values: NutrientValues): Nutrients => new Nutrients({ ...values }, true)
 
 export const isEmpty = (values: NutrientValues): boolean => nutrientKeys.every((k) => values[k] === null)
+
+/** The nine keys of a row that holds them beside other columns. */
+export const nutrientsOf = (row: NutrientValues): NutrientValues =>
+  Object.fromEntries(nutrientKeys.map((k) => [k, row[k]])) as any

@@ -1,6 +1,6 @@
 /**
  * The operator's view of the quarantine: provider records that could not be read, held with
- * their raw JSON and the reason (`SyncStore` files them; they never block their window). The raw
+ * their raw JSON and the reason (`RecordStore` files them; they never block their window). The raw
  * JSON is the provider's record as sent; the connection's tokens are never part of it.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"

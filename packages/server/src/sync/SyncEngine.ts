@@ -28,8 +28,9 @@ import { ConnectionTokens, ConnectionUnusable } from "../connections/ConnectionT
 import { ProviderAccess } from "../connections/ProviderAccess.js"
 import { addDays, localToday } from "../platform/Calendar.js"
 import { defaultServerConfig } from "../platform/ServerConfig.js"
+import { RecordStore } from "./RecordStore.js"
 import { countProviderError, countStored, countWindow } from "./SyncMetrics.js"
-import { SyncStore } from "./SyncStore.js"
+import { SyncStateRepo } from "./SyncStateRepo.js"
 
 /**
  * What a provider told us about new data for one connection: a plain JSON value its plug-in's
@@ -92,7 +93,8 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
   effect: Effect.gen(function*() {
     const connections = yield* ConnectionsRepo
     const events = yield* ConnectionEvents
-    const store = yield* SyncStore
+    const records = yield* RecordStore
+    const states = yield* SyncStateRepo
     const tokens = yield* ConnectionTokens
     const access = yield* ProviderAccess
     const registry = yield* ProviderRegistry
@@ -113,14 +115,14 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         const info = yield* load(connectionId)
         if (info === undefined) return undefined
         if (Option.isNone(registry.find(info.provider))) {
-          yield* store.setState(connectionId, {
+          yield* states.setState(connectionId, {
             state: "Stopped",
             lastError: `no provider named ${info.provider} is registered`
           })
           return undefined
         }
         if (info.status !== "Active" || info.userStatus !== "Active") {
-          yield* store.setState(connectionId, {
+          yield* states.setState(connectionId, {
             state: "Stopped",
             lastError: info.status !== "Active" ? `connection is ${info.status}` : "user is inactive"
           })
@@ -204,7 +206,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
               if (!isRateLimited(error)) return
               const wait = rateLimitWait(error)
               const until = new Date((yield* Clock.currentTimeMillis) + Duration.toMillis(wait))
-              yield* store.setState(info.id, {
+              yield* states.setState(info.id, {
                 state: "RateLimited",
                 rateLimitedUntil: until,
                 lastError: describe(error)
@@ -255,7 +257,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
     const accessLost = (info: ConnectionInfo, error: ProviderError) =>
       Effect.gen(function*() {
         // Stopped first: an app that sees `Reauthorize` never sees the backfill still running beside it.
-        yield* store.setState(info.id, { state: "Stopped", lastError: describe(error) })
+        yield* states.setState(info.id, { state: "Stopped", lastError: describe(error) })
         yield* events.markReauthorize(
           info.id,
           `${info.provider} no longer accepts this connection: ${error.message}`
@@ -314,7 +316,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       Effect.gen(function*() {
         const info = yield* load(connectionId)
         const stopped = info !== undefined && (info.status !== "Active" || info.userStatus !== "Active")
-        yield* store.setState(connectionId, { state: stopped ? "Stopped" : "Error", lastError: error.message })
+        yield* states.setState(connectionId, { state: stopped ? "Stopped" : "Error", lastError: error.message })
         yield* Effect.logWarning("Sync failed").pipe(Effect.annotateLogs({ connectionId, error: error.message }))
       })
 
@@ -324,13 +326,13 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
      */
     const backfillRange = (connectionId: string, range: DateWindow) =>
       Effect.gen(function*() {
-        const current = yield* store.state(connectionId)
+        const current = yield* states.state(connectionId)
         const ownPlan = current?.backfillCursor != null && current.backfillFrom === range.from &&
           current.backfillTo === range.to
         if (!ownPlan) {
           if (current?.backfillCursor != null) yield* backfill(connectionId)
           if ((yield* usable(connectionId)) === undefined) return
-          yield* store.planBackfill(connectionId, range.from, range.to)
+          yield* states.planBackfill(connectionId, range.from, range.to)
         }
         yield* backfill(connectionId)
       }).pipe(Effect.withSpan("SyncEngine.backfillRange", { attributes: { connectionId } }))
@@ -342,7 +344,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       const source = dataOf(info)
       const span = Math.max(1, Math.min(days ?? settings.backfillDays, source.maxBackfillDays))
       const today = yield* todayOf(info)
-      yield* store.planBackfill(connectionId, addDays(today, -(span - 1)), today)
+      yield* states.planBackfill(connectionId, addDays(today, -(span - 1)), today)
     })
 
     /**
@@ -355,12 +357,12 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       Effect.gen(function*() {
         const info = yield* usable(connectionId)
         if (info === undefined) return
-        const state = yield* store.state(connectionId)
+        const state = yield* states.state(connectionId)
         if (state === undefined || state.backfillCursor === null || state.backfillFrom === null) return
         const from = state.backfillFrom
         const windows = windowsNewestFirst(from, state.backfillCursor, dataOf(info).windowDays)
         if (windows.length === 0) {
-          yield* write(store.storeBackfillWindow(ownerOf(info), emptyBatch, state.backfillCursor, null))
+          yield* write(records.storeBackfillWindow(ownerOf(info), emptyBatch, state.backfillCursor, null))
           return
         }
         const ahead = Math.max(1, settings.backfillReadAhead)
@@ -381,7 +383,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           yield* readAhead
           const window = windows[i]!
           const next = window.from > from ? addDays(window.from, -1) : null
-          yield* write(store.storeBackfillWindow(ownerOf(info), batch, yield* todayOf(info), next))
+          yield* write(records.storeBackfillWindow(ownerOf(info), batch, yield* todayOf(info), next))
           yield* countStored(slugOf(info), batch)
           if (next === null) yield* afterBackfill(info)
           // A disconnect or a user's deletion stops the backfill at the next window.
@@ -398,7 +400,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       Effect.gen(function*() {
         const info = yield* usable(connectionId)
         if (info === undefined) return
-        const state = yield* store.state(connectionId)
+        const state = yield* states.state(connectionId)
         if (state?.backfillCursor !== null && state?.backfillCursor !== undefined) {
           // History first: a backfill cut short resumes before newer windows are read.
           yield* backfill(connectionId)
@@ -408,10 +410,10 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
         const to = range?.to ?? today
         for (const window of windowsNewestFirst(from, to, dataOf(info).windowDays)) {
           const batch = yield* fetchWindow(info, window)
-          yield* write(store.storeBatch(ownerOf(info), batch, today))
+          yield* write(records.storeBatch(ownerOf(info), batch, today))
           yield* countStored(slugOf(info), batch)
         }
-        yield* store.setState(connectionId, { state: "Idle", synced: true })
+        yield* states.setState(connectionId, { state: "Idle", synced: true })
       }).pipe(
         Effect.catchTag("SyncFailed", recordFailure(connectionId)),
         Effect.withSpan("SyncEngine.syncWindow", { attributes: { connectionId } })
@@ -422,16 +424,16 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       function*(connectionId: string, batch: CanonicalBatch) {
         const info = yield* usable(connectionId)
         if (info === undefined) return
-        yield* write(store.storeBatch(ownerOf(info), batch, yield* todayOf(info)))
+        yield* write(records.storeBatch(ownerOf(info), batch, yield* todayOf(info)))
         yield* countStored(slugOf(info), batch)
-        yield* store.setState(connectionId, { state: "Idle", synced: true })
+        yield* states.setState(connectionId, { state: "Idle", synced: true })
       }
     )
 
     const stop = Effect.fn("SyncEngine.stop")(function*(connectionId: string) {
       const info = yield* load(connectionId)
       if (info === undefined) return
-      yield* store.setState(connectionId, {
+      yield* states.setState(connectionId, {
         state: "Stopped",
         lastError: info.status !== "Active" ? `connection is ${info.status}` : "user is inactive"
       })
@@ -449,7 +451,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           case "Store":
             return yield* storeDelivered(connectionId, outcome.batch)
           case "Delete":
-            return yield* write(store.deleteRecords(ownerOf(info), outcome.deletions))
+            return yield* write(records.deleteRecords(ownerOf(info), outcome.deletions))
           case "Scopes":
             // What the user withdrew is no longer read: readers check the connection's scopes.
             return yield* connections.setScopes(connectionId, outcome.scopes)

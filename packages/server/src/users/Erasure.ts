@@ -38,7 +38,7 @@ import { GrantRevocation } from "../connections/GrantRevocation.js"
 import { Outbox } from "../events/Outbox.js"
 import { BlobStore } from "../journal/BlobStore.js"
 import { isUuid } from "../platform/Ids.js"
-import { SyncStore } from "../sync/SyncStore.js"
+import { SyncStateRepo } from "../sync/SyncStateRepo.js"
 import { ErasureRepo } from "./ErasureRepo.js"
 
 /** The app has no such user, or its erasure has already ended. */
@@ -68,7 +68,7 @@ export class Erasure extends Effect.Service<Erasure>()("@pulsebridge/server/Eras
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ErasureRepo
     const tokens = yield* UserTokensRepo
-    const syncs = yield* SyncStore
+    const syncs = yield* SyncStateRepo
     const queue = yield* ErasureQueue
 
     const hide = (appId: AppId, userId: string) =>
@@ -109,7 +109,7 @@ export class Erasure extends Effect.Service<Erasure>()("@pulsebridge/server/Eras
       })
     } as const
   }),
-  dependencies: [ErasureRepo.Default, UserTokensRepo.Default, SyncStore.Default]
+  dependencies: [ErasureRepo.Default, UserTokensRepo.Default, SyncStateRepo.Default]
 }) {}
 
 /**

@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { visibleConnection } from "../connections/ConnectionsRepo.js"
-import { recordTables } from "../sync/SyncStore.js"
+import { recordTables } from "../sync/RecordStore.js"
 import { liveUser } from "./UsersRepo.js"
 
 /** An erasure: the user's app, when it was asked for, and when it ended (null while under way). */

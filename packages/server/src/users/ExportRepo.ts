@@ -10,7 +10,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import * as Effect from "effect/Effect"
-import type { RecordTable } from "../sync/SyncStore.js"
+import type { RecordTable } from "../sync/RecordStore.js"
 
 /** The export line type of each record table, and its columns (besides the key and `raw_json`). */
 export const recordTypes: ReadonlyArray<{

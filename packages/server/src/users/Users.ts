@@ -14,7 +14,7 @@ import { generateSecret, hashSecret, UserTokenPrefix } from "../access/Credentia
 import { UserTokensRepo } from "../access/UserTokensRepo.js"
 import { Outbox } from "../events/Outbox.js"
 import { isUuid, newId } from "../platform/Ids.js"
-import { SyncStore } from "../sync/SyncStore.js"
+import { SyncStateRepo } from "../sync/SyncStateRepo.js"
 import { UsersRepo } from "./UsersRepo.js"
 
 export { AuthenticatedUser } from "../access/UserTokensRepo.js"
@@ -51,7 +51,7 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
     const users = yield* UsersRepo
     const tokens = yield* UserTokensRepo
     const outbox = yield* Outbox
-    const syncs = yield* SyncStore
+    const syncs = yield* SyncStateRepo
 
     const issueToken = (userId: UserId) =>
       Effect.gen(function*() {
@@ -151,5 +151,5 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
       )
     } as const
   }),
-  dependencies: [UsersRepo.Default, UserTokensRepo.Default, Outbox.Default, SyncStore.Default]
+  dependencies: [UsersRepo.Default, UserTokensRepo.Default, Outbox.Default, SyncStateRepo.Default]
 }) {}

@@ -11,12 +11,12 @@ import type { CanonicalBatch } from "@pulsebridge/providers"
 import { emptyBatch } from "@pulsebridge/providers"
 import { addConnection, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import { SyncStore } from "../../src/sync/SyncStore.js"
+import { RecordStore } from "../../src/sync/RecordStore.js"
 import { expectError, json, preview, send, unknownId } from "../fixtures/Http.js"
 
 const store = (userId: string, connectionId: ConnectionId, provider: Provider, batch: Partial<CanonicalBatch>) =>
   Effect.flatMap(
-    SyncStore,
+    RecordStore,
     (s) => s.storeBatch({ connectionId, userId: userId as UserId, provider }, { ...emptyBatch, ...batch }, "2026-03-01")
   )
 

@@ -11,7 +11,7 @@ import type { CanonicalBatch } from "@pulsebridge/providers"
 import { emptyBatch } from "@pulsebridge/providers"
 import { addConnection, apiClient, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
-import { SyncStore } from "../../src/sync/SyncStore.js"
+import { RecordStore } from "../../src/sync/RecordStore.js"
 import {
   expectError,
   expectOwnTokenOnly,
@@ -51,7 +51,7 @@ const storeCurve = (
       rawJson: "{}"
     })
   }
-  return Effect.flatMap(SyncStore, (s) =>
+  return Effect.flatMap(RecordStore, (s) =>
     s.storeBatch(
       { connectionId, userId: userId as UserId, provider: "Dexcom" },
       { ...emptyBatch, glucoseReadings: readings },

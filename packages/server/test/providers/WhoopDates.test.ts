@@ -19,7 +19,7 @@ import * as Redacted from "effect/Redacted"
 import { ConnectionTokens } from "../../src/connections/ConnectionTokens.js"
 import { ProviderAccess } from "../../src/connections/ProviderAccess.js"
 import redateWhoop from "../../src/platform/migrations/0007_whoop_wake_day.js"
-import { SyncStore } from "../../src/sync/SyncStore.js"
+import { RecordStore } from "../../src/sync/RecordStore.js"
 import { connect, sim, simulatedUser } from "../fixtures/Connect.js"
 import { expectError, json, preview, send } from "../fixtures/Http.js"
 import { eventually } from "../fixtures/Poll.js"
@@ -185,7 +185,7 @@ const recoveryRecord = (date: string): RecoveryRecord => ({
 
 const store = (userId: string, connectionId: ConnectionId, batch: Partial<CanonicalBatch>) =>
   Effect.flatMap(
-    SyncStore,
+    RecordStore,
     (s) =>
       s.storeBatch(
         { connectionId, userId: userId as UserId, provider: "WHOOP" },

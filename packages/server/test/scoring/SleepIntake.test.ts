@@ -13,7 +13,7 @@ import { addConnection, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { SyncStore } from "../../src/sync/SyncStore.js"
+import { RecordStore } from "../../src/sync/RecordStore.js"
 import { json, preview, send } from "../fixtures/Http.js"
 
 /** The daily scores of the nights below for a user without a journal, as algorithm 1.0 computed them. */
@@ -70,7 +70,7 @@ const nights: ReadonlyArray<SleepRecord> = [
 const withNights = (user: User) =>
   Effect.gen(function*() {
     const connectionId = yield* addConnection(user, "WHOOP")
-    const store = yield* SyncStore
+    const store = yield* RecordStore
     yield* store.storeBatch(
       { connectionId, userId: user.id, provider: "WHOOP" },
       { ...emptyBatch, sleep: nights },

@@ -1,32 +1,38 @@
 /**
- * Storage of canonical health records and of each connection's sync state. Writes are
- * multi-row upserts keyed by (connection, provider record id): storing the same record twice
- * changes nothing, and a record whose provider JSON changed (a WHOOP cycle that got its score,
- * a Garmin daily re-sent with larger totals) or whose date changed (a WHOOP cycle re-dated once
- * the sleep that opens it is read) is updated in place.
+ * Storage of canonical health records: the records of a batch or of a backfill window, the records
+ * that could not be read (the quarantine) and those that now can, the records a provider deleted,
+ * and the records a connection holds in a range. Writes are multi-row upserts keyed by
+ * (connection, provider record id): storing the same record twice changes nothing, and a record
+ * whose provider JSON changed (a WHOOP cycle that got its score, a Garmin daily re-sent with larger
+ * totals) or whose date changed (a WHOOP cycle re-dated once the sleep that opens it is read) is
+ * updated in place. The sync state is `SyncStateRepo`'s; a backfill window's records and the move
+ * of its cursor are written in one transaction, here.
  *
  * Every change writes its events to the outbox in its own transaction (see docs/sync.md, Events):
  * a store that stored or changed records writes one `data.updated` per record list with the first
- * and last day touched, and `scores.updated` with the days whose score inputs changed; a sync
- * state that changes (never one that stays: a backfill's windows are all `Backfilling`) writes
- * `connection.updated`; the last window of a backfill writes `sync.backfill.completed` with the
- * records the connection then holds in the backfill's range (what the API returns for it) and the
- * records the backfill quarantined, counted window by window in `sync_state`.
+ * and last day touched, and `scores.updated` with the days whose score inputs changed; the last
+ * window of a backfill writes `sync.backfill.completed` with the records the connection then holds
+ * in the backfill's range (what the API returns for it) and the records the backfill quarantined,
+ * counted window by window in `sync_state`; a window that changes the sync state writes its
+ * `connection.updated` (`SyncStateRepo`).
+ *
+ * Locking: every write transaction first holds its connection (`select ... for key share`,
+ * `SyncStateRepo.holdConnection`) and writes nothing when the connection is gone (its user's
+ * erasure removed it while a read was under way; the erasure locks its connections before any
+ * row, so the two wait for each other in one order only); a backfill window then locks its sync
+ * state row before any record.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import type { Provider, UserId } from "@pulsebridge/domain"
-import { AppId, ConnectionId } from "@pulsebridge/domain"
+import { SqlClient } from "@effect/sql"
+import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
+import { AppId } from "@pulsebridge/domain"
 import type { CanonicalBatch, CanonicalDeletion, QuarantinedRecord } from "@pulsebridge/providers"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as String from "effect/String"
 import * as crypto from "node:crypto"
-import { ConnectionEvents } from "../connections/ConnectionEvents.js"
-import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { Outbox } from "../events/Outbox.js"
 import { scoredRecordLists } from "../scoring/ScoresRepo.js"
+import { SyncStateRepo } from "./SyncStateRepo.js"
 
 /**
  * Rows per insert statement: bounds the size of one statement's parameters and how long one
@@ -42,21 +48,6 @@ export interface RecordOwner {
   readonly userId: UserId
   readonly provider: Provider
 }
-
-export const SyncStateName = Schema.Literal("Pending", "Backfilling", "Idle", "RateLimited", "Error", "Stopped")
-export type SyncStateName = typeof SyncStateName.Type
-
-export const SyncStateRow = Schema.Struct({
-  connectionId: ConnectionId,
-  state: SyncStateName,
-  rateLimitedUntil: Schema.NullOr(Schema.DateFromSelf),
-  lastSyncedAt: Schema.NullOr(Schema.DateFromSelf),
-  lastError: Schema.NullOr(Schema.String),
-  backfillFrom: Schema.NullOr(Schema.String),
-  backfillTo: Schema.NullOr(Schema.String),
-  backfillCursor: Schema.NullOr(Schema.String)
-})
-export type SyncStateRow = typeof SyncStateRow.Type
 
 type Row = Record<string, unknown>
 
@@ -74,8 +65,6 @@ interface Stored {
   readonly written: ReadonlyArray<Written>
   readonly quarantined: number
 }
-
-const LockedState = Schema.Struct({ state: SyncStateName, backfillQuarantined: Schema.Number })
 
 const tables = {
   dailyActivity: "daily_activity",
@@ -175,12 +164,11 @@ const lastPerId = (records: ReadonlyArray<Row>): ReadonlyArray<Row> => {
     : records.filter((record, i) => last.get(record["providerRecordId"]) === i)
 }
 
-export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/SyncStore", {
+export class RecordStore extends Effect.Service<RecordStore>()("@pulsebridge/server/RecordStore", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
-    const events = yield* ConnectionEvents
-    const connections = yield* ConnectionsRepo
+    const states = yield* SyncStateRepo
 
     /**
      * A day's record covering less of the day than the stored one (a partial upload read after the
@@ -296,15 +284,6 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         }
       })
 
-    /**
-     * Holds the connection against its deletion until the transaction ends: false when it is
-     * already gone (its user was erased while a read was under way), and the write is skipped.
-     */
-    const holdConnection = (connectionId: string) =>
-      sql`select 1 from connections where id = ${connectionId} for key share`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
-
     /** Stores every record of a batch for one connection (in the caller's transaction); says what it wrote. */
     const storeRecords = (owner: RecordOwner, batch: CanonicalBatch, today: string) =>
       Effect.gen(function*() {
@@ -376,10 +355,10 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
     /** Stores every record of a batch for one connection, with its events, in one transaction. */
     const storeBatch = (owner: RecordOwner, batch: CanonicalBatch, today: string) =>
       Effect.gen(function*() {
-        if (!(yield* holdConnection(owner.connectionId))) return
+        if (!(yield* states.holdConnection(owner.connectionId))) return
         const stored = yield* storeRecords(owner, batch, today)
         yield* emitWritten(owner, stored.written)
-      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SyncStore.storeBatch"))
+      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("RecordStore.storeBatch"))
 
     /**
      * The records the connection holds dated `from`..`to`, by record list (those it has any of):
@@ -403,66 +382,11 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         return counts
       })
 
-    /** The connection's sync state row, locked until the transaction ends; undefined before its first. */
-    const lockState = (connectionId: string) =>
-      sql`
-        select state, backfill_quarantined from sync_state where connection_id = ${connectionId} for update
-      `.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(LockedState))),
-        Effect.map((rows) => rows[0])
-      )
-
-    /** `connection.updated` when the state the listing shows changed (no row shows `Pending`). */
-    const emitIfChanged = (
-      connectionId: string,
-      before: typeof LockedState.Type | undefined,
-      after: SyncStateName | undefined
-    ) => after !== undefined && after !== (before?.state ?? "Pending") ? events.updated(connectionId) : Effect.void
-
-    const findState = SqlSchema.findOne({
-      Request: Schema.String,
-      Result: SyncStateRow,
-      execute: (connectionId) =>
-        sql`
-          select connection_id, state, rate_limited_until, last_synced_at, last_error,
-            backfill_from::text as backfill_from, backfill_to::text as backfill_to,
-            backfill_cursor::text as backfill_cursor
-          from sync_state where connection_id = ${connectionId}
-        `
-    })
-
-    /** The connection's sync state, or undefined before its first message. */
-    const state = (connectionId: string) =>
-      findState(connectionId).pipe(Effect.map(Option.getOrUndefined), Effect.orDie)
-
-    /** Plans a backfill of `from`..`to` (newest first), replacing any earlier plan. */
-    const planBackfill = (connectionId: string, from: string, to: string) =>
-      Effect.gen(function*() {
-        if (!(yield* holdConnection(connectionId))) return
-        const before = yield* lockState(connectionId)
-        yield* sql`
-          insert into sync_state (connection_id, state, backfill_from, backfill_to, backfill_cursor)
-          values (${connectionId}, 'Backfilling', ${from}, ${to}, ${to})
-          on conflict (connection_id) do update set
-            state = 'Backfilling', backfill_from = excluded.backfill_from, backfill_to = excluded.backfill_to,
-            backfill_cursor = excluded.backfill_cursor, last_error = null,
-            backfill_quarantined = 0, updated_at = now()
-        `
-        yield* emitIfChanged(connectionId, before, "Backfilling")
-      }).pipe(sql.withTransaction, Effect.orDie)
-
     /**
-     * Why the connection's sync must stay stopped (its user or the connection itself is no longer
-     * Active, in the words the engine uses), or null: a sync that was under way then (a soft delete,
-     * a lost grant) must not move its state back from `Stopped` when it ends.
+     * Stores a backfill window and moves its cursor (`SyncStateRepo.advanceBackfill`) in one
+     * transaction: a window whose store fails leaves neither records nor a moved cursor, so the
+     * window is read again whole.
      */
-    const haltReason = (connectionId: string) =>
-      sql`(
-        select case when c.status <> 'Active' then 'connection is ' || c.status else 'user is inactive' end
-        from connections c join users u on u.id = c.user_id
-        where c.id = ${connectionId} and (c.status <> 'Active' or u.status <> 'Active')
-      )`
-
     const storeBackfillWindow = (
       owner: RecordOwner,
       batch: CanonicalBatch,
@@ -470,28 +394,12 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
       nextCursor: string | null
     ) =>
       Effect.gen(function*() {
-        if (!(yield* holdConnection(owner.connectionId))) return
-        const before = yield* lockState(owner.connectionId)
+        if (!(yield* states.holdConnection(owner.connectionId))) return
+        const before = yield* states.lockState(owner.connectionId)
         const stored = yield* storeRecords(owner, batch, today)
         yield* emitWritten(owner, stored.written)
         const quarantined = (before?.backfillQuarantined ?? 0) + stored.quarantined
-        // A window that was under way when the user or connection stopped keeps its records and
-        // cursor, but does not bring the sync state back from `Stopped`.
-        const [after] = yield* sql<
-          { readonly state: SyncStateName; readonly backfillFrom: string | null; readonly backfillTo: string | null }
-        >`
-          update sync_state set backfill_cursor = ${nextCursor},
-            state = case when halt.reason is not null then 'Stopped'
-              else ${nextCursor === null ? "Idle" : "Backfilling"} end,
-            rate_limited_until = null,
-            last_error = halt.reason,
-            last_synced_at = ${nextCursor === null ? sql.literal("now()") : sql.literal("sync_state.last_synced_at")},
-            backfill_quarantined = ${quarantined},
-            updated_at = now()
-          from (select ${haltReason(owner.connectionId)} as reason) halt
-          where connection_id = ${owner.connectionId}
-          returning state, backfill_from::text as backfill_from, backfill_to::text as backfill_to
-        `
+        const after = yield* states.advanceBackfill(owner.connectionId, nextCursor, quarantined)
         if (nextCursor === null && after?.backfillFrom != null && after.backfillTo != null) {
           yield* outbox.emit({
             appId: yield* appOf(owner.connectionId),
@@ -508,37 +416,7 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
             }
           })
         }
-        yield* emitIfChanged(owner.connectionId, before, after?.state)
-      }).pipe(sql.withTransaction, Effect.orDie)
-
-    const setState = (
-      connectionId: string,
-      update: {
-        readonly state: SyncStateName
-        readonly rateLimitedUntil?: Date | null
-        readonly lastError?: string | null
-        readonly synced?: boolean
-      }
-    ) =>
-      Effect.gen(function*() {
-        if (!(yield* holdConnection(connectionId))) return
-        const now = yield* Clock.currentTimeMillis
-        const before = yield* lockState(connectionId)
-        const [after] = yield* sql<{ readonly state: SyncStateName }>`
-          with halt as (select ${haltReason(connectionId)} as reason)
-          insert into sync_state (connection_id, state, rate_limited_until, last_error, last_synced_at)
-          values (${connectionId}, ${update.state}, ${update.rateLimitedUntil ?? null}, ${update.lastError ?? null},
-            ${update.synced === true ? new Date(now) : null})
-          on conflict (connection_id) do update set
-            state = case when (select reason from halt) is not null then 'Stopped' else excluded.state end,
-            rate_limited_until = excluded.rate_limited_until,
-            last_error = case when excluded.state <> 'Stopped'
-              then coalesce((select reason from halt), excluded.last_error) else excluded.last_error end,
-            last_synced_at = coalesce(excluded.last_synced_at, sync_state.last_synced_at),
-            updated_at = now()
-          returning state
-        `
-        yield* emitIfChanged(connectionId, before, after?.state)
+        yield* states.emitIfChanged(owner.connectionId, before, after?.state)
       }).pipe(sql.withTransaction, Effect.orDie)
 
     /**
@@ -549,7 +427,7 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
     const deleteRecords = (owner: RecordOwner, deletions: ReadonlyArray<CanonicalDeletion>) =>
       Effect.gen(function*() {
         const connectionId = owner.connectionId
-        if (!(yield* holdConnection(connectionId))) return
+        if (!(yield* states.holdConnection(connectionId))) return
         const touched = new Map<keyof RecordLists, Set<string>>()
         for (const deletion of deletions) {
           const [dataType, table, match] = deletion.kind === "RecoveryOfSleep"
@@ -570,18 +448,7 @@ export class SyncStore extends Effect.Service<SyncStore>()("@pulsebridge/server/
         )
       }).pipe(sql.withTransaction, Effect.orDie)
 
-    /**
-     * Every Active connection of the user shows `Stopped` ("user is inactive"), each in a transaction of its own:
-     * what a soft delete or an erasure writes before its answer. The syncs need no message: each checks the user
-     * before every provider read, and one under way cannot move the state back from `Stopped` (`haltReason`).
-     */
-    const stopUser = (userId: UserId) =>
-      Effect.flatMap(
-        connections.activeIdsOfUser(userId),
-        Effect.forEach((id) => setState(id, { state: "Stopped", lastError: "user is inactive" }), { discard: true })
-      )
-
-    return { storeBatch, state, planBackfill, storeBackfillWindow, setState, stopUser, deleteRecords } as const
+    return { storeBatch, storeBackfillWindow, deleteRecords } as const
   }),
-  dependencies: [ConnectionEvents.Default, ConnectionsRepo.Default, Outbox.Default]
+  dependencies: [SyncStateRepo.Default, Outbox.Default]
 }) {}

@@ -1,5 +1,5 @@
 /**
- * The store's bulk writes at their edges, on a connected Dexcom user whose sync is otherwise
+ * The record store's bulk writes at their edges, on a connected Dexcom user whose sync is otherwise
  * still (no periodic sync runs): a record sent twice in one batch, raw JSON of every kind of text,
  * and a backfill window whose store fails midway (as a crash would leave it). What was stored is
  * read back through endpoint 14 and the events out; raw JSON, which no endpoint shows, from the
@@ -14,7 +14,8 @@ import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as crypto from "node:crypto"
-import { SyncStore } from "../../src/sync/SyncStore.js"
+import { RecordStore } from "../../src/sync/RecordStore.js"
+import { SyncStateRepo } from "../../src/sync/SyncStateRepo.js"
 import { ErasureRepo } from "../../src/users/ErasureRepo.js"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
 import { addEndpoint, ofType, sentTo } from "../fixtures/Events.js"
@@ -97,11 +98,11 @@ const backfillState = (connectionId: string) =>
   }).pipe(Effect.orDie)
 
 layer(makeTestServer({ sandbox: true, syncCron: "0 0 1 1 *" }), { timeout: "300 seconds", excludeTestServices: true })(
-  "bulk writes of the sync store",
+  "bulk writes of the record store",
   (it) => {
     it.effect("a record sent twice in one batch is stored once, as last sent, with one data.updated", () =>
       Effect.gen(function*() {
-        const store = yield* SyncStore
+        const store = yield* RecordStore
         const { connectionId, endpoint, owner, token, userId } = yield* connected("twice")
         const first = reading("2020-01-02T08:00:00.000Z", 100)
         const other = reading("2020-01-03T08:00:00.000Z", 110)
@@ -138,7 +139,7 @@ layer(makeTestServer({ sandbox: true, syncCron: "0 0 1 1 *" }), { timeout: "300 
 
     it.effect("raw JSON is stored exactly as received, newlines, quotes, backslashes and any Unicode included", () =>
       Effect.gen(function*() {
-        const store = yield* SyncStore
+        const store = yield* RecordStore
         const { connectionId, owner, token, userId } = yield* connected("raw")
         const texts = [
           JSON.stringify({ note: "quotes \" and \\ backslashes, \t tabs", path: "C:\\dexcom\\" }),
@@ -163,17 +164,18 @@ layer(makeTestServer({ sandbox: true, syncCron: "0 0 1 1 *" }), { timeout: "300 
     it.effect("writes still under way for a connection its user's erasure has removed are skipped, not failed", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        const store = yield* SyncStore
+        const store = yield* RecordStore
+        const states = yield* SyncStateRepo
         const { connectionId, owner, userId } = yield* connected("erased")
         // What the erasure's transaction does once its revocations are over.
         yield* Effect.flatMap(ErasureRepo, (repo) => repo.deleteRowsOf(userId)).pipe(sql.withTransaction, Effect.orDie)
         const window = batch({ glucoseReadings: [reading("2020-04-02T07:00:00.000Z", 120)] })
         // A sync that read its window before the erasure stores it, stops, or records its failure after.
         yield* store.storeBatch(owner, window, "2020-04-02")
-        yield* store.planBackfill(connectionId, "2020-04-01", "2020-04-02")
+        yield* states.planBackfill(connectionId, "2020-04-01", "2020-04-02")
         yield* store.storeBackfillWindow(owner, window, "2020-04-02", null)
         yield* store.deleteRecords(owner, [{ kind: "Sleep", providerRecordId: "gone" }])
-        yield* store.setState(connectionId, { state: "Stopped", lastError: "user is inactive" })
+        yield* states.setState(connectionId, { state: "Stopped", lastError: "user is inactive" })
         const left = yield* sql<{ n: number }>`
           select (select count(*) from glucose_readings where connection_id = ${connectionId})
             + (select count(*) from sync_state where connection_id = ${connectionId})
@@ -186,10 +188,11 @@ layer(makeTestServer({ sandbox: true, syncCron: "0 0 1 1 *" }), { timeout: "300 
       "a backfill window whose store fails midway leaves none of its rows, events or cursor move; stored again, it is whole",
       () =>
         Effect.gen(function*() {
-          const store = yield* SyncStore
+          const store = yield* RecordStore
+          const states = yield* SyncStateRepo
           const { connectionId, endpoint, owner, token, userId } = yield* connected("midway")
           const before = (yield* sentTo(endpoint)).length
-          yield* store.planBackfill(connectionId, "2020-03-01", "2020-03-29")
+          yield* states.planBackfill(connectionId, "2020-03-01", "2020-03-29")
           expect(yield* backfillState(connectionId)).toEqual({ state: "Backfilling", backfillCursor: "2020-03-29" })
 
           const window = [reading("2020-03-20T07:00:00.000Z", 101), reading("2020-03-21T07:00:00.000Z", 102)]
