@@ -48,9 +48,9 @@ const filesUnder = (dir: string): Array<string> =>
 const importsOf = (file: string): Array<string> =>
   Array.from(
     fs.readFileSync(file, "utf8").matchAll(
-      /(?:^|\n)\s*(?:import|export)\b[^"']*?from\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g
+      /(?:^|\n)\s*(?:import|export)\b[^"']*?from\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)|\btsImport\(\s*["']([^"']+)["']/g
     ),
-    (match) => match[1] ?? match[2]!
+    (match) => match[1] ?? match[2] ?? match[3]!
   )
 
 const folderOf = (file: string): string => {
@@ -112,9 +112,10 @@ describe("the server's floors", () => {
     const entryPoints = Object.keys(manifest.exports as Record<string, unknown>)
       .map((key) => key === "." ? "@pulsebridge/server" : `@pulsebridge/server/${key.slice(2)}`)
     expect(entryPoints.every((name) => !name.includes("*"))).toBe(true)
-    const outside = ["cli", "testing", "portal", "providers", "sandbox", "domain"].flatMap((name) =>
-      filesUnder(path.join(packages, name)).filter((file) => !file.includes(`${path.sep}build${path.sep}`))
-    )
+    const outside = [
+      ...["cli", "testing", "portal", "providers", "sandbox", "domain"].map((name) => path.join(packages, name)),
+      path.join(packages, "..", "scripts")
+    ].flatMap((dir) => filesUnder(dir).filter((file) => !/[/\\](build|dist)[/\\]/.test(file)))
     const deep = outside.flatMap((file) =>
       importsOf(file)
         .filter((spec) => spec.startsWith("@pulsebridge/server") && !entryPoints.includes(spec))
