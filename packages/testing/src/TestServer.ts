@@ -2,8 +2,7 @@
  * The end-to-end harness: the real server layer (handlers, middleware, TLS listener) on a free
  * loopback port over a test database, and an `HttpClient` that trusts its certificate.
  */
-import type { HttpClient } from "@effect/platform"
-import { HttpApiClient, HttpClientRequest, HttpServer } from "@effect/platform"
+import { HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { HttpClient as Client } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Api, CreateUserPayload } from "@pulsebridge/domain"
@@ -106,10 +105,22 @@ export const makeTestServer = (
         return { baseUrl: `${scheme}://127.0.0.1:${port}`, port, dataDir, ca }
       })
     )
-    const ClientLive = Layer.unwrapEffect(Effect.map(TestServer, (info) =>
-      NodeHttpClient.layerWithoutAgent.pipe(
+    // Behind a TLS proxy (`trustProxy`) the server serves only what the proxy marks as https: the client
+    // marks every request so unless the test sets the header itself.
+    const AsProxied = Layer.effect(
+      HttpClient.HttpClient,
+      Effect.map(HttpClient.HttpClient, (client) =>
+        Client.mapRequest(client, (request) =>
+          request.headers["x-forwarded-proto"] === undefined
+            ? HttpClientRequest.setHeader(request, "x-forwarded-proto", "https")
+            : request))
+    )
+    const ClientLive = Layer.unwrapEffect(Effect.map(TestServer, (info) => {
+      const client = NodeHttpClient.layerWithoutAgent.pipe(
         Layer.provide(NodeHttpClient.makeAgentLayer(info.ca === "" ? {} : { ca: info.ca }))
-      )))
+      )
+      return config.trustProxy ? Layer.provide(AsProxied, client) : client
+    }))
     return ClientLive.pipe(
       Layer.provideMerge(Info),
       Layer.provideMerge(Http),
