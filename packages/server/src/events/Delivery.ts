@@ -104,11 +104,7 @@ export class Delivery extends Effect.Service<Delivery>()("@pulsebridge/server/De
     const box = yield* SecretBox
     const deliveries = yield* DeliveriesRepo
     const endpoints = yield* EndpointsRepo
-    const rules: AddressRules = {
-      production: config.production,
-      sandbox: config.sandbox,
-      allowPrivate: config.webhookAllowPrivate
-    }
+    const rules: AddressRules = { sandbox: config.sandbox, allowPrivate: config.webhookAllowPrivate }
     const caFile = config.webhookCaFile
     const operatorCa = Option.isNone(caFile)
       ? undefined

@@ -64,10 +64,14 @@ const deliveries = (apiKey: string, endpointId: string, query = "") =>
 const endpointOf = (apiKey: string, endpointId: string) =>
   Effect.map(send("GET", `${base}/${endpointId}`, { bearer: apiKey }), (reply) => json(reply))
 
-layer(makeTestServer({ webhookCaFile: Option.some(receiverCaFile), webhookDelivery: false }), {
-  timeout: "120 seconds",
-  excludeTestServices: true
-})("webhook delivery", (it) => {
+// The receiver listens on loopback, which the address guard refuses unless the operator allows it.
+layer(
+  makeTestServer({ webhookCaFile: Option.some(receiverCaFile), webhookAllowPrivate: true, webhookDelivery: false }),
+  {
+    timeout: "120 seconds",
+    excludeTestServices: true
+  }
+)("webhook delivery", (it) => {
   it.effect("a failing receiver gets the retries on schedule, logged; the last failure is Failed; retry works", () =>
     Effect.scoped(withTestClock(Effect.gen(function*() {
       const receiver = yield* startReceiver()
