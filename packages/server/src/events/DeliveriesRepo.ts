@@ -1,7 +1,8 @@
 /**
  * Every statement on `webhook_deliveries`: the claim of due deliveries (a lease, taken with
  * `for update skip locked` so two workers never claim one row, and only the oldest pending delivery
- * of each endpoint and user, so one user's events reach an endpoint in order), the outcome of an
+ * of each endpoint and user, so one user's events reach an endpoint in order; within the shares of
+ * senders the worker gives each endpoint and app, and never to a paused endpoint), the outcome of an
  * attempt, the log an app reads (newest first, paged by `seq`) and the manual retry. `now` is
  * always a parameter, from the caller's `Clock`, never SQL `now()`.
  */
@@ -9,6 +10,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { DeliveryStatus, WebhookEventType } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { breakerRule } from "./Breaker.js"
 
 export class DeliveryRow extends Schema.Class<DeliveryRow>("DeliveryRow")({
   id: Schema.String,
@@ -31,11 +33,28 @@ export class DeliveryRow extends Schema.Class<DeliveryRow>("DeliveryRow")({
 export const ClaimedDelivery = Schema.Struct({
   id: Schema.String,
   endpointId: Schema.String,
+  appId: Schema.String,
   eventId: Schema.String,
   attempts: Schema.Int,
   body: Schema.String
 })
 export type ClaimedDelivery = typeof ClaimedDelivery.Type
+
+/** What one claim may take: the worker's free senders, and what each endpoint and app may still have. */
+export interface ClaimLimits {
+  /** Deliveries leased at most. */
+  readonly limit: number
+  /** Attempts one endpoint may have under way at once (one only after a pause, `Breaker.ts`). */
+  readonly perEndpoint: number
+  /** Attempts one app may have under way at once. */
+  readonly perApp: number
+  /** The worker's attempts under way, by endpoint id and by app id. */
+  readonly busyEndpoints: Readonly<Record<string, number>>
+  readonly busyApps: Readonly<Record<string, number>>
+}
+
+/** Due rows a claim looks at, at most: enough to find some of another app behind one app's full share. */
+const scanLimit = 100
 
 export type Outcome =
   | { readonly _tag: "Delivered"; readonly statusCode: number }
@@ -55,14 +74,25 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("@pulsebrid
         "d.last_status_code, d.last_error, d.last_attempt_at, d.next_attempt_at, d.created_at, d.completed_at"
     )
 
-    const claimIds = (now: Date, leaseUntil: Date, limit: number) =>
-      sql<{ id: string }>`
+    const claimIds = (now: Date, leaseUntil: Date, limits: ClaimLimits) => {
+      const endpointRoom = sql`
+        case when ep.failure_streak >= ${breakerRule.threshold} then 1 else ${limits.perEndpoint}::int end
+          - coalesce((${JSON.stringify(limits.busyEndpoints)}::jsonb ->> d.endpoint_id::text)::int, 0)
+      `
+      const appRoom = sql`
+        ${limits.perApp}::int - coalesce((${JSON.stringify(limits.busyApps)}::jsonb ->> ep.app_id::text)::int, 0)
+      `
+      return sql<{ id: string }>`
         with due as (
-          select d.id from webhook_deliveries d
+          select d.id, d.seq, d.endpoint_id, ep.app_id, ${endpointRoom} as endpoint_room, ${appRoom} as app_room
+          from webhook_deliveries d
           join webhook_endpoints ep on ep.id = d.endpoint_id
           where d.status = 'Pending' and ep.enabled
             and d.next_attempt_at <= ${now}
             and (d.lease_until is null or d.lease_until < ${now})
+            and (ep.paused_until is null or ep.paused_until <= ${now})
+            and ${endpointRoom} > 0
+            and ${appRoom} > 0
             and not exists (
               select 1 from webhook_deliveries earlier
               where earlier.endpoint_id = d.endpoint_id
@@ -71,34 +101,50 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("@pulsebrid
                 and earlier.seq < d.seq
             )
           order by d.seq
-          limit ${limit}
+          limit ${scanLimit}
           for update of d skip locked
+        ),
+        within_endpoint as (
+          select id, seq, app_id, app_room,
+            row_number() over (partition by endpoint_id order by seq) <= endpoint_room as fits
+          from due
+        ),
+        within_app as (
+          select id, seq, row_number() over (partition by app_id order by seq) <= app_room as fits
+          from within_endpoint where fits
+        ),
+        chosen as (
+          select id from within_app where fits order by seq limit ${limits.limit}
         )
         update webhook_deliveries w set lease_until = ${leaseUntil}
-        from due where w.id = due.id
+        from chosen where w.id = chosen.id
         returning w.id
       `
+    }
 
     const claimedRows = SqlSchema.findAll({
       Request: Schema.Array(Schema.String),
       Result: ClaimedDelivery,
       execute: (ids) =>
         sql`
-          select d.id, d.endpoint_id, d.event_id, d.attempts, e.payload::text as body
-          from webhook_deliveries d join webhook_events e on e.id = d.event_id
+          select d.id, d.endpoint_id, ep.app_id, d.event_id, d.attempts, e.payload::text as body
+          from webhook_deliveries d
+          join webhook_events e on e.id = d.event_id
+          join webhook_endpoints ep on ep.id = d.endpoint_id
           where ${sql.in("d.id", ids)}
           order by d.seq
         `
     })
 
     /**
-     * Leases up to `limit` due deliveries until `leaseUntil`: pending, due by `now`, not leased (or
-     * the lease has run out: the worker holding it died), and the oldest pending one of its endpoint
-     * and user. A lease that runs out sends the delivery again: at least once.
+     * Leases due deliveries until `leaseUntil`, oldest first, as many as `limits` allow: pending, due by
+     * `now`, not leased (or the lease has run out: the worker holding it died), the oldest pending one of
+     * its endpoint and user, to an endpoint that is not paused, and within what its endpoint and app may
+     * still have under way. A lease that runs out sends the delivery again: at least once.
      */
-    const claimDue = (now: Date, leaseUntil: Date, limit: number) =>
+    const claimDue = (now: Date, leaseUntil: Date, limits: ClaimLimits) =>
       Effect.gen(function*() {
-        const claimed = yield* sql.withTransaction(claimIds(now, leaseUntil, limit))
+        const claimed = yield* sql.withTransaction(claimIds(now, leaseUntil, limits))
         return claimed.length === 0 ? [] : yield* claimedRows(claimed.map((row) => row.id))
       })
 

@@ -1,19 +1,23 @@
 /**
- * The delivery worker: about every second it leases the due deliveries (`DeliveriesRepo.claimDue`:
- * the oldest pending one of each endpoint and user, so one user's events arrive in order; `for
- * update skip locked`, so any number of worker processes share the work), POSTs each, signed
- * (`Signing.ts`), and records the outcome. A 2xx within 15 s is a delivery; anything else is
- * retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the delivery is `Failed`.
- * An endpoint failing for 5 days (`failing_since`) is disabled. A worker that dies mid-attempt
- * leaves a lease that runs out, and the delivery is sent again: at least once, across restarts.
+ * The delivery worker: a fixed number of senders (`senders`) that take due deliveries as they free up, with
+ * no round to wait for. Each claim (`DeliveriesRepo.claimDue`: the oldest pending delivery of each endpoint
+ * and user, so one user's events arrive in order; `for update skip locked`, so any number of worker
+ * processes share the work) leases as many as there are free senders, within each endpoint's and each
+ * app's share (`sendersPerEndpoint`, `sendersPerApp`), so that endpoints that hang, of one app or one
+ * endpoint, cannot hold every sender. An endpoint whose attempts keep failing is paused on its own
+ * (`Breaker.ts`). Each attempt is signed (`Signing.ts`) when it is sent, and its outcome recorded: a 2xx
+ * within 15 s is a delivery; anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and
+ * 10 h, then the delivery is `Failed`. An endpoint failing for 5 days (`failing_since`) is disabled. A
+ * worker that dies mid-attempt leaves a lease that runs out, and the delivery is sent again: at least
+ * once, across restarts.
  *
- * The schedule lives in the database (`next_attempt_at`), not in a fiber, so it survives restarts;
- * `now` always comes from `Clock`, so tests drive retries with `TestClock`.
+ * The schedule lives in the database (`next_attempt_at`, `paused_until`), not in a fiber, so it survives
+ * restarts; `now` always comes from `Clock`, so tests drive retries and pauses with `TestClock`.
  *
- * Its HTTP client is its own: redirects are not followed, an answer is awaited 15 s and at most
- * 4 KiB of its body is read; it trusts the public CAs and the operator's `WEBHOOK_CA_FILE`, and its
- * sockets connect only to addresses the rules allow (`Addresses.ts`), checked on the address DNS
- * gave for this very connection.
+ * Its HTTP client is its own: redirects are not followed, a connection (TCP and TLS) must be made within
+ * 5 s and an answer come within 15 s of the attempt's start, and at most 4 KiB of its body is read; it
+ * trusts the public CAs and the operator's `WEBHOOK_CA_FILE`, and its sockets connect only to addresses
+ * the rules allow (`Addresses.ts`), checked on the address DNS gave for this very connection.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
@@ -24,9 +28,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Schedule from "effect/Schedule"
+import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
+import type * as http from "node:http"
 import * as net from "node:net"
 import * as tls from "node:tls"
 import { SecretBox } from "../platform/SecretBox.js"
@@ -57,8 +62,11 @@ export const retryDelaysMs: ReadonlyArray<number> = [
 /** An endpoint whose deliveries have failed for this long is disabled. */
 export const disableAfterMs = 5 * 24 * hour
 
-/** How long an attempt waits for the receiver's answer. */
+/** How long an attempt waits for the receiver's answer, from its start. */
 export const attemptTimeout = Duration.seconds(15)
+
+/** How long an attempt waits for its connection (TCP, then TLS) to be made. */
+export const connectTimeoutMs = 5 * second
 
 /** A lease outlasts any attempt; a worker that died holding it loses the delivery to another after this. */
 export const leaseMs = 60 * second
@@ -66,9 +74,41 @@ export const leaseMs = 60 * second
 /** At most this much of an answer's body is read (only its start is kept, for the log). */
 const maxResponseBytes = 4096
 
-/** How many deliveries one tick leases, and sends at once. */
-const batchSize = 20
-const concurrency = 4
+/** Attempts one worker process has under way at once at most. */
+export const senders = 16
+
+/** Of those, one app's at most: an app whose endpoints all hang leaves the other half to the others. */
+export const sendersPerApp = senders / 2
+
+/** Of those, one endpoint's at most (one only after a pause, `Breaker.ts`). */
+export const sendersPerEndpoint = 2
+
+/** How often an idle worker looks for due deliveries (a freed sender looks at once). */
+const idlePoll = Duration.seconds(1)
+
+/** The connection was not made in time. */
+class ConnectTimeoutError extends Error {
+  constructor() {
+    super(`no connection within ${connectTimeoutMs / second} s`)
+  }
+}
+
+/**
+ * Makes each socket of `agent` fail when it is not connected within `connectTimeoutMs`: for https, until
+ * the TLS handshake is done. What comes after (the answer) is the attempt's own timeout.
+ */
+const withConnectTimeout = (agent: http.Agent, connected: "connect" | "secureConnect") => {
+  const create = agent.createConnection.bind(agent)
+  agent.createConnection = (options, callback) => {
+    const socket = create(options, callback)
+    if (socket === null || socket === undefined) return socket
+    const timer = setTimeout(() => socket.destroy(new ConnectTimeoutError()), connectTimeoutMs)
+    timer.unref()
+    socket.once(connected, () => clearTimeout(timer))
+    socket.once("close", () => clearTimeout(timer))
+    return socket
+  }
+}
 
 const oneLine = (text: string, max: number) => {
   const flat = text.replace(/[\u0000-\u001F\u007F]+/g, " ").trim()
@@ -104,11 +144,7 @@ export class Delivery extends Effect.Service<Delivery>()("@pulsebridge/server/De
     const box = yield* SecretBox
     const deliveries = yield* DeliveriesRepo
     const endpoints = yield* EndpointsRepo
-    const rules: AddressRules = {
-      production: config.production,
-      sandbox: config.sandbox,
-      allowPrivate: config.webhookAllowPrivate
-    }
+    const rules: AddressRules = { sandbox: config.sandbox, allowPrivate: config.webhookAllowPrivate }
     const caFile = config.webhookCaFile
     const operatorCa = Option.isNone(caFile)
       ? undefined
@@ -119,6 +155,8 @@ export class Delivery extends Effect.Service<Delivery>()("@pulsebridge/server/De
       ...(operatorCa === undefined ? {} : { ca: [...tls.rootCertificates, operatorCa] }),
       lookup: guardedLookup(rules)
     })
+    withConnectTimeout(agent.http, "connect")
+    withConnectTimeout(agent.https, "secureConnect")
     const client = (yield* NodeHttpClient.make.pipe(Effect.provideService(NodeHttpClient.HttpAgent, agent))).pipe(
       HttpClient.withTracerPropagation(false)
     )
@@ -168,7 +206,7 @@ export class Delivery extends Effect.Service<Delivery>()("@pulsebridge/server/De
         )
       )
 
-    /** One attempt of a claimed delivery, at `at`. */
+    /** One attempt of a claimed delivery, at `at`: the time it is signed with, as it is sent. */
     const attempt = (claimed: ClaimedDelivery, at: Date) =>
       Effect.gen(function*() {
         const found = yield* endpoints.secretsOf(claimed.endpointId)
@@ -217,9 +255,9 @@ export class Delivery extends Effect.Service<Delivery>()("@pulsebridge/server/De
         if (!recorded) return undefined
         if (outcome._tag === "Delivered") {
           yield* endpoints.markSucceeded(claimed.endpointId)
-          return { delivered: true, retried: false, disabled: false }
+          return { delivered: true, retried: false, disabled: false, paused: false }
         }
-        const disabled = yield* endpoints.markFailed(
+        const { disabled, pausedUntil } = yield* endpoints.markFailed(
           claimed.endpointId,
           at,
           new Date(at.getTime() - disableAfterMs),
@@ -230,15 +268,22 @@ export class Delivery extends Effect.Service<Delivery>()("@pulsebridge/server/De
             Effect.annotateLogs({ endpointId: claimed.endpointId })
           )
         }
-        return { delivered: false, retried: outcome.nextAttemptAt !== null, disabled }
+        if (pausedUntil !== null) {
+          yield* Effect.logInfo("Webhook endpoint paused after failing attempts in a row").pipe(
+            Effect.annotateLogs({ endpointId: claimed.endpointId, pausedUntil: pausedUntil.toISOString() })
+          )
+        }
+        return { delivered: false, retried: outcome.nextAttemptAt !== null, disabled, paused: pausedUntil !== null }
       }).pipe(
         sql.withTransaction,
         Effect.tap((counted) => counted === undefined ? Effect.void : countDelivery(counted))
       )
     }
 
-    const deliver = (claimed: ClaimedDelivery, at: Date) =>
+    /** Attempts a claimed delivery now (signed with this moment) and records the outcome. */
+    const deliver = (claimed: ClaimedDelivery) =>
       Effect.gen(function*() {
+        const at = new Date(yield* Clock.currentTimeMillis)
         const result = yield* attempt(claimed, at)
         if (Option.isSome(result)) yield* record(claimed, at, result.value)
       }).pipe(
@@ -251,28 +296,88 @@ export class Delivery extends Effect.Service<Delivery>()("@pulsebridge/server/De
         )
       )
 
+    // The attempts under way in this process, in all, by endpoint and by app: what the shares are counted against.
+    const busy = { total: 0, endpoints: new Map<string, number>(), apps: new Map<string, number>() }
+    const adjust = (counts: Map<string, number>, key: string, by: number) => {
+      const next = (counts.get(key) ?? 0) + by
+      if (next > 0) counts.set(key, next)
+      else counts.delete(key)
+    }
+    const occupy = (claimed: ClaimedDelivery, by: 1 | -1) => {
+      busy.total += by
+      adjust(busy.endpoints, claimed.endpointId, by)
+      adjust(busy.apps, claimed.appId, by)
+    }
     /**
-     * One round: leases the due deliveries and attempts each, all at the `Clock`'s current time.
-     * Answers how many were attempted.
+     * Leases as many due deliveries as there are free senders and the shares allow, counted as under way. The
+     * process's one `run` claims one batch at a time; claims of concurrent `tick`s (tests of several workers)
+     * may each count a share as free, and the database's row locks still keep them from one delivery.
      */
-    const tick = Effect.gen(function*() {
-      const at = new Date(yield* Clock.currentTimeMillis)
-      const claimed = yield* deliveries.claimDue(at, new Date(at.getTime() + leaseMs), batchSize)
-      yield* Effect.forEach(claimed, (delivery) => deliver(delivery, at), { concurrency, discard: true })
-      return claimed.length
-    }).pipe(Effect.withSpan("Delivery.tick"))
+    const claim = Effect.gen(function*() {
+      const free = senders - busy.total
+      if (free <= 0) return []
+      const now = yield* Clock.currentTimeMillis
+      const claimed = yield* deliveries.claimDue(new Date(now), new Date(now + leaseMs), {
+        limit: free,
+        perEndpoint: sendersPerEndpoint,
+        perApp: sendersPerApp,
+        busyEndpoints: Object.fromEntries(busy.endpoints),
+        busyApps: Object.fromEntries(busy.apps)
+      })
+      for (const delivery of claimed) occupy(delivery, 1)
+      return claimed
+    })
 
-    /** Rounds about every second, for as long as the process runs. */
-    const run = tick.pipe(
-      Effect.catchAllCause((cause) =>
-        Effect.as(
-          Effect.logWarning("Webhook delivery round failed").pipe(Effect.annotateLogs({ cause: Cause.pretty(cause) })),
-          0
-        )
-      ),
-      Effect.repeat(Schedule.spaced("1 second")),
-      Effect.asVoid
-    )
+    /**
+     * Sends due deliveries as senders free up: claims whenever one of its attempts ends, and otherwise every
+     * `idlePoll`. With `untilIdle` it ends once nothing more is due now and none of its attempts is under way,
+     * answering how many it attempted; without, it runs for as long as its fiber does.
+     */
+    const pump = (untilIdle: boolean) =>
+      Effect.gen(function*() {
+        const ended = yield* Queue.sliding<void>(1)
+        let underWay = 0
+        let attempted = 0
+        const settle = (delivery: ClaimedDelivery) =>
+          Effect.suspend(() => {
+            occupy(delivery, -1)
+            underWay -= 1
+            return ended.offer(undefined)
+          })
+        while (true) {
+          const claimed = yield* (untilIdle ? claim : claim.pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.as(
+                Effect.logWarning("Webhook deliveries could not be claimed").pipe(
+                  Effect.annotateLogs({ cause: Cause.pretty(cause) })
+                ),
+                []
+              )
+            )
+          ))
+          for (const delivery of claimed) {
+            underWay += 1
+            attempted += 1
+            yield* Effect.forkScoped(Effect.ensuring(deliver(delivery), settle(delivery)))
+          }
+          if (claimed.length > 0) continue
+          if (untilIdle && underWay === 0) {
+            // An attempt that ended while the claim ran freed its share after the claim had counted it: look again.
+            if (Option.isSome(yield* Queue.poll(ended))) continue
+            return attempted
+          }
+          yield* untilIdle ? Queue.take(ended) : Effect.timeoutOption(Queue.take(ended), idlePoll)
+        }
+      }).pipe(Effect.scoped)
+
+    /**
+     * Sends what is due now, each delivery as a sender frees up (and the next of a user's once the one before
+     * it is delivered), and waits for those attempts: how many it attempted. All at the `Clock`'s time.
+     */
+    const tick = pump(true).pipe(Effect.withSpan("Delivery.tick"))
+
+    /** The senders, for as long as the process runs. */
+    const run = pump(false).pipe(Effect.asVoid)
 
     return { tick, run } as const
   }),

@@ -59,7 +59,7 @@ export class EndpointDisabled extends Data.TaggedError("EndpointDisabled")<{ rea
   }
 }
 
-/** How long the name of a new endpoint's host may take to resolve (production only). */
+/** How long the name of a new endpoint's host may take to resolve (while the address guard is on). */
 const resolveTimeout = "5 seconds"
 
 /** The default page of the deliveries log. */
@@ -107,14 +107,13 @@ export class Endpoints extends Effect.Service<Endpoints>()("@pulsebridge/server/
     const endpoints = yield* EndpointsRepo
     const deliveries = yield* DeliveriesRepo
     const outbox = yield* Outbox
-    const rules: AddressRules = {
-      production: config.production,
-      sandbox: config.sandbox,
-      allowPrivate: config.webhookAllowPrivate
-    }
+    const rules: AddressRules = { sandbox: config.sandbox, allowPrivate: config.webhookAllowPrivate }
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
-    /** The URL's form, and in production the addresses its host resolves to now. */
+    /**
+     * The URL's form and, while the address guard is on, the addresses its host resolves to now. A name that
+     * does not resolve (yet, or not from here) is accepted: every delivery checks the address it connects to.
+     */
     const checkUrl = (url: string) =>
       Effect.gen(function*() {
         const problem = urlProblem(url, rules)
@@ -123,12 +122,12 @@ export class Endpoints extends Effect.Service<Endpoints>()("@pulsebridge/server/
         if (!mustRefuseInternal(rules) || net.isIP(host) !== 0) return
         const addresses = yield* Effect.tryPromise(() => resolveHost(host)).pipe(
           Effect.timeout(resolveTimeout),
-          Effect.catchAll(() => new UrlRefused({ reason: `url's host ${host} does not resolve` }))
+          Effect.orElseSucceed((): ReadonlyArray<string> => [])
         )
-        const internal = addresses.find(isInternalAddress)
-        if (internal !== undefined) {
+        if (addresses.some(isInternalAddress)) {
+          // Which address is not said: what the server's own DNS answers for an internal name is not the app's to learn.
           return yield* new UrlRefused({
-            reason: `url's host ${host} resolves to ${internal}, a private, loopback or link-local address`
+            reason: `url's host ${host} resolves to a private, loopback or link-local address`
           })
         }
       })

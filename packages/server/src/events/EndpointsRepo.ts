@@ -1,12 +1,14 @@
 /**
  * Every statement on `webhook_endpoints`: the app's endpoints (each statement scoped by app id, so
  * an app never reaches another's), their sealed secrets, and the failure bookkeeping the delivery
- * keeps (`failing_since`, disabling). Secrets arrive here sealed and leave sealed.
+ * keeps (`failing_since`, disabling, the circuit breaker of `Breaker.ts`). Secrets arrive here sealed
+ * and leave sealed.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { WebhookEventType } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { breakerRule } from "./Breaker.js"
 
 export class EndpointRow extends Schema.Class<EndpointRow>("EndpointRow")({
   id: Schema.String,
@@ -108,6 +110,11 @@ export class EndpointsRepo extends Effect.Service<EndpointsRepo>()("@pulsebridge
               : changes.enabled === false
               ? sql`disabled_reason = null,`
               : sql.literal("")}
+              ${
+            // Enabled again or sent elsewhere, it is no longer paused for the failures before.
+            changes.enabled === true || changes.url !== undefined
+              ? sql`failure_streak = 0, pause_count = 0, paused_until = null,`
+              : sql.literal("")}
               updated_at = ${now}
             where id = ${id} and app_id = ${appId}
             returning ${selected}
@@ -144,27 +151,54 @@ export class EndpointsRepo extends Effect.Service<EndpointsRepo>()("@pulsebridge
         `
     })
 
-    /** A delivery succeeded: the endpoint is no longer failing. */
+    /** A delivery succeeded: the endpoint is no longer failing, nor paused. */
     const markSucceeded = (id: string) =>
-      sql`update webhook_endpoints set failing_since = null where id = ${id} and failing_since is not null`
+      sql`
+        update webhook_endpoints set failing_since = null, failure_streak = 0, pause_count = 0, paused_until = null
+        where id = ${id} and (failing_since is not null or failure_streak > 0 or paused_until is not null)
+      `
 
     /**
      * A delivery attempt failed: the endpoint is failing from now unless it already was; failing since
-     * `disableBefore` or earlier, it is disabled with `reason`. Answers whether it was disabled now.
+     * `disableBefore` or earlier, it is disabled with `reason`. One more failure in a row, which may pause
+     * it (`Breaker.ts`). Answers whether it was disabled now, and until when this failure paused it.
      */
     const markFailed = (id: string, now: Date, disableBefore: Date, reason: string) =>
       Effect.map(
-        sql<{ disabled: boolean }>`
-          update webhook_endpoints set
-            failing_since = coalesce(failing_since, ${now}),
-            enabled = case when failing_since <= ${disableBefore} then false else enabled end,
-            disabled_reason = case when failing_since <= ${disableBefore} and enabled then ${reason}
-              else disabled_reason end,
-            updated_at = case when failing_since <= ${disableBefore} and enabled then ${now} else updated_at end
-          where id = ${id}
-          returning (not enabled and failing_since <= ${disableBefore}) as disabled
+        sql<{ disabled: boolean; paused: boolean; pausedUntil: Date | null }>`
+          with before as (
+            select id, failure_streak as streak_before, paused_until as paused_before
+            from webhook_endpoints where id = ${id}
+            for update
+          ),
+          rule as (
+            select before.id, before.streak_before + 1 >= ${breakerRule.threshold}
+              and (before.paused_before is null or before.paused_before <= ${now}) as trips
+            from before
+          )
+          update webhook_endpoints ep set
+            failing_since = coalesce(ep.failing_since, ${now}),
+            enabled = case when ep.failing_since <= ${disableBefore} then false else ep.enabled end,
+            disabled_reason = case when ep.failing_since <= ${disableBefore} and ep.enabled then ${reason}
+              else ep.disabled_reason end,
+            updated_at = case when ep.failing_since <= ${disableBefore} and ep.enabled then ${now} else ep.updated_at end,
+            failure_streak = ep.failure_streak + 1,
+            pause_count = case when rule.trips then ep.pause_count + 1 else ep.pause_count end,
+            paused_until = case when rule.trips
+              then ${now}::timestamptz + least(
+                ${breakerRule.firstPauseMs}::double precision * power(2, least(ep.pause_count, 20)),
+                ${breakerRule.longestPauseMs}::double precision
+              ) * interval '1 millisecond'
+              else ep.paused_until end
+          from rule
+          where ep.id = rule.id
+          returning (not ep.enabled and ep.failing_since <= ${disableBefore}) as disabled, rule.trips as paused,
+            ep.paused_until
         `,
-        (rows) => rows[0]?.disabled === true
+        (rows) => ({
+          disabled: rows[0]?.disabled === true,
+          pausedUntil: rows[0]?.paused === true ? rows[0].pausedUntil : null
+        })
       )
 
     return {

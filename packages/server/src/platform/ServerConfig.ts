@@ -65,7 +65,10 @@ export interface ServerConfigShape {
   readonly syncConcurrency: number
   /** Where Dexcom's OAuth endpoints live (`DEXCOM_OAUTH_PATH`): `/v3/oauth2` or `/v2/oauth2`. */
   readonly dexcomOAuthPath: "/v3/oauth2" | "/v2/oauth2"
-  /** Webhook URLs may name private, loopback and link-local addresses in production (`WEBHOOK_ALLOW_PRIVATE`). */
+  /**
+   * Webhook URLs may lead to private, loopback, link-local and other special addresses (`WEBHOOK_ALLOW_PRIVATE`):
+   * the address guard off. By default only in sandbox mode, so that a local receiver works there.
+   */
   readonly webhookAllowPrivate: boolean
   /** A PEM file of CAs webhook receivers' certificates may chain to, besides the public ones (`WEBHOOK_CA_FILE`). */
   readonly webhookCaFile: Option.Option<string>
@@ -135,7 +138,7 @@ const rateLimitsConfig: Config.Config<RateLimitSettings> = Config.all({
 
 /**
  * The settings as the environment gives them, each with its default. Those whose default depends on other settings
- * (`ANALYZER`, `SYNC_STORE_CONCURRENCY`), and `ANALYZER_BASE_URL`, whose presence picks the analyser, stay options
+ * (`ANALYZER`, `SYNC_STORE_CONCURRENCY`, `WEBHOOK_ALLOW_PRIVATE`), and `ANALYZER_BASE_URL`, whose presence picks the analyser, stay options
  * here for `resolve` to complete.
  */
 const settingsConfig = Config.all({
@@ -205,7 +208,7 @@ const settingsConfig = Config.all({
   dexcomOAuthPath: Config.literal("/v3/oauth2", "/v2/oauth2")(EnvVars.dexcomOAuthPath).pipe(
     Config.withDefault("/v3/oauth2" as const)
   ),
-  webhookAllowPrivate: Config.boolean(EnvVars.webhookAllowPrivate).pipe(Config.withDefault(false)),
+  webhookAllowPrivate: Config.option(Config.boolean(EnvVars.webhookAllowPrivate)),
   webhookCaFile: Config.option(Config.string(EnvVars.webhookCaFile)),
   webhookDelivery: Config.literal("on", "off")(EnvVars.webhookDelivery).pipe(
     Config.map((value) => value === "on"),
@@ -264,10 +267,11 @@ const defaultSyncStoreConcurrency = (settings: Pick<ServerConfigShape, "database
 
 /**
  * `settings` with `overrides` over them. A default that depends on other settings is taken from them as overridden,
- * so that `serve --sandbox` gets the sandbox analyser and a pool set in code gets its half for the sync's writes.
+ * so that `serve --sandbox` gets the sandbox analyser and its local webhook receivers, and a pool set in code gets
+ * its half for the sync's writes.
  */
 const resolve = (
-  { analyzer, analyzerBaseUrl, syncStoreConcurrency, ...settings }: Settings,
+  { analyzer, analyzerBaseUrl, syncStoreConcurrency, webhookAllowPrivate, ...settings }: Settings,
   overrides: Partial<ServerConfigShape>
 ): ServerConfigShape => {
   const given = { ...settings, ...overrides }
@@ -282,6 +286,11 @@ const resolve = (
     syncStoreConcurrency: Option.fromNullable(overrides.syncStoreConcurrency).pipe(
       Option.orElse(() => syncStoreConcurrency),
       Option.getOrElse(() => defaultSyncStoreConcurrency(given))
+    ),
+    // The address guard is on unless the operator turns it off, or sandbox mode does for its local receivers.
+    webhookAllowPrivate: Option.fromNullable(overrides.webhookAllowPrivate).pipe(
+      Option.orElse(() => webhookAllowPrivate),
+      Option.getOrElse(() => given.sandbox)
     )
   }
 }

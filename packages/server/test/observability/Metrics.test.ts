@@ -188,6 +188,8 @@ layer(
   makeTestServer({
     analyzer: "sandbox",
     webhookCaFile: Option.some(receiverCaFile),
+    // The receiver listens on loopback, which the address guard refuses unless the operator allows it.
+    webhookAllowPrivate: true,
     metricsToken: Option.some(Redacted.make(token))
   }),
   { timeout: "120 seconds", excludeTestServices: true }

@@ -62,6 +62,19 @@ describe("ServerConfig.make", () => {
       expect(ServerConfig.make({ sandbox: true, analyzer: "offline" }).analyzer).toBe("offline")
     }))
 
+  it.effect("WEBHOOK_ALLOW_PRIVATE: as set, else only in sandbox mode (the webhook address guard is on by default)", () =>
+    Effect.gen(function*() {
+      expect((yield* read({})).webhookAllowPrivate).toBe(false)
+      expect((yield* read({ NODE_ENV: "production" })).webhookAllowPrivate).toBe(false)
+      expect((yield* read({ SANDBOX: "true" })).webhookAllowPrivate).toBe(true)
+      expect((yield* read({ SANDBOX: "true", WEBHOOK_ALLOW_PRIVATE: "false" })).webhookAllowPrivate).toBe(false)
+      expect((yield* read({ WEBHOOK_ALLOW_PRIVATE: "true" })).webhookAllowPrivate).toBe(true)
+      expect((yield* readWith({}, { sandbox: true })).webhookAllowPrivate).toBe(true)
+      expect((yield* readWith({ WEBHOOK_ALLOW_PRIVATE: "false" }, { sandbox: true })).webhookAllowPrivate).toBe(false)
+      expect(ServerConfig.make({ sandbox: true }).webhookAllowPrivate).toBe(true)
+      expect(ServerConfig.make({ sandbox: true, webhookAllowPrivate: false }).webhookAllowPrivate).toBe(false)
+    }))
+
   it.effect("the OpenAI-compatible API: OpenAI's and gpt-4o-mini unless set", () =>
     Effect.gen(function*() {
       const unset = yield* read({})

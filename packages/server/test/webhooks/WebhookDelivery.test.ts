@@ -13,7 +13,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
-import { Delivery, disableAfterMs, retryDelaysMs } from "../../src/events/Delivery.js"
+import { breakerPauseMs, breakerThreshold } from "../../src/events/Breaker.js"
+import { maxAttempts } from "../../src/events/DeliveriesRepo.js"
+import { Delivery, disableAfterMs, retryDelaysMs, sendersPerEndpoint } from "../../src/events/Delivery.js"
 import { Outbox } from "../../src/events/Outbox.js"
 import { Users } from "../../src/users/Users.js"
 import { json, preview, send } from "../fixtures/Http.js"
@@ -64,10 +66,14 @@ const deliveries = (apiKey: string, endpointId: string, query = "") =>
 const endpointOf = (apiKey: string, endpointId: string) =>
   Effect.map(send("GET", `${base}/${endpointId}`, { bearer: apiKey }), (reply) => json(reply))
 
-layer(makeTestServer({ webhookCaFile: Option.some(receiverCaFile), webhookDelivery: false }), {
-  timeout: "120 seconds",
-  excludeTestServices: true
-})("webhook delivery", (it) => {
+// The receiver listens on loopback, which the address guard refuses unless the operator allows it.
+layer(
+  makeTestServer({ webhookCaFile: Option.some(receiverCaFile), webhookAllowPrivate: true, webhookDelivery: false }),
+  {
+    timeout: "120 seconds",
+    excludeTestServices: true
+  }
+)("webhook delivery", (it) => {
   it.effect("a failing receiver gets the retries on schedule, logged; the last failure is Failed; retry works", () =>
     Effect.scoped(withTestClock(Effect.gen(function*() {
       const receiver = yield* startReceiver()
@@ -230,9 +236,8 @@ layer(makeTestServer({ webhookCaFile: Option.some(receiverCaFile), webhookDelive
 
       refuseA1 = false
       yield* TestClock.adjust("1 second")
-      expect(yield* tick).toBe(1)
-      expect(yield* tick).toBe(1)
-      expect(yield* tick).toBe(1)
+      // Each goes as soon as the one before it is delivered, within the round.
+      expect(yield* tick).toBe(3)
       expect(order().filter((id) => id !== b1)).toEqual([a1, a1, a2, a3])
 
       // When an earlier event finally fails, the next one goes.
@@ -245,6 +250,10 @@ layer(makeTestServer({ webhookCaFile: Option.some(receiverCaFile), webhookDelive
         expect(yield* tick).toBe(1)
         expect(order().at(-1)).toBe(c1)
       }
+      // c1's failures in a row paused the endpoint (the breaker), from the threshold on each a pause longer than the
+      // one before; once the last is over, the next one goes.
+      expect(yield* tick).toBe(0)
+      yield* TestClock.adjust(breakerPauseMs(maxAttempts - breakerThreshold + 1))
       expect(yield* tick).toBe(1)
       expect(order().at(-1)).toBe(c2)
       const log = yield* deliveries(apiKey, endpoint.id, "?limit=2")
@@ -253,5 +262,103 @@ layer(makeTestServer({ webhookCaFile: Option.some(receiverCaFile), webhookDelive
       const older = yield* deliveries(apiKey, endpoint.id, `?limit=10&cursor=${log.nextCursor}`)
       expect(older.data.map((d) => d.eventId)).toEqual([a3, b1, a2, a1])
       expect(older.nextCursor).toBeNull()
+    }))))
+
+  it.effect("an endpoint whose attempts keep failing is paused on its own, longer each time, its deliveries unattempted meanwhile", () =>
+    Effect.scoped(withTestClock(Effect.gen(function*() {
+      const failing = yield* startReceiver()
+      failing.answer = () => ({ status: 500, body: "down" })
+      const answering = yield* startReceiver()
+      const { apiKey } = yield* createApp()
+      const createEndpoint = (url: string) =>
+        Effect.map(send("POST", base, { bearer: apiKey, json: { url, events: ["user.deleted"] } }), (reply) => {
+          expect(reply.status, preview(reply)).toBe(201)
+          return json(reply) as { id: string; secret: string }
+        })
+      const broken = yield* createEndpoint(failing.url)
+      const healthy = yield* createEndpoint(answering.url)
+      // Eight users' events, each to both endpoints: the order binds each user only, so all are due at once.
+      for (let i = 0; i < 8; i++) {
+        const created = yield* send("POST", "/api/v1/users", { bearer: apiKey, json: { externalUserId: `b-${i}` } })
+        expect(created.status, preview(created)).toBe(201)
+        const deleted = yield* send("DELETE", `/api/v1/users/${json(created).id}`, { bearer: apiKey })
+        expect(deleted.status, preview(deleted)).toBe(204)
+      }
+      yield* catchUp
+
+      // The broken endpoint is paused after `breakerThreshold` failures in a row (one more may have been under
+      // way); the healthy one's deliveries are not held.
+      const first = yield* tick
+      const tripped = failing.received.length
+      expect(tripped).toBeGreaterThanOrEqual(breakerThreshold)
+      expect(tripped).toBeLessThanOrEqual(breakerThreshold + sendersPerEndpoint - 1)
+      expect(answering.received).toHaveLength(8)
+      expect(first).toBe(8 + tripped)
+      const waiting = (yield* deliveries(apiKey, broken.id)).data
+      expect(waiting.every((d) => d.status === "Pending")).toBe(true)
+      expect(waiting.filter((d) => d.attempts === 0)).toHaveLength(8 - tripped)
+      expect((yield* deliveries(apiKey, healthy.id)).data.map((d) => d.status)).toEqual(Array(8).fill("Delivered"))
+
+      // Nothing goes to it during the pause, though its retries fell due after 5 s.
+      yield* TestClock.adjust(breakerPauseMs(1) - 1000)
+      expect(yield* tick).toBe(0)
+      yield* TestClock.adjust(1000)
+      // Then one attempt alone; it fails, and the next pause is twice as long.
+      expect(yield* tick).toBe(1)
+      expect(failing.received).toHaveLength(tripped + 1)
+      expect(breakerPauseMs(2)).toBe(2 * breakerPauseMs(1))
+      yield* TestClock.adjust(breakerPauseMs(2) - 1000)
+      expect(yield* tick).toBe(0)
+      expect(failing.received).toHaveLength(tripped + 1)
+
+      // The receiver is back: the attempt after the pause succeeds, and every waiting delivery goes at once, but
+      // the one the failed attempt after the first pause was: it keeps its own schedule, its next retry.
+      failing.answer = () => ({ status: 204 })
+      yield* TestClock.adjust(1000)
+      expect(yield* tick).toBe(7)
+      expect(failing.received).toHaveLength(tripped + 1 + 7)
+      yield* TestClock.adjust(retryDelaysMs[1]! - breakerPauseMs(2))
+      expect(yield* tick).toBe(1)
+      const done = (yield* deliveries(apiKey, broken.id)).data
+      expect(done.map((d) => d.status)).toEqual(Array(8).fill("Delivered"))
+      // The deliveries that waited out the pauses were attempted once: the pauses took none of their attempts.
+      expect(done.filter((d) => d.attempts === 1)).toHaveLength(8 - tripped)
+      expect(done.map((d) => d.attempts).sort()).toEqual(
+        [...Array(8 - tripped).fill(1), ...Array(tripped - 1).fill(2), 3]
+      )
+      for (const request of failing.received.slice(tripped + 1)) {
+        expect(signatureValid(broken.secret, request)).toBe(true)
+      }
+      expect((yield* endpointOf(apiKey, broken.id)).failingSince).toBeNull()
+    }))))
+
+  it.effect("a paused endpoint given a URL again starts afresh: its deliveries go at once", () =>
+    Effect.scoped(withTestClock(Effect.gen(function*() {
+      const receiver = yield* startReceiver()
+      receiver.answer = () => ({ status: 503 })
+      const { apiKey } = yield* createApp()
+      const created = yield* send("POST", base, {
+        bearer: apiKey,
+        json: { url: receiver.url, events: ["user.deleted"] }
+      })
+      expect(created.status, preview(created)).toBe(201)
+      const endpoint = json(created) as { id: string }
+      for (let i = 0; i < breakerThreshold + 2; i++) {
+        const user = yield* send("POST", "/api/v1/users", { bearer: apiKey, json: { externalUserId: `r-${i}` } })
+        expect(user.status, preview(user)).toBe(201)
+        expect((yield* send("DELETE", `/api/v1/users/${json(user).id}`, { bearer: apiKey })).status).toBe(204)
+      }
+      yield* catchUp
+      const tripped = yield* tick
+      expect(tripped).toBeLessThan(breakerThreshold + 2)
+      yield* TestClock.adjust("10 seconds")
+      expect(yield* tick).toBe(0)
+
+      receiver.answer = () => ({ status: 204 })
+      const moved = yield* send("PATCH", `${base}/${endpoint.id}`, { bearer: apiKey, json: { url: receiver.url } })
+      expect(moved.status, preview(moved)).toBe(200)
+      expect(yield* tick).toBe(breakerThreshold + 2)
+      const log = yield* deliveries(apiKey, endpoint.id)
+      expect(log.data.map((d) => d.status)).toEqual(Array(breakerThreshold + 2).fill("Delivered"))
     }))))
 })

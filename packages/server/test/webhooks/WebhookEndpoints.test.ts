@@ -44,7 +44,8 @@ const deliveriesOf = (apiKey: string, id: string) =>
     return json(reply) as { data: Array<any>; nextCursor: string | null }
   })
 
-layer(makeTestServer({ webhookCaFile: Option.some(receiverCaFile) }), {
+// The receiver listens on loopback, which the address guard refuses unless the operator allows it.
+layer(makeTestServer({ webhookCaFile: Option.some(receiverCaFile), webhookAllowPrivate: true }), {
   timeout: "120 seconds",
   excludeTestServices: true
 })(
@@ -257,6 +258,51 @@ layer(makeTestServer({ webhookCaFile: Option.some(receiverCaFile) }), {
   }
 )
 
+/** Literal addresses no webhook may reach while the guard is on. */
+const refusedUrls = [
+  "http://example.com/hooks",
+  "http://127.0.0.1/hooks",
+  "https://127.0.0.1/hooks",
+  "https://localhost/hooks",
+  "https://10.1.2.3/hooks",
+  "https://172.16.0.1/hooks",
+  "https://192.168.1.1/hooks",
+  "https://169.254.169.254/latest/meta-data",
+  "https://[::1]/hooks",
+  "https://[fd00::1]/hooks",
+  "https://[fe80::1]/hooks",
+  "https://[::ffff:10.0.0.1]/hooks",
+  "https://0.0.0.0/hooks",
+  "https://[::127.0.0.1]/hooks",
+  "https://[::ffff:0:10.0.0.1]/hooks",
+  "https://[2002:a00:1::1]/hooks",
+  "https://[64:ff9b:1::a00:1]/hooks"
+]
+
+layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })(
+  "webhook endpoints outside sandbox mode, at the defaults",
+  (it) => {
+    it.effect("the address guard is on: private, loopback, link-local and special addresses are a 400", () =>
+      Effect.gen(function*() {
+        const { apiKey } = yield* createApp()
+        for (const url of refusedUrls) {
+          const reply = yield* createRaw(apiKey, { url })
+          expect(reply.status, `${url}: ${preview(reply)}`).toBe(400)
+          expect(json(reply)._tag).toBe("BadRequest")
+        }
+        expect(json(yield* send("GET", base, { bearer: apiKey }))).toEqual([])
+        const ok = yield* created(apiKey, { url: "https://93.184.215.14/hooks" })
+        expectError(
+          yield* send("PATCH", `${base}/${ok.id}`, { bearer: apiKey, json: { url: "https://[::7f00:1]/x" } }),
+          400,
+          "BadRequest"
+        )
+        // A name that does not resolve (now) is accepted: each delivery checks the address it connects to.
+        yield* created(apiKey, { url: "https://receiver.invalid/hooks" })
+      }))
+  }
+)
+
 const productionKey = crypto.randomBytes(32).toString("base64")
 
 layer(
@@ -266,23 +312,7 @@ layer(
   it.effect("plain http and private, loopback and link-local addresses are refused", () =>
     Effect.gen(function*() {
       const { apiKey } = yield* createApp()
-      for (
-        const url of [
-          "http://example.com/hooks",
-          "http://127.0.0.1/hooks",
-          "https://127.0.0.1/hooks",
-          "https://localhost/hooks",
-          "https://10.1.2.3/hooks",
-          "https://172.16.0.1/hooks",
-          "https://192.168.1.1/hooks",
-          "https://169.254.169.254/latest/meta-data",
-          "https://[::1]/hooks",
-          "https://[fd00::1]/hooks",
-          "https://[fe80::1]/hooks",
-          "https://[::ffff:10.0.0.1]/hooks",
-          "https://0.0.0.0/hooks"
-        ]
-      ) {
+      for (const url of refusedUrls) {
         const reply = yield* createRaw(apiKey, { url })
         expect(reply.status, `${url}: ${preview(reply)}`).toBe(400)
         expect(json(reply)._tag).toBe("BadRequest")

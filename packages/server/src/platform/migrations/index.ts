@@ -18,6 +18,7 @@ import m0014 from "./0014_erasure.js"
 import m0015 from "./0015_portal.js"
 import m0016 from "./0016_record_owner_key.js"
 import m0017 from "./0017_meal_responses.js"
+import m0018 from "./0018_webhook_breaker.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -36,5 +37,6 @@ export const migrations = {
   "0014_erasure": m0014,
   "0015_portal": m0015,
   "0016_record_owner_key": m0016,
-  "0017_meal_responses": m0017
+  "0017_meal_responses": m0017,
+  "0018_webhook_breaker": m0018
 }
