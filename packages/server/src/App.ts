@@ -31,6 +31,7 @@ import { WebhookEndpointsHttpLive } from "./events/Http.js"
 import { withCompression } from "./http/Compression.js"
 import { withDeadline } from "./http/Deadline.js"
 import { makeAppMiddleware } from "./http/Middleware.js"
+import { hstsHeader } from "./http/ResponseHeaders.js"
 import { RootRoutesLive } from "./http/RootRoutes.js"
 import { InsightsHttpLive } from "./insights/Http.js"
 import { BlobStore } from "./journal/BlobStore.js"
@@ -214,6 +215,7 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
   const tracing = Option.isSome(config.otelEndpoint)
   const middleware = makeAppMiddleware({
     trustProxy: config.trustProxy,
+    hsts: hstsHeader(config),
     tracing,
     rateLimit: limiter.middleware,
     authenticateUpload: userToken.check
