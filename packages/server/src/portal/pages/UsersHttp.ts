@@ -109,8 +109,7 @@ export const PortalUsersHttpLive = HttpApiBuilder.group(
                 action: "user.erase",
                 targetType: "user",
                 targetId: user.id,
-                appId: user.appId,
-                detail: { externalUserId: user.externalUserId }
+                appId: user.appId
               }))
             return accepted
           }).pipe(
