@@ -45,6 +45,7 @@ import { McpTools } from "./mcp/Tools.js"
 import { MetricsListenerLive, MetricsRoutesLive } from "./observability/MetricsRoutes.js"
 import { ShardingLive } from "./platform/Cluster.js"
 import { HttpServerLive, ProviderHttpClientLive } from "./platform/HttpServer.js"
+import { SelfCallMarkingLive } from "./platform/SelfCalls.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
 import { TracingLive } from "./platform/Tracing.js"
@@ -113,6 +114,8 @@ const ConnectLive = Layer.mergeAll(ConnectFlow.Default, Webhooks.Default, Resync
   Layer.provideMerge(SyncLive),
   Layer.provideMerge(ConnectionTokens.Default),
   Layer.provideMerge(ProviderAccess.Default),
+  // The client every provider call goes through, its calls to the sandbox's simulators marked as this server's own.
+  Layer.provideMerge(SelfCallMarkingLive),
   Layer.provideMerge(ServerBases.Default),
   Layer.provideMerge(ProviderHttpClientLive)
 )
