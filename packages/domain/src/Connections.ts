@@ -99,22 +99,22 @@ export class ResyncRange extends Schema.Class<ResyncRange>("ResyncRange")({
  * `{}`: no range, as no body. A typed client sends an empty object where it has nothing to say; any key makes it
  * a range to check (a misspelt `from` is refused, not read as no range).
  */
-const NoResyncRange = Schema.transform(
-  Schema.Unknown.pipe(
-    Schema.filter(
-      (body) => typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0,
-      { message: () => "Expected no body, {} or {from, to}" }
-    )
-  ).annotations({
-    jsonSchema: { type: "object", maxProperties: 0 },
-    description: "An empty object: the recent days, as without a body"
-  }),
-  Schema.Null,
-  { strict: true, decode: () => null, encode: () => ({}) }
-)
+const EmptyObject = Schema.Unknown.pipe(
+  Schema.filter(
+    (body) => typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0,
+    { message: () => "Expected no body, {} or {from, to}" }
+  )
+).annotations({
+  jsonSchema: { type: "object", maxProperties: 0 },
+  description: "An empty object: the recent days, as without a body"
+})
 
-/** The body of a re-sync: none, `null` or `{}` for the recent days; a `ResyncRange` for a backfill. */
-export const ResyncPayload = Schema.Union(ResyncRange, Schema.Null, NoResyncRange)
+/** The body of a re-sync: none, `null` or `{}` for the recent days (decoded as null); a `ResyncRange` for a backfill. */
+export const ResyncPayload = Schema.transform(
+  Schema.Union(ResyncRange, Schema.Null, EmptyObject),
+  Schema.NullOr(Schema.typeSchema(ResyncRange)),
+  { strict: true, decode: (body) => (body instanceof ResyncRange ? body : null), encode: (range) => range }
+)
 
 export class ResyncAccepted extends Schema.Class<ResyncAccepted>("ResyncAccepted")({
   connectionId: ConnectionId,
