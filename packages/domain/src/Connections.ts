@@ -95,6 +95,27 @@ export class ResyncRange extends Schema.Class<ResyncRange>("ResyncRange")({
     "(Garmin 30 days, the others 365)"
 }) {}
 
+/**
+ * `{}`: no range, as no body. A typed client sends an empty object where it has nothing to say; any key makes it
+ * a range to check (a misspelt `from` is refused, not read as no range).
+ */
+const EmptyObject = Schema.Unknown.pipe(
+  Schema.filter(
+    (body) => typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0,
+    { message: () => "Expected no body, {} or {from, to}" }
+  )
+).annotations({
+  jsonSchema: { type: "object", maxProperties: 0 },
+  description: "An empty object: the recent days, as without a body"
+})
+
+/** The body of a re-sync: none, `null` or `{}` for the recent days (decoded as null); a `ResyncRange` for a backfill. */
+export const ResyncPayload = Schema.transform(
+  Schema.Union(ResyncRange, Schema.Null, EmptyObject),
+  Schema.NullOr(Schema.typeSchema(ResyncRange)),
+  { strict: true, decode: (body) => (body instanceof ResyncRange ? body : null), encode: (range) => range }
+)
+
 export class ResyncAccepted extends Schema.Class<ResyncAccepted>("ResyncAccepted")({
   connectionId: ConnectionId,
   kind: Schema.Literal("Recent", "Backfill").annotations({
@@ -310,14 +331,14 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections")
   .add(
     HttpApiEndpoint.post("resync", "/api/v1/users/:userId/connections/:connectionId/sync")
       .setPath(connectionPath)
-      .setPayload(Schema.NullOr(ResyncRange))
+      .setPayload(ResyncPayload)
       .addSuccess(ResyncAccepted, { status: 202 })
       .addError(NotFound)
       .addError(Conflict)
       .annotate(OpenApi.Summary, "Sync a connection again")
       .annotate(
         OpenApi.Description,
-        "Without a body: reads the recent days again, as the periodic sync does. With " +
+        "Without a body (or with `{}`): reads the recent days again, as the periodic sync does. With " +
           "`{from, to}`: reads that range again as a durable backfill, newest window first, resumed after a " +
           "restart; the connection shows its `syncProgress` until it ends. Work already queued for the " +
           "connection runs first. 404 for a connection of another user, an unknown one or a `Disconnected` " +

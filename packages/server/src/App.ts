@@ -31,6 +31,7 @@ import { WebhookEndpointsHttpLive } from "./events/Http.js"
 import { withCompression } from "./http/Compression.js"
 import { withDeadline } from "./http/Deadline.js"
 import { makeAppMiddleware } from "./http/Middleware.js"
+import { hstsHeader } from "./http/ResponseHeaders.js"
 import { RootRoutesLive } from "./http/RootRoutes.js"
 import { InsightsHttpLive } from "./insights/Http.js"
 import { BlobStore } from "./journal/BlobStore.js"
@@ -44,6 +45,7 @@ import { McpTools } from "./mcp/Tools.js"
 import { MetricsListenerLive, MetricsRoutesLive } from "./observability/MetricsRoutes.js"
 import { ShardingLive } from "./platform/Cluster.js"
 import { HttpServerLive, ProviderHttpClientLive } from "./platform/HttpServer.js"
+import { SelfCallMarkingLive } from "./platform/SelfCalls.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
 import { TracingLive } from "./platform/Tracing.js"
@@ -112,6 +114,8 @@ const ConnectLive = Layer.mergeAll(ConnectFlow.Default, Webhooks.Default, Resync
   Layer.provideMerge(SyncLive),
   Layer.provideMerge(ConnectionTokens.Default),
   Layer.provideMerge(ProviderAccess.Default),
+  // The client every provider call goes through, its calls to the sandbox's simulators marked as this server's own.
+  Layer.provideMerge(SelfCallMarkingLive),
   Layer.provideMerge(ServerBases.Default),
   Layer.provideMerge(ProviderHttpClientLive)
 )
@@ -214,6 +218,7 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
   const tracing = Option.isSome(config.otelEndpoint)
   const middleware = makeAppMiddleware({
     trustProxy: config.trustProxy,
+    hsts: hstsHeader(config),
     tracing,
     rateLimit: limiter.middleware,
     authenticateUpload: userToken.check

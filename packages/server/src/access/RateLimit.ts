@@ -12,6 +12,10 @@
  * decided by a statement that started after it arrived (a key revoked before it is refused). When the
  * database does not answer, requests are let through (fail open) with a warning: the limiter protects
  * the service, and the requests themselves will meet the same database.
+ *
+ * The server's own calls to the simulators it mounts in sandbox mode (`SelfCalls`) are not limited: they come
+ * from this machine's address, whose bucket a newcomer's browser draws from, and the simulators keep limits of
+ * their own as the providers do.
  */
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as Duration from "effect/Duration"
@@ -23,6 +27,7 @@ import * as crypto from "node:crypto"
 import * as net from "node:net"
 import { drain } from "../http/Drain.js"
 import { countRateLimited, rateLimitsNotApplied } from "../http/RequestMetrics.js"
+import { SelfCalls } from "../platform/SelfCalls.js"
 import type { RateLimit, RateLimitSettings } from "../platform/ServerConfig.js"
 import { ServerConfig } from "../platform/ServerConfig.js"
 import { ApiKeyPrefix, isWellFormed, UserTokenPrefix } from "./CredentialHash.js"
@@ -176,6 +181,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
   scoped: Effect.gen(function*() {
     const config = yield* ServerConfig
     const repo = yield* RateLimitRepo
+    const selfCalls = yield* SelfCalls
     const settings = config.rateLimits
 
     // One warning per minute at most while the database does not answer.
@@ -289,10 +295,13 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
         )
       })
 
-    /** Takes a token for the request, or says why not; none for exempt routes or when disabled. */
+    /** Takes a token for the request, or says why not; none for exempt routes and calls, or when disabled. */
     const check = (request: HttpServerRequest.HttpServerRequest, caller: PresentedCredentials) =>
       Effect.gen(function*() {
-        if (!settings.enabled || exemptPaths.has(request.url.split("?")[0]!)) {
+        if (
+          !settings.enabled || exemptPaths.has(request.url.split("?")[0]!) ||
+          (request.url.startsWith("/sandbox/") && selfCalls.isSelfCall(request.headers))
+        ) {
           return Option.none<{ readonly verdict: Verdict; readonly bucket: Bucket }>()
         }
         const bucket = bucketFor(request, caller, settings, config.trustProxy)

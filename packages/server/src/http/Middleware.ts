@@ -3,7 +3,8 @@
  * request logs; the proxy rule of `TRUST_PROXY`; the request path (valid percent-encoding, bounded
  * segments); the body rules (`BodyRules`) and the scan upload's reader (`ScanUpload`) before any
  * handler; the JSON error body for everything the API itself does not answer (unknown routes,
- * body-parse failures, defects); and the short `message` of schema-decode errors.
+ * body-parse failures, defects); the short `message` of schema-decode errors; and the headers every
+ * answer gets (`ResponseHeaders`: HSTS, `Cache-Control`).
  */
 import { HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { Unauthorized } from "@pulsebridge/domain"
@@ -14,6 +15,7 @@ import * as crypto from "node:crypto"
 import { checkBody, isJsonApi } from "./BodyRules.js"
 import { errorResponse } from "./ErrorResponse.js"
 import { recordRequest, routeCapture } from "./RequestMetrics.js"
+import { withResponseHeaders } from "./ResponseHeaders.js"
 import { checkScan, readScan } from "./ScanUpload.js"
 
 /** The longest segment of an API path: ids are UUIDs, dates ten characters. */
@@ -99,6 +101,8 @@ const failureStatus = (cause: Cause.Cause<unknown>): number => {
 
 export interface MiddlewareOptions {
   readonly trustProxy: boolean
+  /** The `Strict-Transport-Security` value every answer carries (`hstsHeader`); none when undefined. */
+  readonly hsts?: string | undefined
   /**
    * Whether spans are exported (default true). When they are not, a request makes none at all (each would be
    * built, timed and dropped): the router's route name, which the request metrics need, goes to a stand-in.
@@ -119,6 +123,7 @@ export interface MiddlewareOptions {
 export const makeAppMiddleware =
   (options: MiddlewareOptions) =>
   <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R | HttpServerRequest.HttpServerRequest> => {
+    const headers = withResponseHeaders(options.hsts)
     const inner = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       if (options.trustProxy && request.headers["x-forwarded-proto"]?.split(",")[0]?.trim() !== "https") {
@@ -160,19 +165,20 @@ export const makeAppMiddleware =
       const requestId = crypto.randomUUID()
       // Responses of the router and of the platform's error handling (unknown route, defects)
       // are sent after this middleware returns; a pre-response handler reaches them all.
-      yield* HttpApp.appendPreResponseHandler((_request, response) =>
+      yield* HttpApp.appendPreResponseHandler((request, response) =>
         Effect.map(
           response.status >= 400 && response.body._tag === "Empty"
             ? emptyErrorBody(response.status, requestId)
             : Effect.succeed(withShortDecodeMessage(response)),
-          (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId)
+          (response) => headers(request.url, HttpServerResponse.setHeader(response, "x-request-id", requestId))
         )
       )
       const traced = options.tracing === false
         ? Effect.withTracerEnabled(Effect.withParentSpan(logged, routeCapture()), false)
         : logged
+      const request = yield* HttpServerRequest.HttpServerRequest
       const response = yield* traced.pipe(Effect.annotateLogs("requestId", requestId))
       // Responses returned here before reaching the app do not pass the pre-response handlers.
-      return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+      return headers(request.url, HttpServerResponse.setHeader(response, "x-request-id", requestId))
     }) as HttpApp.Default<never, R | HttpServerRequest.HttpServerRequest>
   }

@@ -55,7 +55,8 @@ export const JournalHttpLive = HttpApiBuilder.group(Api, "journal", (handlers) =
                 contentType: image.contentType,
                 headers: {
                   "content-disposition": `inline; filename="${inlineName(image.fileName)}"`,
-                  "cache-control": "private, max-age=86400",
+                  // A meal photo is personal data: no cache keeps it (nor keeps it after the user's erasure).
+                  "cache-control": "no-store",
                   "x-content-type-options": "nosniff"
                 }
               })

@@ -7,6 +7,12 @@
  * session) have nothing to serve here and answer 405. The body is read here, with a bound, so the SDK's
  * transport gets parsed JSON; protocol errors (an unreadable body, a wrong `Accept`) come back as JSON-RPC
  * errors with a 4xx status, as MCP clients expect.
+ *
+ * A JSON-RPC batch is refused (400): the 2025-06-18 revision of MCP dropped them, and one request carrying a
+ * hundred tool calls would pass the rate limit as one. `Origin` is checked first, on every method, as the
+ * transport's specification requires against DNS rebinding: a request without it (a client that is not a
+ * browser), from the service's own origin (its public URL) or from an origin of `MCP_ALLOWED_ORIGINS` is
+ * served; any other gets 403 before its credential is looked at.
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
@@ -16,6 +22,8 @@ import * as Runtime from "effect/Runtime"
 import { UserTokenCheck } from "../access/UserTokenAuth.js"
 import { jsonDepthOver, MaxJsonDepth } from "../http/BodyRules.js"
 import { drain } from "../http/Drain.js"
+import { ServerBases } from "../platform/ServerBases.js"
+import { normalOrigin, ServerConfig } from "../platform/ServerConfig.js"
 import { makeMcpServer } from "./Server.js"
 import { McpTools } from "./Tools.js"
 
@@ -72,13 +80,19 @@ const readBody = (request: HttpServerRequest.HttpServerRequest) =>
       try: () => JSON.parse(text) as unknown,
       catch: () => rpcError(400, ParseErrorCode, "Parse error: the request body is not JSON")
     })
-    if (typeof parsed !== "object" || parsed === null || jsonDepthOver(parsed, MaxJsonDepth)) {
+    if (Array.isArray(parsed)) {
       return yield* Effect.fail(
         rpcError(
           400,
           InvalidRequestCode,
-          `Invalid Request: a JSON-RPC message or batch, nested at most ${MaxJsonDepth} deep`
+          "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 dropped them); " +
+            "send one message per request"
         )
+      )
+    }
+    if (typeof parsed !== "object" || parsed === null || jsonDepthOver(parsed, MaxJsonDepth)) {
+      return yield* Effect.fail(
+        rpcError(400, InvalidRequestCode, `Invalid Request: one JSON-RPC message, nested at most ${MaxJsonDepth} deep`)
       )
     }
     return parsed
@@ -97,9 +111,31 @@ export const McpRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const tools = yield* McpTools
     const userToken = yield* UserTokenCheck
+    const config = yield* ServerConfig
+    const bases = yield* ServerBases
+    const allowedOrigins = new Set([new URL(bases.publicBase).origin, ...config.mcpAllowedOrigins])
+
+    /** Refuses a request whose `Origin` is neither absent, nor the service's own, nor one the operator listed. */
+    const checkOrigin = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const origin = request.headers["origin"]
+      if (origin === undefined) return
+      const normal = normalOrigin(origin)
+      if (normal !== undefined && allowedOrigins.has(normal)) return
+      yield* drain(request)
+      return yield* Effect.fail(
+        rpcError(
+          403,
+          ServerErrorCode,
+          "Forbidden: requests from this Origin are not accepted (the operator lists the origins " +
+            "allowed besides the service's own in MCP_ALLOWED_ORIGINS)"
+        )
+      )
+    })
 
     const post = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
+      yield* checkOrigin
       const user = yield* userToken.check.pipe(
         Effect.tapError(() => drain(request)),
         Effect.mapError((error) =>
@@ -120,11 +156,14 @@ export const McpRoutesLive = HttpApiBuilder.Router.use((router) =>
       return HttpServerResponse.fromWeb(response)
     }).pipe(Effect.merge)
 
-    const notAllowed = Effect.succeed(
-      rpcError(405, ServerErrorCode, "Method not allowed: this server is stateless; send requests with POST", {
-        allow: "POST"
-      })
-    )
+    const notAllowed = Effect.zipRight(
+      checkOrigin,
+      Effect.succeed(
+        rpcError(405, ServerErrorCode, "Method not allowed: this server is stateless; send requests with POST", {
+          allow: "POST"
+        })
+      )
+    ).pipe(Effect.merge)
 
     yield* router.post(McpPath, post)
     yield* router.get(McpPath, notAllowed)

@@ -4,6 +4,9 @@
  * The client for provider calls trusts the public CAs and this server's own certificate, which
  * the sandbox providers mounted on this server present.
  *
+ * The listener also gives this process's mark of its calls to itself (`SelfCalls`), which the outgoing client
+ * sets and the rate limiter reads.
+ *
  * The port is bound first, before the database, so a busy port is reported at once; until the
  * whole application serves, and again once it stops, every request gets a fast 503 JSON with
  * `Retry-After` (`/health/live` answers 200 all along). Without that gate a request reaching the
@@ -23,6 +26,7 @@ import * as http from "node:http"
 import type * as net from "node:net"
 import type * as stream from "node:stream"
 import * as tls from "node:tls"
+import { SelfCalls } from "./SelfCalls.js"
 import { ServerConfig } from "./ServerConfig.js"
 import { loadOrCreateCertificate, makeHttpsServer } from "./Tls.js"
 
@@ -225,7 +229,8 @@ export const HttpServerLive = Layer.unwrapEffect(Effect.gen(function*() {
   if (config.trustProxy) {
     return gatedLayer(() => http.createServer({ requireHostHeader: false }), { port: config.port, host: config.host })
       .pipe(
-        Layer.merge(Layer.succeed(ServerCertificate, { cert: null }))
+        Layer.merge(Layer.succeed(ServerCertificate, { cert: null })),
+        Layer.merge(SelfCalls.Default)
       )
   }
   const certificate = yield* loadOrCreateCertificate({
@@ -234,6 +239,7 @@ export const HttpServerLive = Layer.unwrapEffect(Effect.gen(function*() {
     keyFile: Option.getOrUndefined(config.tlsKeyFile)
   })
   return gatedLayer(() => makeHttpsServer(certificate), { port: config.port, host: config.host }).pipe(
-    Layer.merge(Layer.succeed(ServerCertificate, { cert: certificate.cert }))
+    Layer.merge(Layer.succeed(ServerCertificate, { cert: certificate.cert })),
+    Layer.merge(SelfCalls.Default)
   )
 }))

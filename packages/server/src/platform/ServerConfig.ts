@@ -30,6 +30,11 @@ export interface ServerConfigShape {
   readonly tlsCertFile: Option.Option<string>
   readonly tlsKeyFile: Option.Option<string>
   readonly trustProxy: boolean
+  /**
+   * `Strict-Transport-Security: max-age=<seconds>` on every answer when the public URL names a host other than
+   * localhost (`HSTS_MAX_AGE`; 0: never). Never behind a TLS-terminating proxy, which sets its own.
+   */
+  readonly hstsMaxAge: number
   readonly secretKey: Option.Option<Redacted.Redacted>
   readonly sandbox: boolean
   readonly analyzer: AnalyzerKind
@@ -74,6 +79,11 @@ export interface ServerConfigShape {
   readonly webhookCaFile: Option.Option<string>
   /** Whether this worker process delivers webhooks (`WEBHOOK_DELIVERY=on|off`). */
   readonly webhookDelivery: boolean
+  /**
+   * Browser origins `/mcp` serves besides the service's own (`MCP_ALLOWED_ORIGINS`), each as `scheme://host[:port]`
+   * in lower case; a request without `Origin` is served too.
+   */
+  readonly mcpAllowedOrigins: ReadonlyArray<string>
   /** The bearer token `/metrics` requires on the public port (`METRICS_TOKEN`); none: no `/metrics` there. Never logged. */
   readonly metricsToken: Option.Option<Redacted.Redacted>
   /** A separate plain-HTTP listener serving `/metrics` without a token (`METRICS_PORT`, on `METRICS_HOST`). */
@@ -136,6 +146,45 @@ const rateLimitsConfig: Config.Config<RateLimitSettings> = Config.all({
   address: rateLimitSetting(EnvVars.rateLimitAddress, defaultRateLimits.address)
 })
 
+/** One year: the `max-age` browsers' preload lists ask for. */
+export const defaultHstsMaxAge = 31_536_000
+
+/**
+ * An origin as a browser sends it (`scheme://host[:port]`, http or https, no path, query or credentials), in the
+ * form `URL.origin` gives (lower case, no default port); undefined for anything else.
+ */
+export const normalOrigin = (text: string): string | undefined => {
+  let url: URL
+  try {
+    url = new URL(text.trim())
+  } catch {
+    return undefined
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return undefined
+  if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") return undefined
+  if (url.pathname !== "/") return undefined
+  return url.origin
+}
+
+/** `MCP_ALLOWED_ORIGINS=<origin>,<origin>`, e.g. `https://assistant.example.com`. */
+const allowedOriginsConfig = Config.string(EnvVars.mcpAllowedOrigins).pipe(
+  Config.mapOrFail((text) => {
+    const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")
+    const origins = entries.map(normalOrigin)
+    const bad = entries.find((_, i) => origins[i] === undefined)
+    return bad === undefined
+      ? Either.right(origins as ReadonlyArray<string>)
+      : Either.left(
+        ConfigError.InvalidData(
+          [EnvVars.mcpAllowedOrigins],
+          `${EnvVars.mcpAllowedOrigins} must be comma-separated origins (scheme://host[:port], no path), ` +
+            `e.g. https://assistant.example.com; got ${JSON.stringify(bad)}`
+        )
+      )
+  }),
+  Config.withDefault([] as ReadonlyArray<string>)
+)
+
 /**
  * The settings as the environment gives them, each with its default. Those whose default depends on other settings
  * (`ANALYZER`, `SYNC_STORE_CONCURRENCY`, `WEBHOOK_ALLOW_PRIVATE`), and `ANALYZER_BASE_URL`, whose presence picks the analyser, stay options
@@ -156,6 +205,13 @@ const settingsConfig = Config.all({
   tlsCertFile: Config.option(Config.string(EnvVars.tlsCertFile)),
   tlsKeyFile: Config.option(Config.string(EnvVars.tlsKeyFile)),
   trustProxy: Config.boolean(EnvVars.trustProxy).pipe(Config.withDefault(false)),
+  hstsMaxAge: Config.integer(EnvVars.hstsMaxAge).pipe(
+    Config.validate({
+      message: `${EnvVars.hstsMaxAge} must be 0 (off) or a number of seconds`,
+      validation: (n) => n >= 0
+    }),
+    Config.withDefault(defaultHstsMaxAge)
+  ),
   secretKey: Config.option(Config.redacted(EnvVars.secretKey)),
   sandbox: Config.boolean(EnvVars.sandbox).pipe(Config.withDefault(false)),
   analyzer: Config.option(Config.literal("openai", "offline", "sandbox")(EnvVars.analyzer)),
@@ -214,6 +270,7 @@ const settingsConfig = Config.all({
     Config.map((value) => value === "on"),
     Config.withDefault(true)
   ),
+  mcpAllowedOrigins: allowedOriginsConfig,
   metricsToken: Config.redacted(EnvVars.metricsToken).pipe(
     Config.validate({
       message: `${EnvVars.metricsToken} must be at least 16 characters (e.g. \`openssl rand -hex 32\`)`,

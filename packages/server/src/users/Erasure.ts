@@ -11,8 +11,9 @@
  *    unreachable provider never holds the erasure back; the connection is then Disconnected
  *    (tokens dropped), so a run after a crash does not revoke it again;
  * 2. the meal photos are removed from the blob store;
- * 3. one transaction deletes every row of the user (`ErasureRepo.deleteRowsOf`), completes the
- *    tombstone and emits `user.erased`.
+ * 3. one transaction deletes every row of the user and scrubs its identifiers from the audit log
+ *    (`ErasureRepo.deleteRowsOf`), completes the tombstone and emits `user.erased`;
+ * 4. on the embedded database, the deleted row versions are removed from its files (`forgetDeleted`).
  *
  * Every step may run again: a message not finished (a crash, a kill -9) is delivered again when
  * a runner comes back, and every worker start hands each unfinished tombstone to the entity
@@ -169,6 +170,16 @@ export class ErasureWork extends Effect.Service<ErasureWork>()("@pulsebridge/ser
           yield* outbox.emit({ appId, userId, type: "user.erased", data: { userId: userId as UserId } })
         }).pipe(sql.withTransaction, Effect.orDie)
         yield* Effect.logInfo("User erased").pipe(Effect.annotateLogs({ userId }))
+        // After the commit, and never holding the erasure back: the rows are gone for every reader already.
+        yield* repo.forgetDeleted.pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.logWarning(
+              "Vacuuming after an erasure failed; the deleted rows stay in the files until one runs",
+              cause
+            )
+              .pipe(Effect.annotateLogs({ userId }))
+          )
+        )
       })
     } as const
   }),

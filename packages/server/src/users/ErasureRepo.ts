@@ -5,7 +5,12 @@
  * Marking renames the `users` row (`external_user_id` becomes `erased:<id>`, metadata is emptied)
  * and sets its status to `Erasing`: the users statements skip such a row, tokens and syncs check
  * for `Active`, and the same externalUserId can be created again at once as a new user. The row
- * itself goes with the user's other rows when the erasure ends (`deleteRowsOf`).
+ * itself goes with the user's other rows when the erasure ends (`deleteRowsOf`), and the copies of its
+ * identifiers other tables took (the portal's audit events) are scrubbed in the same transaction.
+ *
+ * On the embedded database the deleted row versions stay in its files until a vacuum, and the WAL holds them
+ * until its segment is removed: `forgetDeleted` vacuums the touched tables, rebuilds the index that keyed the
+ * external id, and moves the WAL past them. PostgreSQL is left to its autovacuum (docs/data-lifecycle.md).
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { AppId, ConnectionId, Provider, UserId } from "@pulsebridge/domain"
@@ -26,6 +31,24 @@ export const Tombstone = Schema.Struct({
 export type Tombstone = typeof Tombstone.Type
 
 const ByApp = Schema.Struct({ appId: AppId, id: Schema.String })
+
+/** Every table an erasure deletes or scrubs rows of, besides the cluster's (docs/data-lifecycle.md). */
+export const erasedTables: ReadonlyArray<string> = [
+  "quarantined_records",
+  ...recordTables,
+  "sync_state",
+  "connect_sessions",
+  "journal_entries",
+  "journal_items",
+  "journal_images",
+  "rate_limit_buckets",
+  "user_tokens",
+  "webhook_deliveries",
+  "webhook_events",
+  "audit_events",
+  "connections",
+  "users"
+]
 
 /**
  * The user-token rate-limit bucket key (`RateLimit.hashKey("token", token)`: the base64url SHA-256
@@ -123,6 +146,21 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("@pulsebridge/ser
         yield* sql`delete from cluster_messages where ${about}`
       })
 
+    /**
+     * The portal's audit events about the user (the user, one of its connections, or naming it in their details)
+     * keep who did what and when, and lose every identifier of the user: their target, the `externalUserId` and
+     * `userId` of their details; `userErased` says why. Before the connections go: it finds their events by them.
+     */
+    const scrubAudit = (userId: string) =>
+      sql`
+        update audit_events set
+          target_id = null,
+          detail = (detail - 'externalUserId' - 'userId') || '{"userErased": true}'::jsonb
+        where (target_type = 'user' and target_id = ${userId})
+          or (target_type = 'connection' and target_id in (select id::text from connections where user_id = ${userId}))
+          or detail ->> 'userId' = ${userId}
+      `
+
     const deleteRowsOf = (userId: string) =>
       Effect.gen(function*() {
         const ofConnections = sql`connection_id in (select id from connections where user_id = ${userId})`
@@ -146,10 +184,37 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("@pulsebridge/ser
         yield* sql`delete from user_tokens where user_id = ${userId}`
         yield* sql`delete from webhook_deliveries where user_id = ${userId}`
         yield* sql`delete from webhook_events where user_id = ${userId}`
+        yield* scrubAudit(userId)
         yield* sql`delete from connections where user_id = ${userId}`
         yield* sql`delete from users where id = ${userId}`
         yield* sql`update erased_users set completed_at = now() where id = ${userId}`
       })
+
+    /** PGlite names itself in `version()`; PostgreSQL does not. */
+    const isEmbedded = sql<{ embedded: boolean }>`select version() like '%PGlite%' as embedded`.pipe(
+      Effect.map((rows) => rows[0]?.embedded === true)
+    )
+
+    /**
+     * The embedded database only: vacuums the tables an erasure touched, so that the deleted row versions leave
+     * their pages; rebuilds the users' indexes, whose unique one keyed the external id (a vacuumed index page
+     * keeps the bytes of the entries it dropped); then ends the WAL segment that logged them and checkpoints
+     * without recycling it, so that the segment file is removed rather than kept for reuse. Each statement
+     * alone: `VACUUM` may not run in a transaction.
+     */
+    const forgetDeleted = Effect.gen(function*() {
+      if (!(yield* isEmbedded)) return false
+      const tables = [...erasedTables]
+      if (yield* clusterMessagesExist) tables.push("cluster_messages", "cluster_replies")
+      yield* sql.unsafe(`vacuum ${tables.map((table) => `"${table}"`).join(", ")}`)
+      yield* sql`reindex table users`
+      yield* Effect.gen(function*() {
+        yield* sql`set local wal_recycle = off`
+        yield* sql`select pg_switch_wal()`
+        yield* sql`checkpoint`
+      }).pipe(sql.withTransaction)
+      return true
+    })
 
     return {
       /**
@@ -185,7 +250,10 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("@pulsebridge/ser
        * Deletes every row of the user in every table, the `users` row last, and completes the
        * tombstone; in the caller's transaction.
        */
-      deleteRowsOf: (userId: string) => deleteRowsOf(userId).pipe(Effect.orDie)
+      deleteRowsOf: (userId: string) => deleteRowsOf(userId).pipe(Effect.orDie),
+
+      /** On the embedded database, removes what the deletes left in its files; whether it ran. */
+      forgetDeleted: forgetDeleted.pipe(Effect.orDie)
     } as const
   })
 }) {}

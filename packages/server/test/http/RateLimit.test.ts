@@ -32,6 +32,7 @@ import { RateLimitRepo } from "../../src/access/RateLimitRepo.js"
 import { Apps } from "../../src/apps/Apps.js"
 import { makeAppMiddleware } from "../../src/http/Middleware.js"
 import { rateLimitsNotApplied } from "../../src/http/RequestMetrics.js"
+import { SelfCalls } from "../../src/platform/SelfCalls.js"
 import type { RateLimitSettings } from "../../src/platform/ServerConfig.js"
 import { ServerConfig, serverConfig } from "../../src/platform/ServerConfig.js"
 import type { Reply } from "../fixtures/Http.js"
@@ -427,6 +428,7 @@ const limitedServer = (repo: Layer.Layer<RateLimitRepo>) =>
     ))).pipe(
       Layer.provideMerge(NodeHttpServer.layerTest),
       Layer.provide(RateLimiter.DefaultWithoutDependencies),
+      Layer.provide(SelfCalls.Default),
       Layer.provide(repo),
       Layer.provide(Layer.succeed(ServerConfig, testConfig("unused", { rateLimits: limits }))),
       Layer.provide(Logger.minimumLogLevel(LogLevel.None))

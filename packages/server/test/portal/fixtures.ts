@@ -27,3 +27,11 @@ export const auditOf = (client: PortalClient, action: string, targetId: string) 
     expect(reply.status, reply.text).toBe(200)
     return (reply.body.data as Array<any>).filter((event) => event.action === action && event.targetId === targetId)
   })
+
+/** The audit events (newest first, from the last 200) of `action` by the operator of `email`. */
+export const auditOfOperator = (client: PortalClient, action: string, email: string) =>
+  Effect.gen(function*() {
+    const reply = yield* client.get("/portal/api/audit?limit=200")
+    expect(reply.status, reply.text).toBe(200)
+    return (reply.body.data as Array<any>).filter((event) => event.action === action && event.operatorEmail === email)
+  })

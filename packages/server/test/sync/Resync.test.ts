@@ -125,19 +125,26 @@ layer(makeTestServer({ sandbox: true, backfillDays: 7 }), { timeout: "300 second
       180_000
     )
 
-    it.effect("without a body the recent days are read again", () =>
-      Effect.gen(function*() {
-        const { connectionId, providerUserId, token, userId } = yield* connectedDexcom("resync-recent")
-        const first = yield* connectionOf(userId, token, connectionId)
-        const before = (yield* egvStarts(providerUserId)).length
-        const today = localToday(new Date(), null)
-        const accepted = yield* resync(userId, token, connectionId)
-        expectStatus(accepted, 202)
-        expect(json(accepted)).toEqual({ connectionId, kind: "Recent", from: addDays(today, -2), to: today })
-        yield* waitForSync(userId, token, connectionId, { since: new Date(Date.parse(first.lastSyncedAt) + 1) })
-        const read = (yield* egvStarts(providerUserId)).slice(before)
-        expect(read).toEqual(expectedStarts(addDays(today, -2), today))
-      }), 180_000)
+    it.effect(
+      "without a body, or with an empty object (what a typed client sends), the recent days are read again",
+      () =>
+        Effect.gen(function*() {
+          const { connectionId, providerUserId, token, userId } = yield* connectedDexcom("resync-recent")
+          const today = localToday(new Date(), null)
+          const recent = { connectionId, kind: "Recent", from: addDays(today, -2), to: today }
+          for (const body of [undefined, {}]) {
+            const first = yield* connectionOf(userId, token, connectionId)
+            const before = (yield* egvStarts(providerUserId)).length
+            const accepted = yield* resync(userId, token, connectionId, body)
+            expectStatus(accepted, 202)
+            expect(json(accepted), JSON.stringify(body)).toEqual(recent)
+            yield* waitForSync(userId, token, connectionId, { since: new Date(Date.parse(first.lastSyncedAt) + 1) })
+            const read = (yield* egvStarts(providerUserId)).slice(before)
+            expect(read, JSON.stringify(body)).toEqual(expectedStarts(addDays(today, -2), today))
+          }
+        }),
+      180_000
+    )
 
     it.effect("every bad input is a 400 and reads nothing", () =>
       Effect.gen(function*() {
@@ -152,7 +159,10 @@ layer(makeTestServer({ sandbox: true, backfillDays: 7 }), { timeout: "300 second
           { from: "2026-02-30", to: today },
           { from: "yesterday", to: today },
           { from: addDays(today, -5) },
-          {},
+          { to: today },
+          // A misspelt range is not an empty one: it is refused, not read as the recent days.
+          { form: addDays(today, -5), to: today },
+          { since: addDays(today, -5) },
           []
         ]
         for (const body of bad) {

@@ -45,7 +45,8 @@ export const PortalUsersHttpLive = HttpApiBuilder.group(
                 contentType: image.contentType,
                 headers: {
                   "content-disposition": `inline; filename="${inlineName(image.fileName)}"`,
-                  "cache-control": "private, max-age=86400",
+                  // A meal photo is personal data: no cache keeps it (nor keeps it after the user's erasure).
+                  "cache-control": "no-store",
                   "x-content-type-options": "nosniff"
                 }
               })
@@ -108,8 +109,7 @@ export const PortalUsersHttpLive = HttpApiBuilder.group(
                 action: "user.erase",
                 targetType: "user",
                 targetId: user.id,
-                appId: user.appId,
-                detail: { externalUserId: user.externalUserId }
+                appId: user.appId
               }))
             return accepted
           }).pipe(
