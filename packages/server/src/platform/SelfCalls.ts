@@ -38,7 +38,8 @@ export class SelfCalls extends Context.Tag("@pulsebridge/server/SelfCalls")<Self
 }
 
 /**
- * The `HttpClient` in context with the calls to this server's internal base URL marked as its own; calls to
+ * The `HttpClient` in context with the calls to this server's internal base URL marked as its own (and as https,
+ * as a TLS proxy would mark them); calls to
  * any other host (the real providers, the analyser's API) go as they are, so the secret never leaves the process.
  */
 export const SelfCallMarkingLive = Layer.effect(
@@ -50,7 +51,12 @@ export const SelfCallMarkingLive = Layer.effect(
     const prefix = `${internalBase}/`
     return HttpClient.mapRequest(
       client,
-      (request) => request.url.startsWith(prefix) ? HttpClientRequest.setHeaders(request, headers) : request
+      (request) =>
+        request.url.startsWith(prefix)
+          // Behind a TLS proxy (`TRUST_PROXY`) the listener serves only what the proxy marks as https; these
+          // calls reach it directly, so they carry the mark the proxy would have set.
+          ? HttpClientRequest.setHeaders(request, { ...headers, "x-forwarded-proto": "https" })
+          : request
     )
   })
 )
