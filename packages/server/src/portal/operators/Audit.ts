@@ -104,10 +104,16 @@ export class Audit extends Effect.Service<Audit>()("@pulsebridge/server/Audit", 
     return {
       record,
 
-      /** Makes `change` and writes its event (from what it answered) in one transaction. */
-      recorded: <A, E, R>(change: Effect.Effect<A, E, R>, entryOf: (result: A) => AuditEntry) =>
+      /** Makes `change` and writes its events (from what it answered) in one transaction. */
+      recorded: <A, E, R>(
+        change: Effect.Effect<A, E, R>,
+        entriesOf: (result: A) => AuditEntry | ReadonlyArray<AuditEntry>
+      ) =>
         change.pipe(
-          Effect.tap((result) => record(entryOf(result))),
+          Effect.tap((result) => {
+            const entries = entriesOf(result)
+            return Effect.forEach(Array.isArray(entries) ? entries : [entries as AuditEntry], record, { discard: true })
+          }),
           sql.withTransaction,
           Effect.catchTag("SqlError", Effect.die)
         ),
