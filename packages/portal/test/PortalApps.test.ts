@@ -191,6 +191,11 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         expect(await rows.nth(0).textContent()).toContain("app.rename")
         expect(await rows.nth(1).textContent()).toContain("app.create")
         for (const row of await rows.all()) expect(await row.textContent()).toContain(session.email)
+        // This operator was created with the CLI (by the test's helper): the CLI is named as its author.
+        const created = page.locator("tbody tr").filter({ hasText: "operator.create" }).filter({
+          hasText: session.email
+        })
+        expect(await created.locator("td").nth(1).textContent()).toBe("CLI")
         await checkPage(session, "audit-log")
       }))
 
