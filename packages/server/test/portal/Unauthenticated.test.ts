@@ -145,7 +145,7 @@ layer(ServerLive, { timeout: "180 seconds" })("unauthenticated portal work", (it
       expect(done.status, done.text).toBe(204)
       expect((yield* hashesRun) - before).toBe(1)
 
-      // Each refused setup is in the audit log, with its address and never the token.
+      // Each refused setup is in the audit log, with its reason and address.
       const failed = (yield* auditAs(email)).filter((event) => event.action === "operator.setup.failed")
       expect(failed.filter((event) => event.address === address).map((event) => event.detail.reason)).toEqual([
         "throttled",
