@@ -7,6 +7,7 @@
 import { Command } from "@effect/cli"
 import { apiKeys } from "./commands/ApiKeys.js"
 import { apps } from "./commands/Apps.js"
+import { audit } from "./commands/Audit.js"
 import { mcp } from "./commands/Mcp.js"
 import { migrate } from "./commands/Migrate.js"
 import { openapi } from "./commands/OpenApi.js"
@@ -20,7 +21,7 @@ import { webhookEndpoints } from "./commands/WebhookEndpoints.js"
 
 export const command = Command.make("pulsebridge").pipe(
   Command.withDescription(
-    "Operate a PulseBridge server: apps, API keys, users, webhook endpoints, portal operators, migrations, the server itself, its MCP server"
+    "Operate a PulseBridge server: apps, API keys, users, webhook endpoints, portal operators, the audit log, migrations, the server itself, its MCP server"
   ),
   Command.withSubcommands([
     apps,
@@ -29,6 +30,7 @@ export const command = Command.make("pulsebridge").pipe(
     users,
     webhookEndpoints,
     operators,
+    audit,
     quarantine,
     tokenExchange,
     migrate,

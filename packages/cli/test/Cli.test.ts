@@ -631,6 +631,70 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     commandsTimeout
   )
 
+  it.scoped(
+    "changes to apps, API keys, provider credentials and erasures are in the audit log, by the CLI and its OS user",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* dataDir
+        const created = yield* cliJson(dir, ["apps", "create", "--name", "audited app"])
+        const app = created.app.id as string
+        const key = yield* cliJson(dir, ["api-keys", "create", "--app", app, "--permissions", "users:read"])
+        yield* cliJson(dir, ["api-keys", "revoke", key.id])
+        const setCredentials = (secret: string) =>
+          cliJson(dir, [
+            "provider-credentials",
+            "set",
+            "--app",
+            app,
+            "--provider",
+            "WHOOP",
+            "--client-id",
+            "whoop-client",
+            "--client-secret",
+            secret
+          ])
+        yield* setCredentials("whoop-secret-one")
+        yield* setCredentials("whoop-secret-two")
+        const { user } = yield* cliJson(dir, ["users", "create", "--app", app, "--external-user-id", "ext-audited"])
+        yield* cliJson(dir, ["users", "erase", "--app", app, user.id])
+
+        const listed = yield* cli(dir, ["audit", "list", "--limit", "20", "--json"])
+        expect(listed.code, listed.stderr).toBe(0)
+        const events = (parseJson(listed).data as Array<Record<string, any>>).filter((event) => event.appId === app)
+        expect(events.map((event) => [event.action, event.targetId])).toEqual([
+          ["user.erase", user.id],
+          ["providerCredentials.replace", "WHOOP"],
+          ["providerCredentials.create", "WHOOP"],
+          ["apiKey.revoke", key.id],
+          ["apiKey.create", key.id],
+          ["apiKey.create", expect.any(String)],
+          ["app.create", app]
+        ])
+        let osUser: string | null = null
+        try {
+          osUser = os.userInfo().username
+        } catch {
+          osUser = null
+        }
+        for (const event of events) {
+          expect(event.operatorId).toBeNull()
+          expect(event.operatorEmail).toBeNull()
+          expect(event.detail.via).toBe("cli")
+          if (osUser !== null) expect(event.detail.osUser).toBe(osUser)
+        }
+        expect(events[0]!.detail.externalUserId).toBe("ext-audited")
+        expect(events[3]!.detail.prefix).toBe(key.prefix)
+        const text = JSON.stringify(events)
+        for (const secret of ["whoop-secret-one", "whoop-secret-two", key.apiKey, created.apiKey]) {
+          expect(text).not.toContain(secret)
+        }
+        const readable = yield* cli(dir, ["audit", "list"])
+        expect(readable.code, readable.stderr).toBe(0)
+        expect(readable.stdout).toContain("providerCredentials.replace")
+      }),
+    commandsTimeout
+  )
+
   it.effect("openapi prints the OpenAPI document without a database", () =>
     Effect.gen(function*() {
       const result = yield* cli(path.join(os.tmpdir(), `pulsebridge-cli-none-${crypto.randomUUID()}`), ["openapi"])

@@ -1,6 +1,7 @@
 /**
- * Builds the admin portal's browser bundle into `dist/`: `index.html` and content-hashed JS and CSS
- * under `dist/assets/`, every byte from this repository (no CDN at run time). Plain JavaScript so it
+ * Builds the admin portal's browser bundle into `dist/`: `index.html` (naming the icon inline), the icon
+ * as `favicon.svg`, and content-hashed JS and CSS under `dist/assets/`, every byte from this repository
+ * (no CDN at run time). Plain JavaScript so it
  * runs from `postinstall`, `npm start` and the test setup with nothing but Node and esbuild.
  *
  *   node scripts/build.mjs             build now
@@ -19,6 +20,7 @@ const ui = path.join(root, "ui")
 const dist = path.join(root, "dist")
 const assets = path.join(dist, "assets")
 const indexHtml = path.join(dist, "index.html")
+const iconSource = path.join(ui, "favicon.svg")
 
 /** The newest modification time among the files that shape the bundle. */
 const newestSource = () => {
@@ -37,7 +39,11 @@ const newestSource = () => {
 
 export const isStale = () => !fs.existsSync(indexHtml) || fs.statSync(indexHtml).mtimeMs < newestSource()
 
-const page = (script, style) =>
+/** The icon inline, as a data URL (which the page's CSP allows for images): a page load asks for no icon file. */
+const iconLink = (svg) =>
+  `<link rel="icon" type="image/svg+xml" href="data:image/svg+xml,${encodeURIComponent(svg.trim())}">`
+
+const page = (script, style, icon) =>
   `<!doctype html>
 <html lang="en">
 <head>
@@ -45,6 +51,7 @@ const page = (script, style) =>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>PulseBridge admin</title>
+${iconLink(icon)}
 <link rel="stylesheet" href="/portal/assets/${style}">
 <script type="module" src="/portal/assets/${script}"></script>
 </head>
@@ -77,8 +84,13 @@ export const build = async () => {
   const script = outputs.find((file) => file.endsWith(".js"))
   const style = outputs.find((file) => file.endsWith(".css"))
   if (script === undefined || style === undefined) throw new Error("esbuild produced no script or stylesheet")
+  // The icon also as a file, for the server's `/favicon.ico` (asked for by pages that name no icon, such as /docs).
+  const icon = fs.readFileSync(iconSource, "utf8")
+  const iconTemporary = path.join(dist, `favicon.svg.${process.pid}.tmp`)
+  fs.writeFileSync(iconTemporary, icon)
+  fs.renameSync(iconTemporary, path.join(dist, "favicon.svg"))
   const temporary = `${indexHtml}.${process.pid}.tmp`
-  fs.writeFileSync(temporary, page(script, style))
+  fs.writeFileSync(temporary, page(script, style, icon))
   fs.renameSync(temporary, indexHtml)
   // Assets of earlier builds are dropped once the new page points at its own.
   const keep = new Set(outputs)

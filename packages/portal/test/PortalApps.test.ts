@@ -20,12 +20,19 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
     it.effect("an operator logs in with the keyboard, sees who they are, and logs out", () =>
       runScenario(async (session) => {
         const { page } = session
+        const missing: Array<string> = []
+        page.on("response", (response) => {
+          if (response.status() === 404) missing.push(response.url())
+        })
         await expect.poll(() => page.getByTestId("operator").textContent()).toBe(session.email)
         await checkPage(session, "apps-empty")
         await page.getByRole("button", { name: "Log out" }).click()
         await page.getByLabel("Password").waitFor()
         await page.reload()
         await page.getByLabel("Password").waitFor()
+        // The page names its own icon, so no load asks for a /favicon.ico that is not there.
+        expect(await page.locator("link[rel=\"icon\"]").getAttribute("href")).toMatch(/^data:image\/svg\+xml,/)
+        expect(missing).toEqual([])
         await checkPage(session, "login")
         // A wrong password: one message that does not say which of the two was wrong.
         await page.getByLabel("Email").fill(session.email)
@@ -184,6 +191,11 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         expect(await rows.nth(0).textContent()).toContain("app.rename")
         expect(await rows.nth(1).textContent()).toContain("app.create")
         for (const row of await rows.all()) expect(await row.textContent()).toContain(session.email)
+        // This operator was created with the CLI (by the test's helper): the CLI is named as its author.
+        const created = page.locator("tbody tr").filter({ hasText: "operator.create" }).filter({
+          hasText: session.email
+        })
+        expect(await created.locator("td").nth(1).textContent()).toBe("CLI")
         await checkPage(session, "audit-log")
       }))
 

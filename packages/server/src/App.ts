@@ -50,6 +50,7 @@ import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
 import { TracingLive } from "./platform/Tracing.js"
 import { PortalAssetsLive } from "./portal/Assets.js"
+import { withPortalNoStore } from "./portal/NoStore.js"
 import { OperatorsHttpLive } from "./portal/operators/OperatorsHttp.js"
 import { PortalAuthLive } from "./portal/operators/PortalAuthLive.js"
 import { SessionHttpLive } from "./portal/operators/SessionHttp.js"
@@ -223,8 +224,9 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
     rateLimit: limiter.middleware,
     authenticateUpload: userToken.check
   })
-  // Compression inside the middleware, so that it sees each response as it is sent (`http/Compression.ts`).
-  return HttpApiBuilder.serve((app) => middleware(withCompression(app))).pipe(
+  // Compression inside the middleware, so that it sees each response as it is sent (`http/Compression.ts`); the
+  // portal API's no-store outside it, so that it also reaches the answers the middleware gives itself.
+  return HttpApiBuilder.serve(withPortalNoStore((app) => middleware(withCompression(app)))).pipe(
     HttpMiddleware.withTracerDisabledWhen(() => !tracing),
     Layer.provide(HttpApiBuilder.middleware(deadline)),
     Layer.provide(HttpApiScalar.layer({ path: "/docs" })),

@@ -1,17 +1,17 @@
 /**
  * `pulsebridge api-keys`: create an app's API keys with chosen permissions, list them (prefixes
- * only) and revoke them.
+ * only) and revoke them. Creations and revocations are audited as made by the CLI.
  */
 import { Args, Command, Options } from "@effect/cli"
 import type { Permission } from "@pulsebridge/domain"
 import { allPermissions, BadRequest } from "@pulsebridge/domain"
 import type { ApiKeyRecord } from "@pulsebridge/server"
-import { Apps } from "@pulsebridge/server"
+import { Apps, Audit, byActor } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { printResult } from "../Output.js"
 import { appId, json } from "./Options.js"
-import { withServices } from "./Runtime.js"
+import { cli, withServices } from "./Runtime.js"
 
 const parsePermissions = (text: Option.Option<string>) =>
   Option.match(text, {
@@ -55,7 +55,16 @@ const apiKeysCreate = Command.make(
   ({ app, json, permissions }) =>
     Effect.gen(function*() {
       const granted: ReadonlyArray<Permission> = yield* parsePermissions(permissions)
-      const key = yield* Effect.flatMap(Apps, (apps) => apps.createApiKey(app, granted))
+      const apps = yield* Apps
+      const audit = yield* Audit
+      const key = yield* audit.recorded(apps.createApiKey(app, granted), (key) =>
+        byActor(cli, {
+          action: "apiKey.create",
+          targetType: "apiKey",
+          targetId: key.id,
+          appId: app,
+          detail: { name: null, prefix: key.prefix, permissions: key.permissions }
+        }))
       yield* printResult(
         json,
         { id: key.id, apiKey: key.apiKey, prefix: key.prefix, permissions: key.permissions },
@@ -97,7 +106,16 @@ const apiKeysRevoke = Command.make(
   { id: Args.text({ name: "KEY_ID" }).pipe(Args.withDescription("Id of the API key")), json },
   ({ id, json }) =>
     Effect.gen(function*() {
-      const key = yield* Effect.flatMap(Apps, (apps) => apps.revokeApiKey(id))
+      const apps = yield* Apps
+      const audit = yield* Audit
+      const key = yield* audit.recorded(apps.revokeApiKey(id), (key) =>
+        byActor(cli, {
+          action: "apiKey.revoke",
+          targetType: "apiKey",
+          targetId: key.id,
+          appId: key.appId,
+          detail: { prefix: key.prefix }
+        }))
       const revokedAt = (key.revokedAt ?? new Date()).toISOString()
       yield* printResult(json, { id: key.id, revokedAt }, () => `Revoked API key ${key.id} (at ${revokedAt}).`)
     }).pipe(withServices(json))

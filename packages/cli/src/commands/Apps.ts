@@ -1,13 +1,15 @@
 /**
- * `pulsebridge apps`: create an app (with its first API key) and list the apps.
+ * `pulsebridge apps`: create an app (with its first API key) and list the apps. A creation is audited
+ * (the app and its key) as made by the CLI.
  */
 import { Command, Options } from "@effect/cli"
+import { allPermissions } from "@pulsebridge/domain"
 import type { App } from "@pulsebridge/server"
-import { Apps } from "@pulsebridge/server"
+import { Apps, Audit, byActor, displayPrefix } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import { printResult } from "../Output.js"
 import { json } from "./Options.js"
-import { withServices } from "./Runtime.js"
+import { cli, withServices } from "./Runtime.js"
 
 const appJson = (app: App) => ({ id: app.id, name: app.name, createdAt: app.createdAt.toISOString() })
 
@@ -16,7 +18,24 @@ const appsCreate = Command.make(
   { name: Options.text("name").pipe(Options.withDescription("Name of the app")), json },
   ({ json, name }) =>
     Effect.gen(function*() {
-      const created = yield* Effect.flatMap(Apps, (apps) => apps.create(name))
+      const apps = yield* Apps
+      const audit = yield* Audit
+      const created = yield* audit.recorded(apps.create(name), (created) => [
+        byActor(cli, {
+          action: "app.create",
+          targetType: "app",
+          targetId: created.app.id,
+          appId: created.app.id,
+          detail: { name }
+        }),
+        byActor(cli, {
+          action: "apiKey.create",
+          targetType: "apiKey",
+          targetId: created.apiKeyId,
+          appId: created.app.id,
+          detail: { name: null, prefix: displayPrefix(created.apiKey), permissions: allPermissions }
+        })
+      ])
       yield* printResult(
         json,
         { app: appJson(created.app), apiKey: created.apiKey },

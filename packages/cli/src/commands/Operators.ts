@@ -16,11 +16,9 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { printResult } from "../Output.js"
 import { json } from "./Options.js"
-import { withServices } from "./Runtime.js"
+import { cli, withServices } from "./Runtime.js"
 
 const email = Options.text("email").pipe(Options.withDescription("The operator's email address"))
-
-const cli = { operator: null, address: null, via: "cli" } as const
 
 const operatorJson = (operator: OperatorRow) => ({
   id: operator.id,

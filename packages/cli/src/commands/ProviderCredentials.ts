@@ -1,16 +1,16 @@
 /**
  * `pulsebridge provider-credentials`: set an app's credentials at a provider (the secret stored
- * encrypted, never printed) and list them.
+ * encrypted, never printed, never audited) and list them. A change is audited as made by the CLI.
  */
 import { Command, Options } from "@effect/cli"
 import { BadRequest } from "@pulsebridge/domain"
 import { adapterFor, ProviderRegistry } from "@pulsebridge/providers"
-import { ProviderCredentials } from "@pulsebridge/server"
+import { Audit, byActor, ProviderCredentials } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { printResult } from "../Output.js"
 import { appId, json } from "./Options.js"
-import { requireApp, withServices } from "./Runtime.js"
+import { cli, requireApp, withServices } from "./Runtime.js"
 
 const providerOption = Options.choice("provider", ["Fitbit", "Garmin", "WHOOP", "Dexcom"] as const).pipe(
   Options.withDescription("The provider")
@@ -74,19 +74,44 @@ const providerCredentialsSet = Command.make(
         return yield* new BadRequest({ message: "--oauth1-client-id and --oauth1-client-secret go together" })
       }
       const store = yield* ProviderCredentials
-      yield* store.set(id, input.provider, {
-        clientId: input.clientId,
-        clientSecret: input.clientSecret,
-        authType,
-        oauth1ClientId: Option.getOrUndefined(input.oauth1ClientId),
-        oauth1ClientSecret: Option.getOrUndefined(input.oauth1ClientSecret),
-        scopes: Option.getOrUndefined(input.scopes),
-        authBaseUrl: Option.getOrUndefined(input.authBaseUrl),
-        tokenBaseUrl: Option.getOrUndefined(input.tokenBaseUrl),
-        apiBaseUrl: Option.getOrUndefined(input.apiBaseUrl),
-        redirectUrlPrefixes: input.redirectPrefixes,
-        webhookVerificationCode: Option.getOrUndefined(input.verificationCode)
+      const audit = yield* Audit
+      const change = Effect.gen(function*() {
+        const replaced = (yield* store.list(id)).some((entry) => entry.provider === input.provider)
+        yield* store.set(id, input.provider, {
+          clientId: input.clientId,
+          clientSecret: input.clientSecret,
+          authType,
+          oauth1ClientId: Option.getOrUndefined(input.oauth1ClientId),
+          oauth1ClientSecret: Option.getOrUndefined(input.oauth1ClientSecret),
+          scopes: Option.getOrUndefined(input.scopes),
+          authBaseUrl: Option.getOrUndefined(input.authBaseUrl),
+          tokenBaseUrl: Option.getOrUndefined(input.tokenBaseUrl),
+          apiBaseUrl: Option.getOrUndefined(input.apiBaseUrl),
+          redirectUrlPrefixes: input.redirectPrefixes,
+          webhookVerificationCode: Option.getOrUndefined(input.verificationCode)
+        })
+        return replaced
       })
+      // What the portal records of the same change, and the fields only the CLI sets; never a secret.
+      yield* audit.recorded(change, (replaced) =>
+        byActor(cli, {
+          action: replaced ? "providerCredentials.replace" : "providerCredentials.create",
+          targetType: "provider",
+          targetId: input.provider,
+          appId: id,
+          detail: {
+            provider: input.provider,
+            clientId: input.clientId,
+            authType: authType ?? null,
+            scopes: Option.getOrNull(input.scopes),
+            oauth1ClientId: Option.getOrNull(input.oauth1ClientId),
+            webhookVerificationCode: Option.isSome(input.verificationCode) ? "set" : "unchanged-or-none",
+            authBaseUrl: Option.getOrNull(input.authBaseUrl),
+            tokenBaseUrl: Option.getOrNull(input.tokenBaseUrl),
+            apiBaseUrl: Option.getOrNull(input.apiBaseUrl),
+            redirectUrlPrefixes: input.redirectPrefixes
+          }
+        }))
       yield* printResult(
         input.json,
         {

@@ -1,13 +1,15 @@
 /**
  * How a command body runs: over the server's own services and database (attached to a running
  * server's embedded database when one holds DATA_DIR), with quiet logs and failures printed
- * once; the app of `--app`, checked before the users service trusts it; and the server's certificate,
- * for commands that call providers (its own sandbox simulators included).
+ * once; the app of `--app`, checked before the users service trusts it; the server's certificate,
+ * for commands that call providers (its own sandbox simulators included); and who the audit log names
+ * as the author of a command's changes.
  */
 import { NotFound } from "@pulsebridge/domain"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import {
   Apps,
+  cliActor,
   DatabaseLive,
   DataLive,
   loadOrCreateCertificate,
@@ -18,6 +20,7 @@ import type { ProviderCredentials, Quarantine, Users } from "@pulsebridge/server
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as os from "node:os"
 import { withContractErrors } from "../ContractErrors.js"
 import { quietLogs, reportFailure } from "../Output.js"
 
@@ -36,6 +39,18 @@ export const withServices = (json: boolean) =>
     Apps | Users | ProviderCredentials | Quarantine | Layer.Layer.Success<typeof ServicesFromEnv>
   >
 ) => effect.pipe(withContractErrors, Effect.provide(ServicesFromEnv), quietLogs, reportFailure(json))
+
+/** The account running the command, when the system names one (a container's user may have no name). */
+const osUser = (): string | null => {
+  try {
+    return os.userInfo().username
+  } catch {
+    return null
+  }
+}
+
+/** The author of the command's changes in the audit log: the CLI, with the OS user that ran it. */
+export const cli = cliActor(osUser())
 
 /** The app of `--app`; the users service trusts its app id, so an unknown one is refused here. */
 export const requireApp = (id: string) =>

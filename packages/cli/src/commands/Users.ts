@@ -2,14 +2,16 @@
  * `pulsebridge users`: list an app's users (paged, newest first, with the portal's query),
  * create (or find by external id), show, update, soft-delete an app's users
  * and rotate their tokens, printing users as the API's JSON has them; erase a user (the whole
- * erasure runs in the command, as the server's background would run it) and export one as NDJSON
- * on stdout.
+ * erasure runs in the command, as the server's background would run it; audited as made by the CLI)
+ * and export one as NDJSON on stdout.
  */
 import { Command, Options } from "@effect/cli"
 import { CreateUserPayload, UpdateUserPayload, User } from "@pulsebridge/domain"
 import { UserSummary } from "@pulsebridge/portal/api"
 import {
+  Audit,
   BlobStore,
+  byActor,
   ConnectionTokens,
   defaultPageSize,
   Erasure,
@@ -29,7 +31,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { printResult } from "../Output.js"
 import { appId, decodeInput, given, json, locale, metadata, parseMetadata, timezone, userId } from "./Options.js"
-import { CertificateFromConfig, requireApp, withServices } from "./Runtime.js"
+import { CertificateFromConfig, cli, requireApp, withServices } from "./Runtime.js"
 
 /** The user as the API's JSON has it. */
 const userJson = (user: User) => Schema.encode(User)(user).pipe(Effect.orDie)
@@ -243,7 +245,17 @@ const usersErase = Command.make(
   ({ app, id, json }) =>
     Effect.gen(function*() {
       const appId = yield* requireApp(app)
-      const accepted = yield* Effect.flatMap(Erasure, (erasure) => erasure.erase(appId, id))
+      // Its external id for the audit, as the portal records it; a user already being erased has none to read.
+      const user = yield* Effect.option(Effect.flatMap(Users, (users) => users.get(appId, id)))
+      const audit = yield* Audit
+      const record = audit.record(byActor(cli, {
+        action: "user.erase",
+        targetType: "user",
+        targetId: Option.match(user, { onNone: () => id, onSome: (found) => found.id }),
+        appId,
+        detail: { externalUserId: Option.match(user, { onNone: () => null, onSome: (found) => found.externalUserId }) }
+      }))
+      const accepted = yield* Effect.flatMap(Erasure, (erasure) => erasure.erase(appId, id, record))
       const requestedAt = accepted.requestedAt.toISOString()
       yield* printResult(
         json,

@@ -91,7 +91,8 @@ export class SessionGroup extends HttpApiGroup.make("portalSession")
       .annotate(
         OpenApi.Description,
         "Sets the session cookie. A wrong email or password is one generic 401; failed attempts grow the delay " +
-          "before the next attempt for that email and for that address (429 with retryAfterSeconds)."
+          "before the next attempt from that address (up to 15 minutes) and for that email (up to 5 s), and a " +
+          "server busy checking other passwords asks to wait 1 s (429 with retryAfterSeconds)."
       )
   )
   .add(
@@ -99,6 +100,12 @@ export class SessionGroup extends HttpApiGroup.make("portalSession")
       .setPayload(SetupPayload)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(BadRequest)
+      .addError(TooManyRequests)
+      .annotate(
+        OpenApi.Description,
+        "Sets the password of a setup link's operator. An unknown, used or expired token is a 400; failed " +
+          "attempts grow the delay before the next one from that address (429 with retryAfterSeconds)."
+      )
   )
   .add(HttpApiEndpoint.get("session", "/portal/api/session").addSuccess(PortalSession).middleware(PortalAuth))
   .add(HttpApiEndpoint.post("logout", "/portal/api/logout").addSuccess(HttpApiSchema.NoContent).middleware(PortalAuth))

@@ -11,6 +11,10 @@ const describe = (detail: Record<string, unknown>) => {
     .join(", ")
 }
 
+/** An event without an operator: made with the CLI (by the OS user it names), or an anonymous attempt. */
+const cliOrAnonymous = (detail: Record<string, unknown>) =>
+  detail.via !== "cli" ? "anonymous" : typeof detail.osUser === "string" ? `CLI (${detail.osUser})` : "CLI"
+
 export const AuditPage = () => {
   const pager = usePager()
   const events = useLoad(() => api.audit(pager.cursor), [pager.cursor])
@@ -42,7 +46,7 @@ export const AuditPage = () => {
                         <td>
                           <Time at={event.at} />
                         </td>
-                        <td>{event.operatorEmail ?? <span class="muted">CLI or anonymous</span>}</td>
+                        <td>{event.operatorEmail ?? <span class="muted">{cliOrAnonymous(event.detail)}</span>}</td>
                         <td>
                           <code class="small nowrap">{event.action}</code>
                         </td>

@@ -3,6 +3,8 @@
  * hashed assets under `/portal/assets/` cached for good, and `index.html` (never cached) for
  * `/portal` and every other `/portal/...` path, so the portal's client-side routes survive a reload.
  * `/portal/api/...` belongs to the portal's JSON API: a path there no handler took is a JSON 404.
+ * `/favicon.ico` answers the portal's icon (an SVG), for the pages that name none, such as `/docs`;
+ * with no icon built it is an empty 204, never a 404 in a browser's console.
  *
  * Every answer here carries the portal's security headers: a Content-Security-Policy that allows
  * only the portal's own scripts, styles and requests (no inline script), no framing, no referrer.
@@ -105,6 +107,19 @@ const asset = (dist: string, name: string) =>
     })
   })
 
+/** The portal's icon for `/favicon.ico`: browsers take an SVG there by its content type. */
+const favicon = (dist: string) =>
+  Effect.map(
+    readFile(path.join(dist, "favicon.svg")),
+    (bytes) =>
+      bytes._tag === "None"
+        ? HttpServerResponse.empty({ status: 204, headers: securityHeaders })
+        : HttpServerResponse.uint8Array(bytes.value, {
+          contentType: contentTypes[".svg"]!,
+          headers: { ...securityHeaders, "cache-control": "public, max-age=86400" }
+        })
+  )
+
 const serve = (dist: string) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -124,5 +139,6 @@ export const PortalAssetsLive = HttpApiBuilder.Router.use((router) =>
     const dist = yield* PortalDist
     yield* router.get("/portal", serve(dist))
     yield* router.get("/portal/*", serve(dist))
+    yield* router.get("/favicon.ico", favicon(dist))
   })
 )

@@ -19,6 +19,7 @@ import { expectError, send } from "../fixtures/Http.js"
 
 const indexHtml = "<!doctype html><title>portal fixture</title><div id=app></div>"
 const script = "console.log('portal')"
+const icon = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\"><rect width=\"16\" height=\"16\"/></svg>"
 
 const fixtureDist = () =>
   Effect.acquireRelease(
@@ -26,6 +27,7 @@ const fixtureDist = () =>
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "portal-dist-"))
       fs.mkdirSync(path.join(dir, "assets"))
       fs.writeFileSync(path.join(dir, "index.html"), indexHtml)
+      fs.writeFileSync(path.join(dir, "favicon.svg"), icon)
       fs.writeFileSync(path.join(dir, "assets", "portal-ABCD1234.js"), script)
       fs.writeFileSync(path.join(dir, "assets", "portal-ABCD1234.css"), "body{}")
       fs.writeFileSync(path.join(dir, "assets", "notes.txt"), "not hashed")
@@ -126,6 +128,16 @@ it.layer(serverWithDist(fixtureDist()), { timeout: "120 seconds" })("portal asse
       }
     }))
 
+  it.effect("/favicon.ico answers the portal's icon, cached for a day, so no page load logs a 404 for it", () =>
+    Effect.gen(function*() {
+      const reply = yield* send("GET", "/favicon.ico")
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.headers["content-type"]).toBe("image/svg+xml")
+      expect(reply.headers["cache-control"]).toBe("public, max-age=86400")
+      expect(reply.text).toBe(icon)
+      expectSecurityHeaders(reply)
+    }))
+
   it.effect("an unknown route under /portal/api is a JSON 404, not the page", () =>
     Effect.gen(function*() {
       expectError(yield* send("GET", "/portal/api/no-such-route"), 404, "NotFound")
@@ -143,5 +155,9 @@ it.layer(
         const body = expectError(yield* send("GET", route), 503, "ServiceUnavailable")
         expect(body.message).toContain("npm run build")
       }
+      // Without a built icon there is nothing to show, and nothing to log as missing either.
+      const icon = yield* send("GET", "/favicon.ico")
+      expect(icon.status).toBe(204)
+      expect(icon.text).toBe("")
     }))
 })

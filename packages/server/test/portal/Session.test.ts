@@ -18,6 +18,7 @@ import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
 import { Operators } from "../../src/portal/operators/Operators.js"
 import { Sessions } from "../../src/portal/operators/Sessions.js"
+import { send } from "../fixtures/Http.js"
 
 const password = "correct horse battery staple"
 
@@ -77,6 +78,37 @@ layer(makeTestServer(), { timeout: "120 seconds" })("portal sessions", (it) => {
       expect((yield* client.get("/portal/api/session")).status).toBe(200)
       const ok = yield* client.post("/portal/api/logout")
       expect(ok.status).toBe(204)
+    }))
+
+  it.effect("every answer under /portal/api is Cache-Control: no-store, errors included", () =>
+    Effect.gen(function*() {
+      const { baseUrl, client, email } = yield* newOperator()
+      const replies = {
+        login: (yield* portalLogin(baseUrl, email, password)).reply,
+        session: yield* client.get("/portal/api/session"),
+        audit: yield* client.get("/portal/api/audit?limit=1"),
+        apps: yield* client.get("/portal/api/apps"),
+        wrongPassword: yield* portalRequest(baseUrl, "POST", "/portal/api/login", {
+          json: { email, password: "not the password" }
+        }),
+        noCookie: yield* portalRequest(baseUrl, "GET", "/portal/api/session"),
+        noCsrf: yield* client.post("/portal/api/logout", { csrf: null }),
+        badCursor: yield* client.get("/portal/api/audit?cursor=nope"),
+        badBody: yield* portalRequest(baseUrl, "POST", "/portal/api/setup", { json: { token: 1 } }),
+        // Refused in front of the API, before any handler.
+        notJson: yield* send("POST", "/portal/api/login", { body: "email=a", contentType: "text/plain" }),
+        tooLarge: yield* send("POST", "/portal/api/login", { body: "x".repeat(1024 * 1024 + 1) }),
+        unknownRoute: yield* client.get("/portal/api/no-such-route"),
+        unknownPost: yield* client.post("/portal/api/no-such-route", { json: {} })
+      }
+      for (const [name, reply] of Object.entries(replies)) {
+        expect(reply.status, name).toBeLessThan(500)
+        expect(reply.headers["cache-control"], `${name} (${reply.status})`).toBe("no-store")
+      }
+      expect(replies.session.status).toBe(200)
+      expect(replies.notJson.text).toContain("Content-Type must be application/json")
+      expect(replies.tooLarge.status).toBe(413)
+      expect(replies.unknownPost.status).toBe(404)
     }))
 
   it.effect("logout ends the session and clears the cookie", () =>

@@ -27,6 +27,30 @@ export interface AuditEntry {
   readonly address?: string | null | undefined
 }
 
+/**
+ * Who makes a change: an operator in the portal, or the CLI (`operator: null`; its events carry
+ * `detail.via = "cli"` and, when the system names one, `detail.osUser`, the account that ran it).
+ */
+export interface Actor {
+  readonly operator: AuditEntry["operator"]
+  readonly address?: string | null | undefined
+  readonly via?: "cli" | undefined
+  readonly osUser?: string | null | undefined
+}
+
+/** The CLI run by `osUser`. */
+export const cliActor = (osUser: string | null): Actor => ({ operator: null, address: null, via: "cli", osUser })
+
+/** The event of `actor`'s change: who, from where, and, for the CLI, `via` and `osUser` in the detail. */
+export const byActor = (actor: Actor, entry: Omit<AuditEntry, "operator" | "address">): AuditEntry => ({
+  ...entry,
+  operator: actor.operator,
+  address: actor.address,
+  detail: actor.via === undefined
+    ? entry.detail
+    : { ...entry.detail, via: actor.via, ...(actor.osUser == null ? {} : { osUser: actor.osUser }) }
+})
+
 /** A cursor that is not one this log handed out. */
 export class BadCursor extends Data.TaggedError("BadCursor")<{}> {
   override get message() {
@@ -65,18 +89,34 @@ export class Audit extends Effect.Service<Audit>()("@pulsebridge/server/Audit", 
         `
     })
 
+    /** Writes one event, inside the caller's transaction if there is one. */
+    const record = Effect.fn("Audit.record")(function*(entry: AuditEntry) {
+      const at = new Date(yield* Clock.currentTimeMillis)
+      yield* sql`
+        insert into audit_events (at, operator_id, operator_email, action, target_type, target_id, app_id, detail,
+          address)
+        values (${at}, ${entry.operator?.id ?? null}, ${entry.operator?.email ?? null}, ${entry.action},
+          ${entry.targetType ?? null}, ${entry.targetId ?? null}, ${entry.appId ?? null},
+          ${JSON.stringify(entry.detail ?? {})}::jsonb, ${entry.address ?? null})
+      `.pipe(Effect.orDie)
+    })
+
     return {
-      /** Writes one event, inside the caller's transaction if there is one. */
-      record: Effect.fn("Audit.record")(function*(entry: AuditEntry) {
-        const at = new Date(yield* Clock.currentTimeMillis)
-        yield* sql`
-          insert into audit_events (at, operator_id, operator_email, action, target_type, target_id, app_id, detail,
-            address)
-          values (${at}, ${entry.operator?.id ?? null}, ${entry.operator?.email ?? null}, ${entry.action},
-            ${entry.targetType ?? null}, ${entry.targetId ?? null}, ${entry.appId ?? null},
-            ${JSON.stringify(entry.detail ?? {})}::jsonb, ${entry.address ?? null})
-        `.pipe(Effect.orDie)
-      }),
+      record,
+
+      /** Makes `change` and writes its events (from what it answered) in one transaction. */
+      recorded: <A, E, R>(
+        change: Effect.Effect<A, E, R>,
+        entriesOf: (result: A) => AuditEntry | ReadonlyArray<AuditEntry>
+      ) =>
+        change.pipe(
+          Effect.tap((result) => {
+            const entries = entriesOf(result)
+            return Effect.forEach(Array.isArray(entries) ? entries : [entries as AuditEntry], record, { discard: true })
+          }),
+          sql.withTransaction,
+          Effect.catchTag("SqlError", Effect.die)
+        ),
 
       /** Newest first; `cursor` is the `nextCursor` of the page before. */
       page: Effect.fn("Audit.page")(function*(cursor: string | undefined, limit: number) {

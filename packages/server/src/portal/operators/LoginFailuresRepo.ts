@@ -1,55 +1,52 @@
 /**
- * Every statement on the `login_failures` table: one row per throttled key (the hash of an email or of
- * a client address), counting failed logins and saying until when the next attempt waits.
+ * Every statement on the `login_failures` table: one row per throttled key (the hash of an address, an
+ * email, or an address's setup attempts), counting failed attempts and saying until when the next one
+ * waits. `lock` holds the rows of an attempt's keys for the rest of its transaction, so that concurrent
+ * attempts on one key are counted one after the other.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 
+export const FailureRow = Schema.Struct({
+  key: Schema.String,
+  failures: Schema.Int,
+  lastFailedAt: Schema.DateFromSelf,
+  blockedUntil: Schema.NullOr(Schema.DateFromSelf)
+})
+export type FailureRow = typeof FailureRow.Type
+
 export class LoginFailuresRepo extends Effect.Service<LoginFailuresRepo>()("@pulsebridge/server/LoginFailuresRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const blockedUntil = SqlSchema.findAll({
-      Request: Schema.Array(Schema.String),
-      Result: Schema.Struct({ blockedUntil: Schema.NullOr(Schema.DateFromSelf) }),
-      execute: (keys) => sql`select blocked_until from login_failures where ${sql.in("key", keys)}`
-    })
-
-    const increment = SqlSchema.single({
-      Request: Schema.Struct({ key: Schema.String, now: Schema.DateFromSelf, forgetBefore: Schema.DateFromSelf }),
-      Result: Schema.Struct({ failures: Schema.Int }),
-      execute: ({ forgetBefore, key, now }) =>
+    // A missing key starts at zero failures. The no-op update locks an existing row, as a new row is locked by
+    // its insert; both stay locked until the caller's transaction ends. Keys are locked in one order (sorted),
+    // so two attempts that share keys never wait for each other crosswise.
+    const lock = SqlSchema.findAll({
+      Request: Schema.Struct({ keys: Schema.Array(Schema.String), now: Schema.DateFromSelf }),
+      Result: FailureRow,
+      execute: ({ keys, now }) =>
         sql`
-          insert into login_failures (key, failures, last_failed_at) values (${key}, 1, ${now})
-          on conflict (key) do update set
-            failures = case when login_failures.last_failed_at < ${forgetBefore} then 1
-                            else login_failures.failures + 1 end,
-            last_failed_at = excluded.last_failed_at
-          returning failures
+          insert into login_failures ${
+          sql.insert([...keys].sort().map((key) => ({ key, failures: 0, lastFailedAt: now, blockedUntil: null })))
+        }
+          on conflict (key) do update set key = excluded.key
+          returning key, failures, last_failed_at, blocked_until
         `
     })
 
     return {
-      /** The latest `blocked_until` among the keys' rows. */
-      blockedUntil: (keys: ReadonlyArray<string>) =>
-        blockedUntil(keys).pipe(
-          Effect.map((rows) =>
-            rows.reduce<Date | null>(
-              (latest, row) =>
-                row.blockedUntil !== null && (latest === null || row.blockedUntil > latest) ? row.blockedUntil : latest,
-              null
-            )
-          ),
-          Effect.orDie
-        ),
+      /** The rows of `keys`, locked until the transaction ends (created at zero failures where missing). */
+      lock: (keys: ReadonlyArray<string>, now: Date) => lock({ keys, now }).pipe(Effect.orDie),
 
-      /** Counts one more failure (starting again after a quiet `forgetBefore`); the new count. */
-      increment: (key: string, now: Date, forgetBefore: Date) =>
-        increment({ key, now, forgetBefore }).pipe(Effect.map((row) => row.failures), Effect.orDie),
-
-      block: (key: string, until: Date) =>
-        sql`update login_failures set blocked_until = ${until} where key = ${key}`.pipe(Effect.asVoid, Effect.orDie),
+      /** Writes a key's count, when it last failed, and until when its next attempt waits. */
+      save: (row: FailureRow) =>
+        sql`
+          update login_failures
+          set failures = ${row.failures}, last_failed_at = ${row.lastFailedAt}, blocked_until = ${row.blockedUntil}
+          where key = ${row.key}
+        `.pipe(Effect.asVoid, Effect.orDie),
 
       /** Forgets counters untouched since `before` whose delay has passed. */
       prune: (before: Date, now: Date) =>

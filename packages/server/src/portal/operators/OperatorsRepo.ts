@@ -104,6 +104,16 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("@pulsebridge
         sql`update operators set status = ${status} where lower(email) = lower(${email}) returning ${columns}`
     })
 
+    const findBySetupToken = SqlSchema.findOne({
+      Request: Schema.Struct({ tokenHash: Schema.String, now: Schema.DateFromSelf }),
+      Result: OperatorRow,
+      execute: ({ now, tokenHash }) =>
+        sql`
+          select ${columns} from operators
+          where setup_token_hash = ${tokenHash} and setup_expires_at > ${now} and status = 'Active'
+        `
+    })
+
     const completeSetup = SqlSchema.findOne({
       Request: Schema.Struct({ tokenHash: Schema.String, passwordHash: Schema.String, now: Schema.DateFromSelf }),
       Result: OperatorRow,
@@ -149,6 +159,9 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("@pulsebridge
         csrfOf(sessionId).pipe(Effect.map(Option.map((row) => row.csrfTokenSealed)), Effect.orDie),
 
       setStatus: (email: string, status: typeof OperatorStatus.Type) => setStatus({ email, status }).pipe(Effect.orDie),
+
+      /** The operator whose setup token this is, while the token is still valid. */
+      findBySetupToken: (tokenHash: string, now: Date) => findBySetupToken({ tokenHash, now }).pipe(Effect.orDie),
 
       /** Sets the password of the operator whose setup token this is, if the token is still valid; the token is spent. */
       completeSetup: (tokenHash: string, passwordHash: string, now: Date) =>

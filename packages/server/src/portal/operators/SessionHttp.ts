@@ -25,6 +25,16 @@ const cookieOptions = {
 
 export const toOperator = (row: OperatorRow) => new Operator(row)
 
+/**
+ * A 429 answered here rather than failed: the error body is the contract's, plus the `Retry-After` header. The
+ * login page counts down from `retryAfterSeconds`.
+ */
+const tooManyRequests = (error: { readonly message: string; readonly retryAfterSeconds: number }) =>
+  Effect.succeed(HttpServerResponse.unsafeJson(
+    new TooManyRequests({ message: error.message, retryAfterSeconds: error.retryAfterSeconds }),
+    { status: 429, headers: { "retry-after": String(error.retryAfterSeconds) } }
+  ))
+
 export const SessionHttpLive = HttpApiBuilder.group(ServedApi, "portalSession", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* Sessions
@@ -45,12 +55,8 @@ export const SessionHttpLive = HttpApiBuilder.group(ServedApi, "portalSession", 
           const opened = yield* sessions.login(payload.email, Redacted.make(payload.password), address).pipe(
             Effect.catchTags({
               LoginRefused: (error) => Effect.fail(new Unauthorized({ message: error.message })),
-              // Answered here rather than failed: the error body is the contract's, plus the Retry-After header.
-              LoginThrottled: (error) =>
-                Effect.succeed(HttpServerResponse.unsafeJson(
-                  new TooManyRequests({ message: error.message, retryAfterSeconds: error.retryAfterSeconds }),
-                  { status: 429, headers: { "retry-after": String(error.retryAfterSeconds) } }
-                ))
+              LoginThrottled: tooManyRequests,
+              PasswordHashingBusy: tooManyRequests
             })
           )
           if (HttpServerResponse.isServerResponse(opened)) return opened
@@ -65,9 +71,14 @@ export const SessionHttpLive = HttpApiBuilder.group(ServedApi, "portalSession", 
       .handle("setup", ({ payload }) =>
         Effect.gen(function*() {
           const address = yield* requestAddress
-          yield* operators.completeSetup(payload.token, Redacted.make(payload.password), address).pipe(
-            Effect.catchTag("SetupTokenInvalid", (error) => Effect.fail(new BadRequest({ message: error.message })))
+          const done = yield* operators.completeSetup(payload.token, Redacted.make(payload.password), address).pipe(
+            Effect.catchTags({
+              SetupTokenInvalid: (error) => Effect.fail(new BadRequest({ message: error.message })),
+              SetupThrottled: tooManyRequests,
+              PasswordHashingBusy: tooManyRequests
+            })
           )
+          if (HttpServerResponse.isServerResponse(done)) return done
         }))
       .handle("session", () =>
         Effect.gen(function*() {

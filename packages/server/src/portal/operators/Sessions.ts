@@ -5,10 +5,11 @@
  * reload). A session ends after `idleTimeout` without a request or `absoluteTimeout` after the login,
  * whichever comes first, and at once when its operator is disabled.
  *
- * Failed logins are counted per email and per client address; from the `freeFailures`-th on, the next
- * attempt for that email or from that address waits 1 s, 2 s, 4 s ... up to 15 minutes, and is refused
- * before the password is looked at. A success resets both counters. An unknown email is checked
- * against a dummy hash, so the answer takes as long and reads the same as for a wrong password.
+ * A login attempt is counted as a failure of its address and of its email before its password is
+ * checked (`Throttle`: the address waits up to 15 minutes, the email a few seconds); an attempt while
+ * either waits is refused before the password is looked at, and a success forgets both counts. An
+ * unknown email is checked against a dummy hash, so the answer takes as long and reads the same as for
+ * a wrong password. The check itself waits its turn among the process's password hashes (`Passwords`).
  */
 import { SqlClient } from "@effect/sql"
 import * as Clock from "effect/Clock"
@@ -19,25 +20,18 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as crypto from "node:crypto"
 import { hashSecret } from "../../access/CredentialHash.js"
-import { addressKey, hashKey } from "../../access/RateLimit.js"
 import { newId } from "../../platform/Ids.js"
 import { SecretBox } from "../../platform/SecretBox.js"
 import { Audit } from "./Audit.js"
-import { LoginFailuresRepo } from "./LoginFailuresRepo.js"
 import { OperatorsRepo } from "./OperatorsRepo.js"
-import { dummyHash, sameToken, verifyPassword } from "./Passwords.js"
+import { dummyHash, Passwords, sameToken } from "./Passwords.js"
+import { addressPolicy, delayOf, loginRules, Throttle } from "./Throttle.js"
 
 export const sessionSettings = {
   idleTimeout: Duration.hours(12),
   absoluteTimeout: Duration.days(7),
   /** How stale `last_seen_at` may get before a request writes it again. */
-  touchEvery: Duration.minutes(1),
-  /** Failures before the delay starts. */
-  freeFailures: 3,
-  firstDelay: Duration.seconds(1),
-  maxDelay: Duration.minutes(15),
-  /** A counter untouched this long starts again from zero. */
-  forgetAfter: Duration.hours(24)
+  touchEvery: Duration.minutes(1)
 } as const
 
 /** The one answer to a wrong email, a wrong password or a disabled operator. */
@@ -62,62 +56,39 @@ export class SessionInvalid extends Data.TaggedError("SessionInvalid")<{ readonl
 
 const newToken = () => crypto.randomBytes(32).toString("base64url")
 
-/** The delay after `failures` failures, or none while they are few. */
-export const delayAfter = (failures: number): Duration.Duration | undefined => {
-  if (failures < sessionSettings.freeFailures) return undefined
-  const ms = Duration.toMillis(sessionSettings.firstDelay) * 2 ** Math.min(failures - sessionSettings.freeFailures, 30)
-  return Duration.millis(Math.min(ms, Duration.toMillis(sessionSettings.maxDelay)))
-}
+/** The failing address's wait after `failures` failures, or none while they are few. */
+export const delayAfter = (failures: number): Duration.Duration | undefined => delayOf(addressPolicy, failures)
 
 export class Sessions extends Effect.Service<Sessions>()("@pulsebridge/server/Sessions", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* OperatorsRepo
-    const failures = yield* LoginFailuresRepo
+    const throttle = yield* Throttle
+    const passwords = yield* Passwords
     const audit = yield* Audit
     const box = yield* SecretBox
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-    const throttleKeys = (email: string, address: string) => [
-      hashKey("failed", `login-email:${email.trim().toLowerCase()}`),
-      hashKey("failed", `login-address:${addressKey(address)}`)
-    ]
-
-    const refuse = (email: string, address: string, reason: string, keys: ReadonlyArray<string>, at: Date) =>
-      Effect.gen(function*() {
-        for (const key of keys) {
-          const count = yield* failures.increment(
-            key,
-            at,
-            new Date(at.getTime() - Duration.toMillis(sessionSettings.forgetAfter))
-          )
-          const delay = delayAfter(count)
-          if (delay !== undefined) yield* failures.block(key, new Date(at.getTime() + Duration.toMillis(delay)))
-        }
-        yield* audit.record({ operator: null, action: "login.failed", detail: { email, reason }, address })
-      }).pipe(sql.withTransaction, Effect.orDie)
+    const failed = (email: string, address: string, reason: string) =>
+      audit.record({ operator: null, action: "login.failed", detail: { email, reason }, address })
 
     return {
       /** Checks the email and password and opens a session: the cookie's token and the CSRF token. */
       login: Effect.fn("Sessions.login")(function*(email: string, password: Redacted.Redacted, address: string) {
         const at = yield* now
-        const keys = throttleKeys(email, address)
-        const blockedUntil = yield* failures.blockedUntil(keys)
-        if (blockedUntil !== null && blockedUntil > at) {
-          yield* audit.record({
-            operator: null,
-            action: "login.failed",
-            detail: { email, reason: "throttled" },
-            address
-          })
-          return yield* new LoginThrottled({
-            retryAfterSeconds: Math.max(1, Math.ceil((blockedUntil.getTime() - at.getTime()) / 1000))
-          })
-        }
+        const rules = loginRules(email, address)
+        yield* passwords.checkRoom
+        yield* throttle.admit(rules, at).pipe(
+          Effect.catchTag("AttemptThrottled", (refused) =>
+            Effect.zipRight(
+              failed(email, address, "throttled"),
+              Effect.fail(new LoginThrottled({ retryAfterSeconds: refused.retryAfterSeconds }))
+            ))
+        )
         const found = yield* repo.findByEmail(email.trim())
         const operator = Option.getOrUndefined(found)
         const hash = operator?.passwordHash ?? (yield* dummyHash)
-        const matches = yield* verifyPassword(Redacted.value(password), hash)
+        const matches = yield* passwords.verify(Redacted.value(password), hash)
         if (operator === undefined || operator.passwordHash === null || !matches || operator.status !== "Active") {
           const reason = operator === undefined
             ? "unknown email"
@@ -126,15 +97,15 @@ export class Sessions extends Effect.Service<Sessions>()("@pulsebridge/server/Se
             : !matches
             ? "wrong password"
             : "operator disabled"
-          yield* refuse(email, address, reason, keys, at)
+          // Counted already, when the attempt was admitted.
+          yield* failed(email, address, reason)
           return yield* new LoginRefused()
         }
         const token = newToken()
         const csrfToken = newToken()
         yield* Effect.gen(function*() {
-          yield* failures.reset(keys)
-          // Now and then is enough to keep both tables small: a login is rare.
-          yield* failures.prune(new Date(at.getTime() - Duration.toMillis(sessionSettings.forgetAfter)), at)
+          yield* throttle.forgive(rules, at)
+          // Now and then is enough to keep the table small: a login is rare.
           yield* repo.deleteExpiredSessions(
             at,
             new Date(at.getTime() - Duration.toMillis(sessionSettings.idleTimeout))
@@ -214,5 +185,5 @@ export class Sessions extends Effect.Service<Sessions>()("@pulsebridge/server/Se
       )
     } as const
   }),
-  dependencies: [OperatorsRepo.Default, LoginFailuresRepo.Default, Audit.Default]
+  dependencies: [OperatorsRepo.Default, Throttle.Default, Passwords.Default, Audit.Default]
 }) {}
