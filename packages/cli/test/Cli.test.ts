@@ -661,8 +661,10 @@ describe("pulsebridge CLI", { sequential: true }, () => {
         const listed = yield* cli(dir, ["audit", "list", "--limit", "20", "--json"])
         expect(listed.code, listed.stderr).toBe(0)
         const events = (parseJson(listed).data as Array<Record<string, any>>).filter((event) => event.appId === app)
+        // The erasure keeps who erased and when, but scrubs the erased user's id from the events about it
+        // (docs/data-lifecycle.md), its own event included.
         expect(events.map((event) => [event.action, event.targetId])).toEqual([
-          ["user.erase", user.id],
+          ["user.erase", null],
           ["providerCredentials.replace", "WHOOP"],
           ["providerCredentials.create", "WHOOP"],
           ["apiKey.revoke", key.id],
@@ -682,7 +684,8 @@ describe("pulsebridge CLI", { sequential: true }, () => {
           expect(event.detail.via).toBe("cli")
           if (osUser !== null) expect(event.detail.osUser).toBe(osUser)
         }
-        expect(events[0]!.detail.externalUserId).toBe("ext-audited")
+        expect(events[0]!.detail.externalUserId).toBeUndefined()
+        expect(events[0]!.detail.userErased).toBe(true)
         expect(events[3]!.detail.prefix).toBe(key.prefix)
         const text = JSON.stringify(events)
         for (const secret of ["whoop-secret-one", "whoop-secret-two", key.apiKey, created.apiKey]) {

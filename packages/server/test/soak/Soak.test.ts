@@ -7,7 +7,8 @@
  * - a stranger sending setup links with made-up tokens and wrong passwords for the operator's email;
  * - a healthy app whose test events go to a receiver that answers at once, and whose user has a
  *   sandbox connection backfilling and makes MCP calls;
- * - the operator, logging in to the portal from an address of its own;
+ * - the operator, logging in to the portal from an address of its own (waiting out what the stranger's guesses at
+ *   its email may cost it, as the login page does: a few seconds at most);
  * - a probe user whose reads are timed alone first, then during the soak.
  *
  * What must hold: no error for any healthy party (every read, login and MCP call answers 2xx, every
@@ -216,11 +217,22 @@ layer(
         until,
         2000,
         Effect.gen(function*() {
-          const { ms, value } = yield* timed(send("POST", "/portal/api/login", {
+          // The stranger's guesses at the operator's email may make it wait a few seconds (never longer:
+          // docs/portal.md); the portal's login page counts the Retry-After down and tries again, and so
+          // does the operator here. Logged in within the per-email limit is no error.
+          const start = performance.now()
+          let reply = yield* send("POST", "/portal/api/login", {
             headers: from("192.0.2.44"),
             json: { email, password }
-          }))
-          if (value.status !== 200) healthyErrors.push(`operator login: ${value.status} ${preview(value)}`)
+          })
+          for (let retry = 0; retry < 3 && reply.status === 429; retry++) {
+            yield* Effect.sleep(`${Number(json(reply).retryAfterSeconds ?? 1)} seconds`)
+            reply = yield* send("POST", "/portal/api/login", { headers: from("192.0.2.44"), json: { email, password } })
+          }
+          const ms = performance.now() - start
+          if (reply.status !== 200 || ms > 10_000) {
+            healthyErrors.push(`operator login: ${reply.status} after ${Math.round(ms)} ms ${preview(reply)}`)
+          }
           loginTimes.push(ms)
         })
       )
