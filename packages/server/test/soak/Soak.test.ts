@@ -31,37 +31,12 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
-import * as net from "node:net"
 import { json, preview, send } from "../fixtures/Http.js"
 import { eventually } from "../fixtures/Poll.js"
-import { receiverCaFile, startReceiver } from "../fixtures/Receiver.js"
+import { receiverCaFile, startReceiver, startSilentListener } from "../fixtures/Receiver.js"
 
 /** How long the parties run at once. */
 const soakSeconds = Number(process.env["SOAK_SECONDS"] ?? 20)
-
-/** A listener that accepts connections and never answers: a webhook receiver that hangs. */
-const hangingListener = Effect.acquireRelease(
-  Effect.async<{ readonly server: net.Server; readonly sockets: Set<net.Socket>; readonly port: number }>(
-    (resume) => {
-      const sockets = new Set<net.Socket>()
-      const server = net.createServer((socket) => {
-        sockets.add(socket)
-        socket.on("error", () => {})
-        socket.on("close", () => sockets.delete(socket))
-      })
-      server.listen(
-        0,
-        "127.0.0.1",
-        () => resume(Effect.succeed({ server, sockets, port: (server.address() as net.AddressInfo).port }))
-      )
-    }
-  ),
-  ({ server, sockets }) =>
-    Effect.async<void>((resume) => {
-      for (const socket of sockets) socket.destroy()
-      server.close(() => resume(Effect.void))
-    })
-)
 
 const quantile = (values: ReadonlyArray<number>, q: number) => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -100,7 +75,7 @@ layer(
   it.scoped("a noisy app, a stranger and a backfill at once slow no healthy party into an error", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver()
-      const hanging = yield* hangingListener
+      const hanging = yield* startSilentListener
 
       // The parties.
       const noisy = yield* createApp("noisy")
