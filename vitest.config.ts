@@ -13,10 +13,25 @@ import { defineConfig } from "vitest/config"
  */
 const workers = Math.max(2, os.availableParallelism())
 
+/**
+ * With `DATABASE_URL` set, the packages whose tests never open that database are left out: the CLI's (its
+ * children always run on an embedded database of their own), the providers', the simulators' and the domain's.
+ * There they would repeat, check for check, what the run on the embedded database checks.
+ */
+const databaseOnly = (process.env["DATABASE_URL"] ?? "") !== ""
+const projects = databaseOnly
+  ? ["packages/server", "packages/portal", "packages/testing"]
+  : ["packages/*"]
+
 export default defineConfig({
   test: {
-    projects: ["packages/*"],
+    projects,
     maxWorkers: workers,
-    minWorkers: 1
+    minWorkers: 1,
+    // The files a worker runs share its process and every module (Effect, the platform, PGlite, the project's
+    // own): a new process per file, loading them all again, was a third of the suite's CPU. What a file leaves in
+    // the process is therefore seen by the next: metrics are the process's (tests compare counts before and
+    // after), and `setupTests.ts` undoes what @effect/vitest leaves on Vitest's shared `it`.
+    poolOptions: { forks: { isolate: false } }
   }
 })

@@ -9,9 +9,7 @@ const config: ViteUserConfig = {
   esbuild: { target: "es2022" },
   test: {
     include: ["test/**/*.test.ts"],
-    // The files of a worker share their dependencies' modules (Effect, the platform, PGlite): loading them
-    // again for every file was a fifth of the suite's CPU. Each file still loads the project's own modules
-    // afresh, and `setupTests.ts` undoes what @effect/vitest leaves on Vitest's shared \`it\`.
+    // Files share their worker's process and modules: see `poolOptions` in vitest.config.ts.
     isolate: false,
     setupFiles: [path.join(__dirname, "setupTests.ts")],
     fakeTimers: { toFake: undefined },

@@ -12,7 +12,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { TestServer } from "./TestServer.js"
+import { TestServer, trusting } from "./TestServer.js"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 // The `pulsebridge` executable, as `npm start` runs it: compiled JavaScript, built first if a source is newer.
@@ -45,6 +45,13 @@ export interface ChildServerOptions {
   readonly readyLine?: string
 }
 
+/** The environment of a child: the parent's without any of the server's variables, then `extra`. */
+const childEnv = (extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
+  for (const name of envVarNames) delete env[name]
+  return Object.assign(env, extra)
+}
+
 /**
  * Starts `pulsebridge serve ...` and waits for it to listen. The scope kills it (SIGKILL) if the
  * test has not already.
@@ -52,14 +59,14 @@ export interface ChildServerOptions {
 export const startChildServer = (options: ChildServerOptions) =>
   Effect.acquireRelease(
     Effect.async<ChildServer>((resume) => {
-      const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
-      for (const name of envVarNames) delete env[name]
       // Rate limits are off unless the test turns them on: the suite sends many requests quickly.
-      Object.assign(
-        env,
-        { DATA_DIR: options.dataDir, PORT: String(options.port), HOST: "127.0.0.1", RATE_LIMIT: "off" },
-        options.env
-      )
+      const env = childEnv({
+        DATA_DIR: options.dataDir,
+        PORT: String(options.port),
+        HOST: "127.0.0.1",
+        RATE_LIMIT: "off",
+        ...options.env
+      })
       // Node itself on the compiled command: one process, so SIGKILL kills the server and nothing survives it.
       const child = cp.spawn(process.execPath, [entry, "serve", ...(options.args ?? [])], {
         cwd: repoRoot,
@@ -121,25 +128,26 @@ export const stopChild = (server: ChildServer, signal: NodeJS.Signals = "SIGTERM
 export const childServerClient = (dataDir: string, port: number) => {
   const ca = fs.readFileSync(path.join(dataDir, "tls", "cert.pem"), "utf8")
   return NodeHttpClient.layerWithoutAgent.pipe(
-    Layer.provide(NodeHttpClient.makeAgentLayer({ ca })),
+    Layer.provide(NodeHttpClient.makeAgentLayer({ secureContext: trusting(ca) })),
     Layer.merge(Layer.succeed(TestServer, { baseUrl: `https://127.0.0.1:${port}`, port, dataDir, ca }))
   )
 }
 
-/** Runs a `pulsebridge` command to its end in a child process with a clean environment plus `env`. */
-export const runCli = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>>) =>
+/**
+ * Runs a `pulsebridge` command to its end in a child process with a clean environment plus `env`, with `input` on
+ * its stdin.
+ */
+export const runCli = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>>, input = "") =>
   Effect.async<{ readonly code: number | null; readonly output: string }>((resume) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
-    for (const name of envVarNames) delete childEnv[name]
-    Object.assign(childEnv, env)
     const child = cp.spawn(process.execPath, [entry, ...args], {
       cwd: repoRoot,
-      env: childEnv,
-      stdio: ["ignore", "pipe", "pipe"]
+      env: childEnv(env),
+      stdio: ["pipe", "pipe", "pipe"]
     })
     let output = ""
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
     child.on("close", (code) => resume(Effect.succeed({ code, output })))
+    child.stdin.end(input)
     return Effect.sync(() => child.kill("SIGKILL"))
   })

@@ -33,9 +33,9 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import type * as http from "node:http"
 import * as net from "node:net"
-import * as tls from "node:tls"
 import { SecretBox } from "../platform/SecretBox.js"
 import { ServerConfig } from "../platform/ServerConfig.js"
+import { clientSecureContext } from "../platform/Tls.js"
 import type { AddressRules } from "./Addresses.js"
 import { guardedLookup, isInternalAddress, mustRefuseInternal, unbracket, urlProblem } from "./Addresses.js"
 import type { ClaimedDelivery, Outcome } from "./DeliveriesRepo.js"
@@ -152,7 +152,7 @@ export class Delivery extends Effect.Service<Delivery>()("@pulsebridge/server/De
         Effect.orElse(() => Effect.dieMessage(`cannot read WEBHOOK_CA_FILE "${caFile.value}"`))
       )
     const agent = yield* NodeHttpClient.makeAgent({
-      ...(operatorCa === undefined ? {} : { ca: [...tls.rootCertificates, operatorCa] }),
+      ...(operatorCa === undefined ? {} : { secureContext: clientSecureContext(operatorCa) }),
       lookup: guardedLookup(rules)
     })
     withConnectTimeout(agent.http, "connect")

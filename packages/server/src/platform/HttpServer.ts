@@ -25,10 +25,9 @@ import * as Option from "effect/Option"
 import * as http from "node:http"
 import type * as net from "node:net"
 import type * as stream from "node:stream"
-import * as tls from "node:tls"
 import { SelfCalls } from "./SelfCalls.js"
 import { ServerConfig } from "./ServerConfig.js"
-import { loadOrCreateCertificate, makeHttpsServer } from "./Tls.js"
+import { clientSecureContext, loadOrCreateCertificate, makeHttpsServer } from "./Tls.js"
 
 /** The certificate this server presents, so it can call itself (the sandbox providers). */
 export class ServerCertificate extends Context.Tag("@pulsebridge/server/ServerCertificate")<ServerCertificate, {
@@ -42,9 +41,8 @@ export class ListenError extends Data.TaggedError("ListenError")<{
 
 export const ProviderHttpClientLive = Layer.unwrapEffect(Effect.gen(function*() {
   const { cert } = yield* ServerCertificate
-  const ca = cert === null ? undefined : [...tls.rootCertificates, cert]
   return NodeHttpClient.layerWithoutAgent.pipe(
-    Layer.provide(NodeHttpClient.makeAgentLayer(ca === undefined ? {} : { ca }))
+    Layer.provide(NodeHttpClient.makeAgentLayer(cert === null ? {} : { secureContext: clientSecureContext(cert) }))
   )
 }))
 

@@ -11,6 +11,7 @@ import * as http from "node:http"
 import * as https from "node:https"
 import type * as net from "node:net"
 import * as path from "node:path"
+import * as tls from "node:tls"
 import { generate } from "selfsigned"
 
 export class TlsError extends Data.TaggedError("TlsError")<{
@@ -171,6 +172,22 @@ const rawRefusal = "HTTP/1.1 400 Bad Request\r\n" +
   httpsRequiredBody
 
 const ignoreError = () => {}
+
+/**
+ * The TLS context of an HTTPS client that trusts `extraCa` (PEM) besides, or with `withSystemRoots: false`
+ * instead of, the system's root certificates. Made once and handed to the agent as its `secureContext`: a `ca`
+ * option would be parsed again (with every root certificate) for each new connection.
+ */
+export const clientSecureContext = (
+  extraCa: string | ReadonlyArray<string>,
+  options: { readonly withSystemRoots?: boolean } = {}
+): tls.SecureContext =>
+  tls.createSecureContext({
+    ca: [
+      ...(options.withSystemRoots === false ? [] : tls.rootCertificates),
+      ...(typeof extraCa === "string" ? [extraCa] : extraCa)
+    ]
+  })
 
 export const makeHttpsServer = (options: { readonly cert: string; readonly key: string }): https.Server => {
   // A missing Host is answered by the application's listener, with the JSON error body.
