@@ -1,14 +1,13 @@
 /**
  * The database: PostgreSQL through `@effect/sql-pg`. With `DATABASE_URL` unset, an embedded
- * PGlite persisted under `DATA_DIR/pg` is served on a loopback port by `@electric-sql/pglite-socket`,
+ * PGlite persisted under `DATA_DIR/pg` runs in a thread of its own and is served on a loopback port by
+ * `@electric-sql/pglite-socket`,
  * so the same client and the same SQL serve both. One process owns an embedded data dir at a time;
  * the owner records its loopback port in `DATA_DIR/pg.lock` so that the CLI can work through it.
  */
 import { NodeContext } from "@effect/platform-node"
 import { SqlError } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -19,6 +18,7 @@ import * as String from "effect/String"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
+import { Worker } from "node:worker_threads"
 import * as Pg from "pg"
 import { trackPool } from "./DatabasePool.js"
 import { migrations } from "./migrations/index.js"
@@ -143,77 +143,173 @@ export const embeddedTemplateFile = (): string | undefined => {
   }
 }
 
-const readTemplate = (file: string | undefined): Blob | undefined => {
-  if (file === undefined) return undefined
+/**
+ * The embedded database's thread. PGlite runs its WebAssembly on the thread that calls it, so on the server's own
+ * thread every statement held the event loop: a backfill's insert of a week of glucose readings held every other
+ * request for hundreds of milliseconds. Here PGlite and its socket server run in a worker thread of their own, and
+ * the server talks to it over the loopback port as to any PostgreSQL.
+ *
+ * The thread opens `pgDir` (in memory when null). A new database starts from the template when there is one (and
+ * makes it when there is none); a template that cannot be loaded is skipped for a plain `initdb`. It answers
+ * `{ port }` once it serves, or `{ error }`; on `"close"` it stops serving, closes the database (a checkpoint) and
+ * answers `{ closed: true }`. Plain CommonJS, so that it runs the same from the sources and from the build.
+ */
+const embeddedThreadScript = `
+const { parentPort, workerData } = require("node:worker_threads")
+const fs = require("node:fs")
+const path = require("node:path")
+const { PGlite } = require(workerData.pglite)
+const { PGLiteSocketServer } = require(workerData.socket)
+const { pgDir, templateFile } = workerData
+
+const isEmptyDir = (dir) => {
   try {
-    return new Blob([fs.readFileSync(file)])
+    return fs.readdirSync(dir).length === 0
+  } catch (e) {
+    return e.code === "ENOENT"
+  }
+}
+const readTemplate = () => {
+  if (templateFile === null) return undefined
+  try {
+    return new Blob([fs.readFileSync(templateFile)])
   } catch {
     return undefined
   }
 }
-
-/** Writes the template from a database `initdb` has just made (nothing else in it yet); best effort. */
-const saveTemplate = (db: PGlite, file: string | undefined) =>
-  file === undefined ? Effect.void : Effect.tryPromise(async () => {
-    const dump = await db.dumpDataDir("gzip")
-    fs.mkdirSync(path.dirname(file), { recursive: true })
-    const temporary = `${file}.${process.pid}.tmp`
-    fs.writeFileSync(temporary, Buffer.from(await dump.arrayBuffer()))
-    fs.renameSync(temporary, file)
-  }).pipe(Effect.ignore)
-
-const isEmptyDir = (dir: string) => {
+// Writes the template from a database initdb has just made (nothing else in it yet); best effort.
+const saveTemplate = async (db) => {
+  if (templateFile === null) return
   try {
-    return fs.readdirSync(dir).length === 0
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "ENOENT"
-  }
+    const dump = await db.dumpDataDir("gzip")
+    fs.mkdirSync(path.dirname(templateFile), { recursive: true })
+    const temporary = templateFile + "." + process.pid + "." + Math.random().toString(36).slice(2) + ".tmp"
+    fs.writeFileSync(temporary, Buffer.from(await dump.arrayBuffer()))
+    fs.renameSync(temporary, templateFile)
+  } catch {}
 }
-
-/**
- * Opens the PGlite of `pgDir` (in memory when undefined). A new database starts from the template when there is
- * one (and makes it when there is none); a template that cannot be loaded is skipped for a plain `initdb`.
- */
-const openPglite = (pgDir: string | undefined, templateFile: string | undefined) =>
-  Effect.gen(function*() {
-    const fresh = pgDir === undefined || isEmptyDir(pgDir)
-    const template = fresh ? readTemplate(templateFile) : undefined
-    const create = (options: { readonly loadDataDir?: Blob }) =>
-      Effect.tryPromise({
-        try: () => PGlite.create(pgDir === undefined ? options : { dataDir: pgDir, ...options }),
-        catch: (cause) => new DatabaseError({ message: `cannot open the embedded database: ${cause}`, cause })
-      })
-    if (template !== undefined) {
-      const loaded = yield* Effect.either(create({ loadDataDir: template }))
-      if (loaded._tag === "Right") return loaded.right
-      if (pgDir !== undefined) fs.rmSync(pgDir, { recursive: true, force: true })
+const open = async () => {
+  const fresh = pgDir === null || isEmptyDir(pgDir)
+  const template = fresh ? readTemplate() : undefined
+  const create = (options) => PGlite.create(pgDir === null ? options : { dataDir: pgDir, ...options })
+  if (template !== undefined) {
+    try {
+      return await create({ loadDataDir: template })
+    } catch {
+      if (pgDir !== null) fs.rmSync(pgDir, { recursive: true, force: true })
     }
-    const db = yield* create({})
-    if (fresh) yield* saveTemplate(db, templateFile)
-    return db
+  }
+  const db = await create({})
+  if (fresh) await saveTemplate(db)
+  return db
+}
+const main = async () => {
+  let db
+  try {
+    db = await open()
+  } catch (e) {
+    return parentPort.postMessage({ error: "cannot open the embedded database: " + (e && e.message || e) })
+  }
+  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 64 })
+  try {
+    await server.start()
+  } catch (e) {
+    await db.close().catch(() => {})
+    return parentPort.postMessage({ error: "cannot serve the embedded database: " + (e && e.message || e) })
+  }
+  parentPort.on("message", async (message) => {
+    if (message !== "close") return
+    await server.stop().catch(() => {})
+    await db.close().catch(() => {})
+    parentPort.postMessage({ closed: true })
   })
+  parentPort.postMessage({ port: Number(server.getServerConn().split(":").pop()) })
+}
+main()
+`
+
+/** How long closing the embedded database may take before its thread is stopped. */
+const embeddedCloseTimeout = Duration.seconds(30)
 
 /**
- * Opens PGlite (in memory when `dataDir` is undefined) and serves it on a loopback port.
+ * Runs the embedded database's thread over `pgDir` and waits until it serves; the scope closes the database
+ * (and stops the thread). A thread that stops on its own while the server runs takes the process down with a
+ * message: nothing can be stored without it.
+ */
+const runEmbeddedThread = (pgDir: string | undefined, templateFile: string | undefined) =>
+  Effect.acquireRelease(
+    Effect.async<
+      { readonly worker: Worker; readonly port: number; readonly closing: { value: boolean } },
+      DatabaseError
+    >(
+      (resume) => {
+        const require = createRequire(import.meta.url)
+        const worker = new Worker(embeddedThreadScript, {
+          eval: true,
+          workerData: {
+            pglite: require.resolve("@electric-sql/pglite"),
+            socket: require.resolve("@electric-sql/pglite-socket"),
+            pgDir: pgDir ?? null,
+            templateFile: templateFile ?? null
+          }
+        })
+        const closing = { value: false }
+        // Only these listeners are removed: the worker keeps listeners of its own (`removeAllListeners` would take
+        // its messages away).
+        const onError = (error: Error) => fail(`cannot open the embedded database: ${error.message}`, error)
+        const onExit = (code: number) => fail(`the embedded database stopped while opening (exit code ${code})`)
+        const stopListening = () => {
+          worker.off("error", onError)
+          worker.off("exit", onExit)
+        }
+        const fail = (message: string, cause?: unknown) => {
+          stopListening()
+          void worker.terminate()
+          resume(Effect.fail(new DatabaseError({ message, cause })))
+        }
+        worker.once("error", onError)
+        worker.once("exit", onExit)
+        worker.once("message", (message: { readonly port?: number; readonly error?: string }) => {
+          if (message.port === undefined) return fail(message.error ?? "cannot open the embedded database")
+          stopListening()
+          worker.on("error", (error) => console.error(`the embedded database failed: ${error.message}`))
+          worker.once("exit", (code) => {
+            if (closing.value) return
+            console.error(`the embedded database stopped (exit code ${code}); the server stops too`)
+            process.exitCode = 1
+            process.kill(process.pid, "SIGTERM")
+          })
+          resume(Effect.succeed({ worker, port: message.port, closing }))
+        })
+      }
+    ),
+    ({ closing, worker }) =>
+      Effect.async<void>((resume) => {
+        closing.value = true
+        worker.once("exit", () => resume(Effect.void))
+        worker.on("message", (message: { readonly closed?: boolean }) => {
+          if (message.closed === true) void worker.terminate()
+        })
+        worker.postMessage("close")
+      }).pipe(
+        Effect.timeoutOption(embeddedCloseTimeout),
+        Effect.zipRight(Effect.promise(() => worker.terminate())),
+        Effect.asVoid
+      )
+  )
+
+/**
+ * Opens PGlite (in memory when `dataDir` is undefined) in a thread of its own and serves it on a loopback port.
  * The socket server accepts many client connections and keeps each transaction on its own.
  * A new database starts from `templateFile` (by default `embeddedTemplateFile()`).
  */
 export const startEmbedded = (dataDir: string | undefined, templateFile = embeddedTemplateFile()) =>
   Effect.gen(function*() {
     const fd = dataDir === undefined ? undefined : yield* acquireLock(dataDir)
-    const db = yield* Effect.acquireRelease(
-      openPglite(dataDir === undefined ? undefined : path.join(dataDir, "pg"), templateFile),
-      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+    const { port } = yield* runEmbeddedThread(
+      dataDir === undefined ? undefined : path.join(dataDir, "pg"),
+      templateFile
     )
-    const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 64 })
-    yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: () => server.start(),
-        catch: (cause) => new DatabaseError({ message: `cannot serve the embedded database: ${cause}`, cause })
-      }),
-      () => Effect.promise(() => server.stop()).pipe(Effect.ignore)
-    )
-    const port = Number(server.getServerConn().split(":").pop())
     if (fd !== undefined) {
       fs.ftruncateSync(fd, 0)
       fs.writeSync(fd, JSON.stringify({ pid: process.pid, port } satisfies LockInfo), 0)
