@@ -152,7 +152,7 @@ export const embeddedTemplateFile = (): string | undefined => {
  * The thread opens `pgDir` (in memory when null). A new database starts from the template when there is one (and
  * makes it when there is none); a template that cannot be loaded is skipped for a plain `initdb`. It answers
  * `{ port }` once it serves, or `{ error }`; on `"close"` it stops serving, closes the database (a checkpoint) and
- * answers `{ closed: true }`. Plain CommonJS, so that it runs the same from the sources and from the build.
+ * ends. Plain CommonJS, so that it runs the same from the sources and from the build.
  */
 const embeddedThreadScript = `
 const { parentPort, workerData } = require("node:worker_threads")
@@ -221,7 +221,7 @@ const main = async () => {
     if (message !== "close") return
     await server.stop().catch(() => {})
     await db.close().catch(() => {})
-    parentPort.postMessage({ closed: true })
+    process.exit(0)
   })
   parentPort.postMessage({ port: Number(server.getServerConn().split(":").pop()) })
 }
@@ -287,11 +287,10 @@ const runEmbeddedThread = (pgDir: string | undefined, templateFile: string | und
       Effect.async<void>((resume) => {
         closing.value = true
         worker.once("exit", () => resume(Effect.void))
-        worker.on("message", (message: { readonly closed?: boolean }) => {
-          if (message.closed === true) void worker.terminate()
-        })
         worker.postMessage("close")
       }).pipe(
+        // A finalizer is uninterruptible: without this the timeout could not end the wait.
+        Effect.interruptible,
         Effect.timeoutOption(embeddedCloseTimeout),
         Effect.zipRight(Effect.promise(() => worker.terminate())),
         Effect.asVoid

@@ -33,12 +33,11 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as crypto from "node:crypto"
-import * as fs from "node:fs"
 import { Worker } from "node:worker_threads"
 import { json, preview, send } from "../fixtures/Http.js"
 import { eventually } from "../fixtures/Poll.js"
 import { receiverCaFile, startReceiver, startSilentListener } from "../fixtures/Receiver.js"
-import { databaseEnv } from "../fixtures/Restart.js"
+import { databaseEnv, rssOf } from "../fixtures/Restart.js"
 
 /** How long each phase runs. */
 const soakSeconds = Number(process.env["SOAK_SECONDS"] ?? 8)
@@ -48,11 +47,8 @@ const quantile = (values: ReadonlyArray<number>, q: number) => {
   return sorted.length === 0 ? NaN : Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!)
 }
 
-/** The resident set size of a process, in MiB (Linux). */
-const rssMiB = (pid: number) => {
-  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN)
-  return Math.round(kb / 1024)
-}
+/** The resident set size of a process, in MiB. */
+const rssMiB = (pid: number) => Math.round(rssOf(pid) / 1024 / 1024)
 
 /** Headers of a party behind the proxy. */
 const from = (address: string) => ({ "x-forwarded-for": address, "x-forwarded-proto": "https" })

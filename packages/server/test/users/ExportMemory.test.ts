@@ -11,19 +11,11 @@ import { childServerClient, freePort, startChildServer, tempDir } from "@pulsebr
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
-import * as fs from "node:fs"
 import { addDays, localToday } from "../../src/platform/Calendar.js"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
 import { json, preview, request, send } from "../fixtures/Http.js"
-import { databaseEnv } from "../fixtures/Restart.js"
+import { databaseEnv, rssOf } from "../fixtures/Restart.js"
 import { waitForSync } from "../fixtures/Sync.js"
-
-/** The resident set size of a process, in bytes (Linux). */
-const rssOf = (pid: number) => {
-  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
-  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN)
-  return kb * 1024
-}
 
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024 * 10) / 10
 

@@ -279,24 +279,34 @@ const refusedUrls = [
   "https://[64:ff9b:1::a00:1]/hooks"
 ]
 
+/**
+ * A new app's endpoint creations with each of `refusedUrls` are a 400 and store nothing; a public address is
+ * accepted, and changing it to `refusedPatchUrl` is a 400 again.
+ */
+const expectRefusals = (refusedPatchUrl: string) =>
+  Effect.gen(function*() {
+    const { apiKey } = yield* createApp()
+    for (const url of refusedUrls) {
+      const reply = yield* createRaw(apiKey, { url })
+      expect(reply.status, `${url}: ${preview(reply)}`).toBe(400)
+      expect(json(reply)._tag).toBe("BadRequest")
+    }
+    expect(json(yield* send("GET", base, { bearer: apiKey }))).toEqual([])
+    const ok = yield* created(apiKey, { url: "https://93.184.215.14/hooks" })
+    expectError(
+      yield* send("PATCH", `${base}/${ok.id}`, { bearer: apiKey, json: { url: refusedPatchUrl } }),
+      400,
+      "BadRequest"
+    )
+    return { apiKey, ok }
+  })
+
 layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })(
   "webhook endpoints outside sandbox mode, at the defaults",
   (it) => {
     it.effect("the address guard is on: private, loopback, link-local and special addresses are a 400", () =>
       Effect.gen(function*() {
-        const { apiKey } = yield* createApp()
-        for (const url of refusedUrls) {
-          const reply = yield* createRaw(apiKey, { url })
-          expect(reply.status, `${url}: ${preview(reply)}`).toBe(400)
-          expect(json(reply)._tag).toBe("BadRequest")
-        }
-        expect(json(yield* send("GET", base, { bearer: apiKey }))).toEqual([])
-        const ok = yield* created(apiKey, { url: "https://93.184.215.14/hooks" })
-        expectError(
-          yield* send("PATCH", `${base}/${ok.id}`, { bearer: apiKey, json: { url: "https://[::7f00:1]/x" } }),
-          400,
-          "BadRequest"
-        )
+        const { apiKey } = yield* expectRefusals("https://[::7f00:1]/x")
         // A name that does not resolve (now) is accepted: each delivery checks the address it connects to.
         yield* created(apiKey, { url: "https://receiver.invalid/hooks" })
       }))
@@ -311,19 +321,7 @@ layer(
 )("webhook endpoints in production", (it) => {
   it.effect("plain http and private, loopback and link-local addresses are refused", () =>
     Effect.gen(function*() {
-      const { apiKey } = yield* createApp()
-      for (const url of refusedUrls) {
-        const reply = yield* createRaw(apiKey, { url })
-        expect(reply.status, `${url}: ${preview(reply)}`).toBe(400)
-        expect(json(reply)._tag).toBe("BadRequest")
-      }
-      expect(json(yield* send("GET", base, { bearer: apiKey }))).toEqual([])
-      const ok = yield* created(apiKey, { url: "https://93.184.215.14/hooks" })
-      expectError(
-        yield* send("PATCH", `${base}/${ok.id}`, { bearer: apiKey, json: { url: "https://10.0.0.1/x" } }),
-        400,
-        "BadRequest"
-      )
+      const { apiKey, ok } = yield* expectRefusals("https://10.0.0.1/x")
       expect(json(yield* send("GET", `${base}/${ok.id}`, { bearer: apiKey })).url).toBe("https://93.184.215.14/hooks")
     }))
 })
