@@ -1,9 +1,16 @@
 /**
- * The root of the test run: one project per package (each `packages/<name>/vitest.config.ts`, built
- * on `vitest.shared.ts`) and the options that hold for the whole run.
+ * The root of the test run: every package's tests as one set of files (`packages/<name>/test/**`), with the options
+ * of `vitest.shared.ts` and those that hold for the whole run. A package's own `vitest.config.ts` runs that package
+ * alone.
+ *
+ * One set, not one Vitest project per package: with `isolate: false` Vitest runs a project's files to their end
+ * before it starts the next project's, so a package with one long file (the CLI's) held the other worker idle for
+ * minutes.
  */
 import * as os from "node:os"
+import * as path from "node:path"
 import { defineConfig } from "vitest/config"
+import shared from "./vitest.shared.js"
 
 /**
  * One file per core, and at least two: test files spend much of their time waiting (on sockets, child
@@ -19,13 +26,15 @@ const workers = Math.max(2, os.availableParallelism())
  * There they would repeat, check for check, what the run on the embedded database checks.
  */
 const databaseOnly = (process.env["DATABASE_URL"] ?? "") !== ""
-const projects = databaseOnly
-  ? ["packages/server", "packages/portal", "packages/testing"]
-  : ["packages/*"]
+const packages = databaseOnly ? "{server,portal,testing}" : "*"
 
 export default defineConfig({
+  ...shared,
   test: {
-    projects,
+    ...shared.test,
+    include: [`packages/${packages}/test/**/*.test.ts`],
+    // The portal's browser tests load its built bundle: rebuilt first when a source is newer.
+    globalSetup: [path.join(__dirname, "packages", "portal", "test", "globalSetup.ts")],
     maxWorkers: workers,
     minWorkers: 1,
     // The files a worker runs share its process and every module (Effect, the platform, PGlite, the project's

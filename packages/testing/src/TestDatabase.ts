@@ -15,7 +15,7 @@ import type { SqlClient } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { MigratorLive, pgClientFromEndpoint, pgClientFromUrl } from "@pulsebridge/server"
+import { embeddedSettings, MigratorLive, pgClientFromEndpoint, pgClientFromUrl } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -136,7 +136,12 @@ type SnapshotKind = "empty" | "migrated"
 const serveInMemory = (dump: Blob | undefined) =>
   Effect.gen(function*() {
     const db = yield* Effect.acquireRelease(
-      Effect.promise(() => PGlite.create(dump === undefined ? {} : { loadDataDir: dump })),
+      Effect.promise(() =>
+        PGlite.create({
+          startParams: [...PGlite.defaultStartParams, ...embeddedSettings],
+          ...(dump === undefined ? {} : { loadDataDir: dump })
+        })
+      ),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
     )
     const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 64 })

@@ -144,6 +144,14 @@ export const embeddedTemplateFile = (): string | undefined => {
 }
 
 /**
+ * Settings of the embedded database beyond PGlite's own start parameters. `shared_buffers` is 32 MB instead of
+ * PostgreSQL's 128 MB: PGlite clears its whole buffer pool in its WebAssembly memory at every open, which took a
+ * third of a second and committed 128 MB of memory for a database whose files the operating system caches anyway
+ * (a CLI command opens it each time; the tests open one per file).
+ */
+export const embeddedSettings: ReadonlyArray<string> = ["-c", "shared_buffers=32MB"]
+
+/**
  * The embedded database's thread. PGlite runs its WebAssembly on the thread that calls it, so on the server's own
  * thread every statement held the event loop: a backfill's insert of a week of glucose readings held every other
  * request for hundreds of milliseconds. Here PGlite and its socket server run in a worker thread of their own, and
@@ -160,7 +168,7 @@ const fs = require("node:fs")
 const path = require("node:path")
 const { PGlite } = require(workerData.pglite)
 const { PGLiteSocketServer } = require(workerData.socket)
-const { pgDir, templateFile } = workerData
+const { pgDir, templateFile, settings } = workerData
 
 const isEmptyDir = (dir) => {
   try {
@@ -191,7 +199,10 @@ const saveTemplate = async (db) => {
 const open = async () => {
   const fresh = pgDir === null || isEmptyDir(pgDir)
   const template = fresh ? readTemplate() : undefined
-  const create = (options) => PGlite.create(pgDir === null ? options : { dataDir: pgDir, ...options })
+  const create = (options) => {
+    const withSettings = { startParams: [...PGlite.defaultStartParams, ...settings], ...options }
+    return PGlite.create(pgDir === null ? withSettings : { dataDir: pgDir, ...withSettings })
+  }
   if (template !== undefined) {
     try {
       return await create({ loadDataDir: template })
@@ -250,7 +261,8 @@ const runEmbeddedThread = (pgDir: string | undefined, templateFile: string | und
             pglite: require.resolve("@electric-sql/pglite"),
             socket: require.resolve("@electric-sql/pglite-socket"),
             pgDir: pgDir ?? null,
-            templateFile: templateFile ?? null
+            templateFile: templateFile ?? null,
+            settings: embeddedSettings
           }
         })
         const closing = { value: false }
