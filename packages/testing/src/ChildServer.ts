@@ -43,7 +43,16 @@ export interface ChildServerOptions {
   readonly env?: Readonly<Record<string, string>>
   /** Printed once the server listens (default: the banner). */
   readonly readyLine?: string
+  /** Whether the child answers `heapAfterGc` (a full collection, then its memory figures). */
+  readonly heapProbe?: boolean
 }
+
+/** Node's options for a child that answers `heapAfterGc`: `gc()` exposed, and the probe loaded before the server. */
+const heapProbeArgs = [
+  "--expose-gc",
+  "--require",
+  path.join(repoRoot, "packages", "testing", "preload", "heap-probe.cjs")
+]
 
 /** The environment of a child: the parent's without any of the server's variables, then `extra`. */
 const childEnv = (extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv => {
@@ -68,11 +77,12 @@ export const startChildServer = (options: ChildServerOptions) =>
         ...options.env
       })
       // Node itself on the compiled command: one process, so SIGKILL kills the server and nothing survives it.
-      const child = cp.spawn(process.execPath, [entry, "serve", ...(options.args ?? [])], {
-        cwd: repoRoot,
-        env,
-        stdio: ["ignore", "pipe", "pipe"]
-      })
+      const probe = options.heapProbe === true
+      const child = cp.spawn(
+        process.execPath,
+        [...(probe ? heapProbeArgs : []), entry, "serve", ...(options.args ?? [])],
+        { cwd: repoRoot, env, stdio: probe ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"] }
+      )
       let output = ""
       let ready = false
       const readyLine = options.readyLine ?? "PulseBridge is running"
@@ -87,13 +97,31 @@ export const startChildServer = (options: ChildServerOptions) =>
           resume(Effect.succeed({ process: child, port: options.port, output: () => output, apiKey }))
         }
       }
-      child.stdout.on("data", onData)
-      child.stderr.on("data", onData)
+      // Both are pipes, whichever `stdio` was chosen above.
+      child.stdout!.on("data", onData)
+      child.stderr!.on("data", onData)
       child.on("exit", onExit)
       return Effect.sync(() => child.kill("SIGKILL"))
     }),
     (server) => killChild(server)
   )
+
+/**
+ * The memory of a child started with `heapProbe`, right after a full garbage collection in its main thread: what the
+ * server still holds, not what it has yet to collect (`heapUsed`, `external`, `arrayBuffers`; `rss` is the whole
+ * process's, the embedded database's thread included).
+ */
+export const heapAfterGc = (server: ChildServer) =>
+  Effect.async<NodeJS.MemoryUsage>((resume) => {
+    const onMessage = (message: { readonly heap?: NodeJS.MemoryUsage }) => {
+      if (message.heap === undefined) return
+      server.process.off("message", onMessage)
+      resume(Effect.succeed(message.heap))
+    }
+    server.process.on("message", onMessage)
+    server.process.send("heap")
+    return Effect.sync(() => server.process.off("message", onMessage))
+  })
 
 /** SIGKILL, and wait for the process to be gone. */
 export const killChild = (server: ChildServer) =>
