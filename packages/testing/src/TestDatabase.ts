@@ -183,6 +183,92 @@ const snapshot = (kind: SnapshotKind): Effect.Effect<Blob> =>
     return dump
   })
 
+/**
+ * The dump of this kind, read once per process: the 40 MB file and the Blob made of it were about a tenth of the
+ * CPU of a server test file.
+ */
+const snapshots = new Map<SnapshotKind, Blob>()
+const snapshotOnce = (kind: SnapshotKind): Effect.Effect<Blob> =>
+  Effect.suspend(() => {
+    const known = snapshots.get(kind)
+    return known !== undefined ? Effect.succeed(known) : Effect.tap(snapshot(kind), (dump) => snapshots.set(kind, dump))
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Reused migrated instances
+
+interface Instance {
+  readonly db: PGlite
+  readonly server: PGLiteSocketServer
+  readonly endpoint: { readonly host: string; readonly port: number }
+}
+
+/**
+ * Migrated in-memory instances of this process that no test holds: each was handed back empty (`reset`), so a
+ * new test database may take one instead of opening PGlite and loading the dump again (most of a second of CPU
+ * each, for every server test file). Test files run one at a time in a worker, and a test holds its instance
+ * for its layer's lifetime, so an instance never serves two tests at once.
+ */
+const idle: Array<Instance> = []
+/** Every table of the migrated schema and its columns, as the dump has them: a reset keeps only such a database. */
+let pristineShape: string | undefined
+
+const shapeOf = (db: PGlite) =>
+  Effect.promise(() =>
+    db.query<{ readonly shape: string }>(
+      `select string_agg(table_name || '.' || column_name || ':' || data_type, ',' order by table_name, column_name)
+         as shape
+       from information_schema.columns
+       where table_schema = 'public' and table_name not like 'cluster\\_%'`
+    )
+  ).pipe(Effect.map((result) => result.rows[0]?.shape ?? ""))
+
+/**
+ * Empties an instance a test has finished with, as the dump had it: its session's state discarded (an open
+ * transaction, prepared statements, settings), every table emptied but the migrations' own (the cluster's
+ * tables, which the server makes at run time, too) and identities restarted. An instance whose tables or columns
+ * a test changed is closed instead. True when it may be reused.
+ */
+const reset = (db: PGlite) =>
+  Effect.gen(function*() {
+    yield* Effect.promise(async () => {
+      if (db.isInTransaction()) await db.exec("rollback")
+      await db.exec("discard all")
+      const { rows } = await db.query<{ readonly name: string }>(
+        `select quote_ident(schemaname) || '.' || quote_ident(tablename) as name
+         from pg_tables
+         where schemaname not in ('pg_catalog', 'information_schema') and tablename <> 'pulsebridge_migrations'`
+      )
+      if (rows.length > 0) await db.exec(`truncate ${rows.map((row) => row.name).join(", ")} restart identity cascade`)
+    })
+    return (yield* shapeOf(db)) === pristineShape
+  }).pipe(Effect.catchAllDefect(() => Effect.succeed(false)))
+
+/** A migrated instance for one test database: an idle one of this process, or a new one from the dump. */
+const pooledMigrated = Effect.acquireRelease(
+  Effect.gen(function*() {
+    const reused = idle.pop()
+    if (reused !== undefined) return reused
+    const dump = yield* snapshotOnce("migrated")
+    const db = yield* Effect.promise(() =>
+      PGlite.create({ startParams: [...PGlite.defaultStartParams, ...embeddedSettings], loadDataDir: dump })
+    )
+    if (pristineShape === undefined) pristineShape = yield* shapeOf(db)
+    const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 64 })
+    yield* Effect.promise(() => server.start())
+    const port = Number(server.getServerConn().split(":").pop())
+    return { db, server, endpoint: { host: "127.0.0.1", port } } satisfies Instance
+  }),
+  (instance) =>
+    Effect.flatMap(reset(instance.db), (reusable) =>
+      reusable
+        ? Effect.sync(() => idle.push(instance))
+        : Effect.promise(async () => {
+          await instance.server.stop().catch(() => {})
+          await instance.db.close().catch(() => {})
+        }))
+).pipe(Effect.map((instance) => instance.endpoint))
+
 // ---------------------------------------------------------------------------------------------
 // Layers
 
@@ -199,7 +285,9 @@ const clientLayer = (kind: SnapshotKind): Layer.Layer<PgClient.PgClient | SqlCli
         const database = kind === "empty" ? yield* freshDatabase(url) : yield* migratedDatabase(url)
         return pgClientFromUrl(Redacted.make(database))
       }
-      const { endpoint } = yield* serveInMemory(yield* snapshot(kind))
+      const endpoint = kind === "migrated"
+        ? yield* pooledMigrated
+        : (yield* serveInMemory(yield* snapshot(kind))).endpoint
       return pgClientFromEndpoint(endpoint)
     })
   )
