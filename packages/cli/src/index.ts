@@ -1,4 +1,7 @@
 /**
- * The operator CLI of PulseBridge as a library: its command tree and the runner over process arguments.
+ * The operator CLI of PulseBridge as a library: its command tree, the runner over process arguments, and `main`,
+ * the runner with the executable's error reporting.
  */
 export { command, run } from "./Cli.js"
+export { CommandDatabase } from "./commands/Runtime.js"
+export { main } from "./Main.js"

@@ -1,18 +1,29 @@
 /**
- * The CLI as an operator runs it: `pulsebridge ...` (`packages/cli/bin/pulsebridge.mjs`, compiled JavaScript) in a
- * child process over a data dir of its own, checked by exit code, stdout and stderr.
+ * The CLI as an operator runs it, checked by exit code, stdout and stderr, each test over a data dir of its own: most
+ * commands run in this process (`main`, the executable's own runner, over an environment as a child's, with what it
+ * writes through the Effect console taken as its stdout and stderr), and what only a process shows runs
+ * `pulsebridge ...` itself (`packages/cli/bin/pulsebridge.mjs`, compiled JavaScript) in a child process (`binary`):
+ * one JSON object and nothing else on the process's stdout, the exit code, a failure as one line on stderr without a
+ * stack trace, NDJSON streamed to stdout, `serve`, and `mcp` over stdio. A child costs a second or more of CPU (Node,
+ * the bundle, an embedded database of its own), which a hundred of them made the longest file of the suite.
  *
- * The children run on the embedded database: DATABASE_URL is removed from their environment (one test sets it to
+ * The commands run on the embedded database: DATABASE_URL is removed from their environment (one test sets it to
  * an unreachable server on purpose). The embedded database is where the CLI's own behaviour lives (opening DATA_DIR
  * itself, or attaching to the server that holds it), while the PostgreSQL client is the server's, covered by the
  * server's tests. Each test works in a fresh copy of one
  * migrated data dir, so no test sees another's data and the order of the tests does not matter.
  */
+import { NodeContext } from "@effect/platform-node"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { envVarNames } from "@pulsebridge/server"
+import { CommandDatabase, main } from "@pulsebridge/cli"
+import { DatabaseLive, envVarNames, ServerConfig } from "@pulsebridge/server"
+import * as ConfigProvider from "effect/ConfigProvider"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as cp from "node:child_process"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
@@ -20,6 +31,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { format } from "node:util"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 // The `pulsebridge` executable on compiled JavaScript, built first if a source is newer than the build.
@@ -45,8 +57,8 @@ interface Result {
   readonly stderr: string
 }
 
-/** Runs the CLI to its end. */
-const cli = (dataDir: string, args: ReadonlyArray<string>, extra: Record<string, string> = {}) =>
+/** Runs the executable to its end. */
+const binary = (dataDir: string, args: ReadonlyArray<string>, extra: Record<string, string> = {}) =>
   Effect.async<Result>((resume) => {
     const child = spawnCli(dataDir, args, extra)
     let stdout = ""
@@ -55,6 +67,61 @@ const cli = (dataDir: string, args: ReadonlyArray<string>, extra: Record<string,
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
     child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
     return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+/** The environment a child would get, as the configuration of a command run in this process. */
+const configOf = (dataDir: string, extra: Record<string, string>) =>
+  ConfigProvider.fromMap(
+    new Map(
+      Object.entries(childEnv(dataDir, extra)).filter((entry): entry is [string, string] => entry[1] !== undefined)
+    )
+  )
+
+/**
+ * The database of a data dir, as the in-process commands of the running test see it: opened (or attached to the
+ * server that holds it) at the test's first such command, and held until the test ends, as a server would hold it.
+ * Each command opening it again cost most of a second of CPU; the executable's tests still open it themselves.
+ */
+const held = new Map<string, Context.Context<Layer.Layer.Success<ReturnType<typeof DatabaseLive>>>>()
+const heldDatabase = (dataDir: string, extra: Record<string, string>) =>
+  Effect.suspend(() => {
+    const known = held.get(dataDir)
+    if (known !== undefined) return Effect.succeed(known)
+    return Layer.build(DatabaseLive({ attach: true }).pipe(Layer.provide(ServerConfig.Default))).pipe(
+      Effect.withConfigProvider(configOf(dataDir, extra)),
+      Effect.orDie,
+      Effect.tap((context) => held.set(dataDir, context)),
+      Effect.zipLeft(Effect.addFinalizer(() => Effect.sync(() => held.delete(dataDir))))
+    )
+  })
+
+/**
+ * Runs a command in this process as the executable runs it (`main`), over the environment a child would get and the
+ * data dir's held database; what it writes through the Effect console (its results, its error line, its logs) is
+ * its stdout and stderr, and its exit code is the executable's: 0 when it succeeds, 1 when it fails.
+ */
+const cli = (dataDir: string, args: ReadonlyArray<string>, extra: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    let stdout = ""
+    let stderr = ""
+    const out = (...values: ReadonlyArray<unknown>) => void (stdout += `${format(...values)}\n`)
+    const err = (...values: ReadonlyArray<unknown>) => void (stderr += `${format(...values)}\n`)
+    const database = yield* heldDatabase(dataDir, extra)
+    return yield* Effect.consoleWith((console) =>
+      main(["node", "pulsebridge", ...args]).pipe(
+        Effect.withConsole({
+          ...console,
+          log: (...values) => Effect.sync(() => out(...values)),
+          error: (...values) => Effect.sync(() => err(...values)),
+          unsafe: { ...console.unsafe, log: out, error: err }
+        }),
+        Effect.provideService(CommandDatabase, Layer.succeedContext(database)),
+        Effect.withConfigProvider(configOf(dataDir, extra)),
+        Effect.provide(NodeContext.layer),
+        Effect.exit,
+        Effect.map((exit): Result => ({ code: Exit.isSuccess(exit) ? 0 : 1, stdout, stderr }))
+      )
+    )
   })
 
 /** The one JSON object on stdout; fails the test if stdout holds anything else. */
@@ -76,8 +143,8 @@ const cliJson = (dataDir: string, args: ReadonlyArray<string>) =>
     return parseJson(result)
   })
 
-// A test runs up to a dozen commands, each a process that starts Node and opens the database: on a machine busy with
-// the rest of the suite one takes several seconds.
+// A test runs up to a dozen commands, some of them processes that start Node and open the database: on a machine busy
+// with the rest of the suite one of those takes several seconds.
 const commandsTimeout = 300_000
 
 const isIsoTimestamp = (value: unknown) => typeof value === "string" && new Date(value).toISOString() === value
@@ -166,7 +233,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     () =>
       Effect.gen(function*() {
         const dir = yield* dataDir
-        const result = yield* cli(dir, ["apps", "create", "--name", "x", "--json"])
+        const result = yield* binary(dir, ["apps", "create", "--name", "x", "--json"])
         expect(result.code).toBe(0)
         const out = parseJson(result)
         expect(Object.keys(out).sort()).toEqual(["apiKey", "app"])
@@ -437,11 +504,11 @@ describe("pulsebridge CLI", { sequential: true }, () => {
           "{\"plan\":\"gold\"}"
         ])
 
-        const exported = yield* cli(dir, ["users", "export", "--app", app, user.id])
+        const exported = yield* binary(dir, ["users", "export", "--app", app, user.id])
         expect(exported.code, exported.stderr).toBe(0)
         const lines = exported.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
         expect(lines).toEqual([{ type: "user", data: { ...user, metadata: { plan: "gold" } } }])
-        const raw = yield* cli(dir, ["users", "export", "--app", app, user.id, "--include-raw"])
+        const raw = yield* binary(dir, ["users", "export", "--app", app, user.id, "--include-raw"])
         expect(raw.code, raw.stderr).toBe(0)
 
         const erased = yield* cliJson(dir, ["users", "erase", "--app", app, user.id])
@@ -501,7 +568,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       expect(json.code).toBe(1)
       expect(parseJson(json).error).toEqual({ _tag: "NotFound", message: `no app with id ${unknown}` })
 
-      const text = yield* cli(dir, ["api-keys", "list", "--app", "not-an-id"])
+      const text = yield* binary(dir, ["api-keys", "list", "--app", "not-an-id"])
       expect(text.code).toBe(1)
       expect(text.stdout).toBe("")
       expect(text.stderr).toContain("no app with id not-an-id")
@@ -700,7 +767,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
 
   it.effect("openapi prints the OpenAPI document without a database", () =>
     Effect.gen(function*() {
-      const result = yield* cli(path.join(os.tmpdir(), `pulsebridge-cli-none-${crypto.randomUUID()}`), ["openapi"])
+      const result = yield* binary(path.join(os.tmpdir(), `pulsebridge-cli-none-${crypto.randomUUID()}`), ["openapi"])
       expect(result.code).toBe(0)
       const document = parseJson(result)
       expect(document.openapi).toBe("3.1.0")
@@ -714,14 +781,14 @@ describe("pulsebridge CLI", { sequential: true }, () => {
         const dir = yield* dataDir
         const notADir = path.join(dir, "file")
         fs.writeFileSync(notADir, "")
-        const embedded = yield* cli(notADir, ["apps", "list"])
+        const embedded = yield* binary(notADir, ["apps", "list"])
         expect(embedded.code).toBe(1)
         expect(embedded.stdout).toBe("")
         expect(embedded.stderr.trim().split("\n")).toHaveLength(1)
         expect(embedded.stderr).not.toMatch(/\n\s+at /)
 
         const port = yield* freePort
-        const remote = yield* cli(dir, ["apps", "list", "--json"], {
+        const remote = yield* binary(dir, ["apps", "list", "--json"], {
           DATABASE_URL: `postgres://operator:hunter2secret@127.0.0.1:${port}/pulsebridge`
         })
         expect(remote.code).toBe(1)
@@ -760,7 +827,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       expect(server.child.exitCode).toBeNull()
       expect(typeof lock.pid).toBe("number")
 
-      const listed = yield* cliJson(dir, ["apps", "list"])
+      const listed = parseJson(yield* binary(dir, ["apps", "list", "--json"]))
       expect((listed.apps as Array<{ name: string }>).map((app) => app.name)).toContain("Demo app")
     }), commandsTimeout)
 
@@ -808,12 +875,12 @@ describe("pulsebridge CLI", { sequential: true }, () => {
 
         // A revoked or malformed token: one line on stderr, exit 1, nothing on stdout (the protocol's channel).
         for (const bad of [token, "not-a-token"]) {
-          const result = yield* cli(dir, ["mcp"], { PULSEBRIDGE_USER_TOKEN: bad })
+          const result = yield* binary(dir, ["mcp"], { PULSEBRIDGE_USER_TOKEN: bad })
           expect(result.code, result.stderr).toBe(1)
           expect(result.stdout).toBe("")
           expect(result.stderr).toContain("Invalid or revoked user token")
         }
-        const missing = yield* cli(dir, ["mcp"])
+        const missing = yield* binary(dir, ["mcp"])
         expect(missing.code).not.toBe(0)
         expect(missing.stdout).toBe("")
       }),

@@ -17,6 +17,7 @@ import {
   ServerConfig
 } from "@pulsebridge/server"
 import type { ProviderCredentials, Quarantine, Users } from "@pulsebridge/server"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -24,11 +25,23 @@ import * as os from "node:os"
 import { withContractErrors } from "../ContractErrors.js"
 import { quietLogs, reportFailure } from "../Output.js"
 
-const ServicesFromEnv = DataLive.pipe(
-  Layer.provideMerge(ProviderRegistry.Default),
-  Layer.provideMerge(DatabaseLive({ attach: true })),
-  Layer.provideMerge(ServerConfig.Default)
-)
+/** The database a command opens: the configured one, or the embedded one of DATA_DIR (attached to its holder). */
+const openedDatabase = DatabaseLive({ attach: true })
+
+/**
+ * Where a command's database comes from: by default each command opens it (`openedDatabase`). A caller that runs
+ * many commands in one process (the CLI's tests) may hand them one it holds open instead.
+ */
+export class CommandDatabase extends Context.Reference<CommandDatabase>()("@pulsebridge/cli/CommandDatabase", {
+  defaultValue: (): Layer.Layer<Layer.Layer.Success<typeof openedDatabase>, unknown, ServerConfig> => openedDatabase
+}) {}
+
+const servicesOver = (database: Layer.Layer<Layer.Layer.Success<typeof openedDatabase>, unknown, ServerConfig>) =>
+  DataLive.pipe(
+    Layer.provideMerge(ProviderRegistry.Default),
+    Layer.provideMerge(database),
+    Layer.provideMerge(ServerConfig.Default)
+  )
 
 /** Runs a command body over the services, with its output rules: quiet logs, and failures printed once. */
 export const withServices = (json: boolean) =>
@@ -36,9 +49,11 @@ export const withServices = (json: boolean) =>
   effect: Effect.Effect<
     A,
     E,
-    Apps | Users | ProviderCredentials | Quarantine | Layer.Layer.Success<typeof ServicesFromEnv>
+    Apps | Users | ProviderCredentials | Quarantine | Layer.Layer.Success<ReturnType<typeof servicesOver>>
   >
-) => effect.pipe(withContractErrors, Effect.provide(ServicesFromEnv), quietLogs, reportFailure(json))
+) =>
+  Effect.flatMap(CommandDatabase, (database) => effect.pipe(withContractErrors, Effect.provide(servicesOver(database))))
+    .pipe(quietLogs, reportFailure(json))
 
 /** The account running the command, when the system names one (a container's user may have no name). */
 const osUser = (): string | null => {
