@@ -6,7 +6,8 @@
  * credentials are looked up, so that spraying random keys earns no fresh buckets.
  *
  * The bucket is one short statement (`RateLimitRepo.take`), which also looks the presented API key or
- * user token up, so that authentication needs no statement of its own. Requests on one bucket that
+ * user token up, so that authentication needs no statement of its own. A bucket found empty is remembered for up
+ * to a second (never past its refill), so that a client that keeps knocking is refused without a statement. Requests on one bucket that
  * arrive while its statement runs wait for the next one, which takes all their tokens at once: a busy
  * credential costs one statement per round trip, not one per request, and each request is still
  * decided by a statement that started after it arrived (a key revoked before it is refused). When the
@@ -48,6 +49,15 @@ const exemptPaths: ReadonlySet<string> = new Set([
 
 /** How often each process deletes idle buckets. */
 const pruneEvery = Duration.minutes(10)
+
+/**
+ * How long a process remembers, at most, that a bucket it found empty is still empty (never past the moment its
+ * refill brings a token back): the requests of a client that keeps knocking get their 429 without a statement.
+ */
+const rememberEmptyMillis = 1000
+
+/** How many empty buckets a process remembers at once; beyond it the oldest are forgotten (and asked for again). */
+const rememberEmptyAtMost = 10_000
 
 /** The bucket a request draws from. */
 export interface Bucket {
@@ -148,6 +158,20 @@ interface Waiter {
 interface Group {
   readonly waiting: Array<Waiter>
 }
+
+/** A bucket found empty: refused without a statement until `until` (ms since the epoch). */
+interface KnownEmpty {
+  readonly limit: RateLimit
+  /** The bucket's level at `at`. */
+  readonly level: number
+  readonly at: number
+  readonly until: number
+  readonly message: string
+}
+
+/** The batch key of a bucket: its own key, with the failure bucket that gates it. */
+const groupKeyOf = (bucket: Bucket) =>
+  bucket.failures === undefined ? bucket.key : `${bucket.key} ${bucket.failures.key}`
 
 /** What the limiter decided for one request. */
 export interface Verdict {
@@ -271,7 +295,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
 
     const batched = (bucket: Bucket): Effect.Effect<TakeResult, unknown> =>
       Effect.suspend(() => {
-        const groupKey = bucket.failures === undefined ? bucket.key : `${bucket.key} ${bucket.failures.key}`
+        const groupKey = groupKeyOf(bucket)
         const group = groups.get(groupKey)
         if (group === undefined) {
           const fresh: Group = { waiting: [] }
@@ -295,6 +319,38 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
         )
       })
 
+    /**
+     * The buckets this process found empty, by batch key. A refusal remembered here is one the database would
+     * make too: no process ever adds tokens to a bucket but the refill, so the level can only be lower than the
+     * refill since the refusal says. Bounded, oldest first out.
+     */
+    const knownEmpty = new Map<string, KnownEmpty>()
+
+    const rememberEmpty = (groupKey: string, limit: RateLimit, level: number, message: string) => {
+      const now = Date.now()
+      const refilled = Math.max(0, (1 - level) / limit.perSecond) * 1000
+      knownEmpty.delete(groupKey)
+      if (knownEmpty.size >= rememberEmptyAtMost) {
+        for (const [key, known] of knownEmpty) if (known.until <= now) knownEmpty.delete(key)
+        const oldest = knownEmpty.keys().next()
+        if (knownEmpty.size >= rememberEmptyAtMost && oldest.done !== true) knownEmpty.delete(oldest.value)
+      }
+      knownEmpty.set(groupKey, { limit, level, at: now, until: now + Math.min(rememberEmptyMillis, refilled), message })
+    }
+
+    /** The refusal of a bucket still known to be empty, with its level now. */
+    const stillEmpty = (groupKey: string): Verdict | undefined => {
+      const known = knownEmpty.get(groupKey)
+      if (known === undefined) return undefined
+      const now = Date.now()
+      if (now >= known.until) {
+        knownEmpty.delete(groupKey)
+        return undefined
+      }
+      const level = Math.min(known.limit.burst, known.level + (now - known.at) / 1000 * known.limit.perSecond)
+      return refused(known.limit, level, known.message)
+    }
+
     /** Takes a token for the request, or says why not; none for exempt routes and calls, or when disabled. */
     const check = (request: HttpServerRequest.HttpServerRequest, caller: PresentedCredentials) =>
       Effect.gen(function*() {
@@ -305,6 +361,9 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
           return Option.none<{ readonly verdict: Verdict; readonly bucket: Bucket }>()
         }
         const bucket = bucketFor(request, caller, settings, config.trustProxy)
+        const groupKey = groupKeyOf(bucket)
+        const known = stillEmpty(groupKey)
+        if (known !== undefined) return Option.some({ verdict: known, bucket })
         const taken = yield* batched(bucket)
         if (bucket.lookup !== undefined && taken.credential !== undefined) {
           caller.setFound({ ...bucket.lookup, row: taken.credential })
@@ -319,13 +378,11 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
           return Option.some({ verdict, bucket })
         }
         if (bucket.failures !== undefined && taken.gate !== null && taken.gate < 1) {
-          const verdict = refused(
-            bucket.failures.limit,
-            taken.gate,
-            "Too many failed authentications from this address"
-          )
-          return Option.some({ verdict, bucket })
+          const message = "Too many failed authentications from this address"
+          rememberEmpty(groupKey, bucket.failures.limit, taken.gate, message)
+          return Option.some({ verdict: refused(bucket.failures.limit, taken.gate, message), bucket })
         }
+        if (taken.level !== null) rememberEmpty(groupKey, bucket.limit, taken.level, "Rate limit reached")
         return Option.some({ verdict: refused(bucket.limit, taken.level ?? 0, "Rate limit reached"), bucket })
       }).pipe(Effect.catchAllCause((cause) => Effect.as(failOpen(cause), Option.none())))
 

@@ -70,6 +70,9 @@ const expectTooMany = (reply: Reply, limit: number) => {
   return body
 }
 
+/** Longer than a server remembers a refusal without asking its database again (`access/RateLimit.ts`). */
+const waitOutRememberedRefusal = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1100)))
+
 /** Moves a bucket's last use back in time: on the database's clock, that much time has passed. */
 const rewind = (key: string, seconds: number) =>
   Effect.gen(function*() {
@@ -136,14 +139,17 @@ it.layer(makeTestServer({ rateLimits: limits }), { timeout: "120 seconds" })("ra
       const { apiKey, user } = yield* createUser("refill")
       for (let i = 0; i < 5; i++) yield* send("GET", `/api/v1/users/${user.id}`, { bearer: apiKey })
       const refused = expectTooMany(yield* send("GET", `/api/v1/users/${user.id}`, { bearer: apiKey }), 5)
-      // Waiting what Retry-After says gives one token back, and one only.
+      // Waiting what Retry-After says gives one token back, and one only. (The time passes on the database's
+      // clock only; the server remembers a refusal for up to a second, which passes here in earnest.)
       yield* rewind(hashKey("key", apiKey), refused.retryAfterSeconds)
+      yield* waitOutRememberedRefusal
       const again = yield* send("GET", `/api/v1/users/${user.id}`, { bearer: apiKey })
       expect(again.status, preview(again)).toBe(200)
       expectLimitHeaders(again, 5, 0)
       expectTooMany(yield* send("GET", `/api/v1/users/${user.id}`, { bearer: apiKey }), 5)
       // A long wait fills the bucket to its burst, no further.
       yield* rewind(hashKey("key", apiKey), 3600)
+      yield* waitOutRememberedRefusal
       const full = yield* send("GET", `/api/v1/users/${user.id}`, { bearer: apiKey })
       expect(full.status).toBe(200)
       expectLimitHeaders(full, 5, 4)
@@ -439,7 +445,10 @@ const stubRepo = (take: RateLimitRepo["take"]) =>
 
 const getOk = Effect.flatMap(HttpClient.HttpClient, (client) => client.get("/ok"))
 
-it.layer(limitedServer(stubRepo(() => Effect.succeed({ remaining: null, level: 0.5, gate: null }))))(
+/** The statements the stub below was asked for. */
+let takes = 0
+
+it.layer(limitedServer(stubRepo(() => Effect.sync(() => (takes++, { remaining: null, level: 0.5, gate: null })))))(
   "an empty bucket",
   (it) => {
     it.effect("refuses with 429 and the headers", () =>
@@ -449,6 +458,27 @@ it.layer(limitedServer(stubRepo(() => Effect.succeed({ remaining: null, level: 0
         expect(response.headers["retry-after"]).toBe("5")
         expect(response.headers["ratelimit-remaining"]).toBe("0")
         expect((yield* response.json as Effect.Effect<any, unknown>)._tag).toBe("TooManyRequests")
+      }))
+
+    it.effect("is remembered: a client that keeps knocking is refused without a statement, for a second at most", () =>
+      Effect.gen(function*() {
+        yield* waitOutRememberedRefusal
+        const before = takes
+        const first = yield* getOk
+        expect(first.status).toBe(429)
+        expect(takes).toBe(before + 1)
+        for (let i = 0; i < 5; i++) {
+          const again = yield* getOk
+          expect(again.status).toBe(429)
+          expect(again.headers["retry-after"]).toBe("5")
+          expect(again.headers["ratelimit-remaining"]).toBe("0")
+          expect((yield* again.json as Effect.Effect<any, unknown>).message).toMatch(/^Rate limit reached; retry in/)
+        }
+        expect(takes).toBe(before + 1)
+        // Then the database is asked again: another process may have drawn from the bucket, never filled it.
+        yield* waitOutRememberedRefusal
+        expect((yield* getOk).status).toBe(429)
+        expect(takes).toBe(before + 2)
       }))
   }
 )
