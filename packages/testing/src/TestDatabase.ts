@@ -129,29 +129,35 @@ export const migratedDatabase = (url: string) => Effect.zipRight(ensureTemplate(
 
 type SnapshotKind = "empty" | "migrated"
 
+interface Instance {
+  readonly db: PGlite
+  readonly server: PGLiteSocketServer
+  readonly endpoint: { readonly host: string; readonly port: number }
+}
+
 /**
  * An in-memory PGlite (from a dump, or a new cluster without one) served on a loopback port, as the
- * server's embedded database is (see `startEmbedded` in the server's `Database.ts`).
+ * server's embedded database is (see `startEmbedded` in the server's `Database.ts`); `stopInstance` ends it.
  */
-const serveInMemory = (dump: Blob | undefined) =>
-  Effect.gen(function*() {
-    const db = yield* Effect.acquireRelease(
-      Effect.promise(() =>
-        PGlite.create({
-          startParams: [...PGlite.defaultStartParams, ...embeddedSettings],
-          ...(dump === undefined ? {} : { loadDataDir: dump })
-        })
-      ),
-      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
-    )
+const startInstance = (dump: Blob | undefined) =>
+  Effect.promise(async (): Promise<Instance> => {
+    const db = await PGlite.create({
+      startParams: [...PGlite.defaultStartParams, ...embeddedSettings],
+      ...(dump === undefined ? {} : { loadDataDir: dump })
+    })
     const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 64 })
-    yield* Effect.acquireRelease(
-      Effect.promise(() => server.start()),
-      () => Effect.promise(() => server.stop()).pipe(Effect.ignore)
-    )
-    const port = Number(server.getServerConn().split(":").pop())
-    return { db, endpoint: { host: "127.0.0.1", port } }
+    await server.start()
+    return { db, server, endpoint: { host: "127.0.0.1", port: Number(server.getServerConn().split(":").pop()) } }
   })
+
+const stopInstance = (instance: Instance) =>
+  Effect.promise(async () => {
+    await instance.server.stop().catch(() => {})
+    await instance.db.close().catch(() => {})
+  })
+
+/** An instance for the scope. */
+const serveInMemory = (dump: Blob | undefined) => Effect.acquireRelease(startInstance(dump), stopInstance)
 
 /** Makes a dump: a new cluster, migrated for `"migrated"`. */
 const makeSnapshot = (kind: SnapshotKind): Effect.Effect<Blob> =>
@@ -165,14 +171,23 @@ const makeSnapshot = (kind: SnapshotKind): Effect.Effect<Blob> =>
     return yield* Effect.promise(() => db.dumpDataDir("none"))
   }))
 
+/** The dumps this process has read or made: the 40 MB file, read again for each test, was a tenth of its CPU. */
+const snapshots = new Map<SnapshotKind, Blob>()
+
 /**
- * The dump of this kind, from the cache or made and stored there. Two processes that make the same
- * dump at once each write their own file and rename it into place: either one is whole.
+ * The dump of this kind, from this process's memory, the cache, or made and stored there. Two processes that make
+ * the same dump at once each write their own file and rename it into place: either one is whole.
  */
 const snapshot = (kind: SnapshotKind): Effect.Effect<Blob> =>
   Effect.gen(function*() {
+    const known = snapshots.get(kind)
+    if (known !== undefined) return known
     const file = path.join(testCacheDir, `pglite-${kind}-${snapshotKey}.tar`)
-    if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)])
+    if (fs.existsSync(file)) {
+      const read = new Blob([fs.readFileSync(file)])
+      snapshots.set(kind, read)
+      return read
+    }
     const dump = yield* makeSnapshot(kind)
     yield* Effect.promise(async () => {
       fs.mkdirSync(testCacheDir, { recursive: true })
@@ -180,28 +195,12 @@ const snapshot = (kind: SnapshotKind): Effect.Effect<Blob> =>
       fs.writeFileSync(temporary, Buffer.from(await dump.arrayBuffer()))
       fs.renameSync(temporary, file)
     })
+    snapshots.set(kind, dump)
     return dump
-  })
-
-/**
- * The dump of this kind, read once per process: the 40 MB file and the Blob made of it were about a tenth of the
- * CPU of a server test file.
- */
-const snapshots = new Map<SnapshotKind, Blob>()
-const snapshotOnce = (kind: SnapshotKind): Effect.Effect<Blob> =>
-  Effect.suspend(() => {
-    const known = snapshots.get(kind)
-    return known !== undefined ? Effect.succeed(known) : Effect.tap(snapshot(kind), (dump) => snapshots.set(kind, dump))
   })
 
 // ---------------------------------------------------------------------------------------------
 // Reused migrated instances
-
-interface Instance {
-  readonly db: PGlite
-  readonly server: PGLiteSocketServer
-  readonly endpoint: { readonly host: string; readonly port: number }
-}
 
 /**
  * Migrated in-memory instances of this process that no test holds: each was handed back empty (`reset`), so a
@@ -249,24 +248,15 @@ const pooledMigrated = Effect.acquireRelease(
   Effect.gen(function*() {
     const reused = idle.pop()
     if (reused !== undefined) return reused
-    const dump = yield* snapshotOnce("migrated")
-    const db = yield* Effect.promise(() =>
-      PGlite.create({ startParams: [...PGlite.defaultStartParams, ...embeddedSettings], loadDataDir: dump })
-    )
-    if (pristineShape === undefined) pristineShape = yield* shapeOf(db)
-    const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 64 })
-    yield* Effect.promise(() => server.start())
-    const port = Number(server.getServerConn().split(":").pop())
-    return { db, server, endpoint: { host: "127.0.0.1", port } } satisfies Instance
+    const instance = yield* startInstance(yield* snapshot("migrated"))
+    if (pristineShape === undefined) pristineShape = yield* shapeOf(instance.db)
+    return instance
   }),
   (instance) =>
-    Effect.flatMap(reset(instance.db), (reusable) =>
-      reusable
-        ? Effect.sync(() => idle.push(instance))
-        : Effect.promise(async () => {
-          await instance.server.stop().catch(() => {})
-          await instance.db.close().catch(() => {})
-        }))
+    Effect.flatMap(
+      reset(instance.db),
+      (reusable) => reusable ? Effect.sync(() => idle.push(instance)) : stopInstance(instance)
+    )
 ).pipe(Effect.map((instance) => instance.endpoint))
 
 // ---------------------------------------------------------------------------------------------

@@ -28,15 +28,17 @@ import { quietLogs, reportFailure } from "../Output.js"
 /** The database a command opens: the configured one, or the embedded one of DATA_DIR (attached to its holder). */
 const openedDatabase = DatabaseLive({ attach: true })
 
+type DatabaseLayer = Layer.Layer<Layer.Layer.Success<typeof openedDatabase>, unknown, ServerConfig>
+
 /**
  * Where a command's database comes from: by default each command opens it (`openedDatabase`). A caller that runs
  * many commands in one process (the CLI's tests) may hand them one it holds open instead.
  */
 export class CommandDatabase extends Context.Reference<CommandDatabase>()("@pulsebridge/cli/CommandDatabase", {
-  defaultValue: (): Layer.Layer<Layer.Layer.Success<typeof openedDatabase>, unknown, ServerConfig> => openedDatabase
+  defaultValue: (): DatabaseLayer => openedDatabase
 }) {}
 
-const servicesOver = (database: Layer.Layer<Layer.Layer.Success<typeof openedDatabase>, unknown, ServerConfig>) =>
+const servicesOver = (database: DatabaseLayer) =>
   DataLive.pipe(
     Layer.provideMerge(ProviderRegistry.Default),
     Layer.provideMerge(database),

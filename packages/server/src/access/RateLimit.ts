@@ -6,8 +6,9 @@
  * credentials are looked up, so that spraying random keys earns no fresh buckets.
  *
  * The bucket is one short statement (`RateLimitRepo.take`), which also looks the presented API key or
- * user token up, so that authentication needs no statement of its own. A bucket found empty is remembered for up
- * to a second (never past its refill), so that a client that keeps knocking is refused without a statement. Requests on one bucket that
+ * user token up, so that authentication needs no statement of its own. A bucket found empty is remembered
+ * for up to a second (never past its refill), so that a client that keeps knocking is refused without a
+ * statement. Requests on one bucket that
  * arrive while its statement runs wait for the next one, which takes all their tokens at once: a busy
  * credential costs one statement per round trip, not one per request, and each request is still
  * decided by a statement that started after it arrived (a key revoked before it is refused). When the
@@ -322,7 +323,8 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
     /**
      * The buckets this process found empty, by batch key. A refusal remembered here is one the database would
      * make too: no process ever adds tokens to a bucket but the refill, so the level can only be lower than the
-     * refill since the refusal says. Bounded, oldest first out.
+     * refill since the refusal says. Bounded: the map keeps the order the buckets were found empty in, so the
+     * first one is the oldest (an expired entry goes when it is next looked up, or when it is the oldest).
      */
     const knownEmpty = new Map<string, KnownEmpty>()
 
@@ -330,11 +332,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
       const now = Date.now()
       const refilled = Math.max(0, (1 - level) / limit.perSecond) * 1000
       knownEmpty.delete(groupKey)
-      if (knownEmpty.size >= rememberEmptyAtMost) {
-        for (const [key, known] of knownEmpty) if (known.until <= now) knownEmpty.delete(key)
-        const oldest = knownEmpty.keys().next()
-        if (knownEmpty.size >= rememberEmptyAtMost && oldest.done !== true) knownEmpty.delete(oldest.value)
-      }
+      if (knownEmpty.size >= rememberEmptyAtMost) knownEmpty.delete(knownEmpty.keys().next().value!)
       knownEmpty.set(groupKey, { limit, level, at: now, until: now + Math.min(rememberEmptyMillis, refilled), message })
     }
 

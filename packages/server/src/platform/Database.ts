@@ -199,10 +199,12 @@ const saveTemplate = async (db) => {
 const open = async () => {
   const fresh = pgDir === null || isEmptyDir(pgDir)
   const template = fresh ? readTemplate() : undefined
-  const create = (options) => {
-    const withSettings = { startParams: [...PGlite.defaultStartParams, ...settings], ...options }
-    return PGlite.create(pgDir === null ? withSettings : { dataDir: pgDir, ...withSettings })
-  }
+  const create = (options) =>
+    PGlite.create({
+      ...(pgDir === null ? {} : { dataDir: pgDir }),
+      startParams: [...PGlite.defaultStartParams, ...settings],
+      ...options
+    })
   if (template !== undefined) {
     try {
       return await create({ loadDataDir: template })
