@@ -66,60 +66,164 @@ export interface DailyLoadRecord {
   readonly rawJson: string
 }
 
-/** A sleep session (WHOOP sleep). */
+/**
+ * The names of the scales a provider's own score is on (`providerScoreScale`, `loadScoreScale`): the score is
+ * passed on as the provider gives it, never rescaled.
+ */
+export type ProviderScoreScale =
+  | "WhoopStrain0To21"
+  | "WhoopSleepPerformance0To100"
+  | "WhoopRecovery0To100"
+  | "GarminSleepScore0To100"
+  | "FitbitSleepScore0To100"
+  | "OuraScore0To100"
+
+/**
+ * A sleep session or nap (Google Health `sleep`, Garmin `sleeps`, WHOOP sleep). `date` is the local day the
+ * sleeper wakes into: the local date of `end` at the session's offset (WHOOP: the day of the cycle the sleep
+ * opens, the same day).
+ */
 export interface SleepRecord {
   readonly providerRecordId: string
-  /** Local date of the sleep's end (the morning it ends). */
+  /** The local date of the sleep's end (the morning it ends). */
   readonly date: string
   readonly start: Date
   readonly end: Date
+  /** Minutes east of UTC of the sleeper's clock, when the provider says. */
+  readonly utcOffsetMinutes: number | null
   readonly nap: boolean
+  /** WHOOP's scoring state; `SCORED` for providers whose records are final when served. */
   readonly scoreState: string
   readonly inBedMinutes: number | null
+  /** Light + deep + REM (or the provider's own asleep total when it has no stages). */
+  readonly asleepMinutes: number | null
   readonly awakeMinutes: number | null
   readonly lightMinutes: number | null
   readonly deepMinutes: number | null
   readonly remMinutes: number | null
-  /** Sleep need (baseline + debt + strain + nap adjustments), minutes. */
-  readonly sleepNeedMinutes: number | null
+  /** 0-100. */
+  readonly efficiencyPercent: number | null
+  /** Minutes from the start of the session to falling asleep. */
+  readonly latencyMinutes: number | null
+  readonly averageHeartRate: number | null
+  readonly lowestHeartRate: number | null
+  readonly hrvRmssdMs: number | null
+  /** Breaths per minute. */
   readonly respiratoryRate: number | null
+  readonly spo2Percent: number | null
+  /** The provider's own sleep score, on `providerScoreScale`. */
+  readonly providerScore: number | null
+  readonly providerScoreScale: ProviderScoreScale | null
+  /** WHOOP: sleep need (baseline + debt + strain + nap adjustments), minutes. */
+  readonly sleepNeedMinutes: number | null
+  /** WHOOP sleep performance (also `providerScore`). */
   readonly performancePercent: number | null
   readonly consistencyPercent: number | null
-  readonly efficiencyPercent: number | null
   readonly disturbanceCount: number | null
   readonly rawJson: string
 }
 
-/** A recovery (WHOOP, one per cycle). */
+/**
+ * One day's recovery (WHOOP recovery, one per cycle; Garmin HRV, pulse ox and the dailies' resting heart rate;
+ * Google Health's daily resting heart rate, HRV, SpO2, respiratory rate and skin temperature), dated by the day
+ * it describes (the morning it is measured on).
+ */
 export interface RecoveryRecord {
-  /** WHOOP cycle id. */
+  /** WHOOP cycle id; for a record assembled per day, a key of the day (e.g. `recovery:2026-11-27`). */
   readonly providerRecordId: string
+  /** WHOOP: the sleep the recovery was measured in. */
   readonly sleepId: string | null
-  /** Local date of the cycle it belongs to. */
   readonly date: string
+  /** WHOOP's scoring state; `SCORED` for other providers. */
   readonly scoreState: string
   readonly calibrating: boolean | null
+  /** The provider's own recovery score, on `providerScoreScale` (WHOOP recovery 0-100). */
   readonly recoveryScore: number | null
+  readonly providerScoreScale: ProviderScoreScale | null
   readonly restingHeartRate: number | null
   readonly hrvRmssdMs: number | null
   readonly spo2Percent: number | null
+  /** Breaths per minute. */
+  readonly respiratoryRate: number | null
+  /** Absolute skin temperature, °C. */
   readonly skinTempCelsius: number | null
+  /** Skin temperature against the wearer's own baseline, °C. */
+  readonly skinTemperatureDeviationCelsius: number | null
+  /**
+   * The record holds what one of several sources of the day says (a Garmin HRV summary, then its pulse ox):
+   * stored over a record of the same id, its non-null fields replace those of the stored record and the others
+   * are kept, and its raw JSON (an object keyed by source) is merged into the stored one.
+   */
+  readonly partial?: boolean | undefined
   readonly rawJson: string
 }
 
-/** An activity session (WHOOP workout). */
+/**
+ * The kinds of workout, a small list every provider's own names are mapped onto (`providerActivityName` keeps
+ * the provider's name).
+ */
+export const activityTypes = [
+  "running",
+  "cycling",
+  "walking",
+  "hiking",
+  "swimming",
+  "strength",
+  "yoga",
+  "hiit",
+  "rowing",
+  "elliptical",
+  "sports",
+  "other"
+] as const
+export type ActivityType = typeof activityTypes[number]
+
+const activityKeywords: ReadonlyArray<readonly [RegExp, ActivityType]> = [
+  [/run|jog|treadmill/, "running"],
+  [/cycl|bik|spin/, "cycling"],
+  [/hik/, "hiking"],
+  [/walk/, "walking"],
+  [/swim/, "swimming"],
+  [/strength|weight|lift|functional|crossfit|powerlift/, "strength"],
+  [/yoga|pilates/, "yoga"],
+  [/hiit|interval|bootcamp/, "hiit"],
+  [/row/, "rowing"],
+  [/elliptical|stair|stepper/, "elliptical"],
+  [/ball|tennis|soccer|football|hockey|golf|rugby|badminton|squash|cricket|volley|lacrosse|padel/, "sports"]
+]
+
+/** The activity type of a provider's activity name, by keywords; `other` when none matches. */
+export const activityTypeOfName = (name: string | null | undefined): ActivityType => {
+  if (name === null || name === undefined) return "other"
+  const text = name.toLowerCase().replace(/[^a-z]+/g, " ")
+  for (const [pattern, type] of activityKeywords) if (pattern.test(text)) return type
+  return "other"
+}
+
+/** A workout (Google Health `exercise`, Garmin activities, WHOOP workouts), dated by the local day it starts. */
 export interface WorkoutRecord {
   readonly providerRecordId: string
+  /** The local date of `start`. */
   readonly date: string
   readonly start: Date
   readonly end: Date
+  readonly utcOffsetMinutes: number | null
+  readonly activityType: ActivityType
+  /** The provider's own name of the activity. */
   readonly sportName: string | null
+  /** The active time when the provider says, else end - start. */
+  readonly durationMinutes: number
+  /** WHOOP's scoring state; `SCORED` for other providers. */
   readonly scoreState: string
+  /** The provider's load score on `loadScoreScale` (WHOOP strain). */
   readonly strain: number | null
+  readonly loadScoreScale: ProviderScoreScale | null
   readonly averageHeartRate: number | null
   readonly maxHeartRate: number | null
+  /** Active energy, kcal. */
   readonly energyKilocalories: number | null
   readonly distanceMeters: number | null
+  readonly steps: number | null
   readonly zoneDurationsJson: string
   readonly rawJson: string
 }
@@ -133,12 +237,25 @@ export interface ProfileSnapshot {
   readonly rawJson: string
 }
 
-/** Body measurements as read at one sync (WHOOP). */
+/**
+ * A body measurement (WHOOP body measurement, Garmin body composition, Google Health weight and body fat).
+ * `date` is the local date of `measuredAt`; WHOOP gives no time of measurement: its snapshot is filed under the
+ * UTC day it was read, measured at the read.
+ */
 export interface BodyMeasurementSnapshot {
   readonly providerRecordId: string
+  /** The local date of the measurement (absent: filed under the day it was read). */
+  readonly date?: string | undefined
+  readonly measuredAt: Date | null
   readonly heightMeters: number | null
   readonly weightKilograms: number | null
+  readonly bodyFatPercent: number | null
+  readonly bmi: number | null
+  readonly leanMassKilograms: number | null
+  /** WHOOP: the member's maximum heart rate. */
   readonly maxHeartRate: number | null
+  /** As for `RecoveryRecord.partial`: weight and body fat arriving as separate points of one measurement. */
+  readonly partial?: boolean | undefined
   readonly rawJson: string
 }
 

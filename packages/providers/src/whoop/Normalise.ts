@@ -23,6 +23,7 @@ import type {
   SleepRecord,
   WorkoutRecord
 } from "../Canonical.js"
+import { activityTypeOfName } from "../Canonical.js"
 import {
   DateTimeString,
   keepUnknownFields,
@@ -241,18 +242,33 @@ export const normaliseWhoopSleep = (sleep: WhoopSleep, cycleDate?: string | unde
   const score = sleep.score ?? null
   const stages = score?.stage_summary
   const need = score?.sleep_needed
+  const light = minutes(stages?.total_light_sleep_time_milli)
+  const deep = minutes(stages?.total_slow_wave_sleep_time_milli)
+  const rem = minutes(stages?.total_rem_sleep_time_milli)
+  const asleep = light === null || deep === null || rem === null ? null : light + deep + rem
   return {
     providerRecordId: sleep.id,
     date: cycleDate ?? whoopLocalDate(sleep.end, sleep.timezone_offset),
     start: new Date(parseInstant(sleep.start)),
     end: new Date(parseInstant(sleep.end)),
+    utcOffsetMinutes: offsetMinutes(sleep.timezone_offset) ?? null,
     nap: sleep.nap,
     scoreState: sleep.score_state,
     inBedMinutes: minutes(stages?.total_in_bed_time_milli),
+    asleepMinutes: asleep,
     awakeMinutes: minutes(stages?.total_awake_time_milli),
-    lightMinutes: minutes(stages?.total_light_sleep_time_milli),
-    deepMinutes: minutes(stages?.total_slow_wave_sleep_time_milli),
-    remMinutes: minutes(stages?.total_rem_sleep_time_milli),
+    lightMinutes: light,
+    deepMinutes: deep,
+    remMinutes: rem,
+    // WHOOP reports neither sleep latency nor the night's heart rate, HRV or SpO2 on the sleep (its recovery
+    // carries the resting heart rate, HRV and SpO2 of the sleep it was measured in).
+    latencyMinutes: null,
+    averageHeartRate: null,
+    lowestHeartRate: null,
+    hrvRmssdMs: null,
+    spo2Percent: null,
+    providerScore: nullable(score?.sleep_performance_percentage),
+    providerScoreScale: score?.sleep_performance_percentage == null ? null : "WhoopSleepPerformance0To100",
     sleepNeedMinutes: need === undefined
       ? null
       : millisToMinutes(
@@ -278,10 +294,14 @@ export const normaliseWhoopRecovery = (recovery: WhoopRecovery, cycleDate: strin
     scoreState: recovery.score_state,
     calibrating: nullable(score?.user_calibrating),
     recoveryScore: nullable(score?.recovery_score),
+    providerScoreScale: score?.recovery_score == null ? null : "WhoopRecovery0To100",
     restingHeartRate: nullable(score?.resting_heart_rate),
     hrvRmssdMs: nullable(score?.hrv_rmssd_milli),
     spo2Percent: nullable(score?.spo2_percentage),
+    // The recovery has no respiratory rate (its sleep has) and no deviation of skin temperature.
+    respiratoryRate: null,
     skinTempCelsius: nullable(score?.skin_temp_celsius),
+    skinTemperatureDeviationCelsius: null,
     rawJson: JSON.stringify(recovery)
   }
 }
@@ -304,14 +324,21 @@ export const whoopZoneDurationsJson = (zones: typeof ZoneDurations.Type | null |
 
 export const normaliseWhoopWorkout = (workout: WhoopWorkout): WorkoutRecord => {
   const score = workout.score ?? null
+  const start = parseInstant(workout.start)
+  const end = parseInstant(workout.end)
   return {
     providerRecordId: workout.id,
     date: whoopLocalDate(workout.start, workout.timezone_offset),
-    start: new Date(parseInstant(workout.start)),
-    end: new Date(parseInstant(workout.end)),
+    start: new Date(start),
+    end: new Date(end),
+    utcOffsetMinutes: offsetMinutes(workout.timezone_offset) ?? null,
+    activityType: activityTypeOfName(workout.sport_name),
     sportName: workout.sport_name ?? null,
+    durationMinutes: millisToMinutes(end - start),
     scoreState: workout.score_state,
     strain: nullable(score?.strain),
+    loadScoreScale: score?.strain == null ? null : "WhoopStrain0To21",
+    steps: null,
     averageHeartRate: nullable(score?.average_heart_rate),
     maxHeartRate: nullable(score?.max_heart_rate),
     energyKilocalories: kilocalories(score?.kilojoule),
@@ -337,8 +364,13 @@ export const normaliseWhoopBodyMeasurement = (
   asOf: Date
 ): BodyMeasurementSnapshot => ({
   providerRecordId: `${providerUserId}:${utcDate(asOf.getTime())}`,
+  measuredAt: asOf,
   heightMeters: body.height_meter ?? null,
   weightKilograms: body.weight_kilogram ?? null,
+  bodyFatPercent: null,
+  // WHOOP reports no BMI; a BMI is served only as a provider reports it, never worked out here.
+  bmi: null,
+  leanMassKilograms: null,
   maxHeartRate: body.max_heart_rate ?? null,
   rawJson: JSON.stringify(body)
 })

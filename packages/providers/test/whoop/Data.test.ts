@@ -11,6 +11,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
 import type { DailyLoadRecord, RecoveryRecord, SleepRecord, WorkoutRecord } from "@pulsebridge/providers"
 import {
+  activityTypeOfName,
   fetchWhoopNotified,
   normaliseWhoopCycle,
   normaliseWhoopRecovery,
@@ -35,6 +36,12 @@ import { connect, NOW, withHttp } from "../fixtures/Simulated.js"
 const DAY = 86_400_000
 
 /** The date at `iso` shifted by a `±hh:mm` / `Z` offset. */
+const offsetOf = (offset: string): number | null => {
+  if (offset === "Z") return 0
+  const m = /^([+-])(\d{2}):(\d{2})$/.exec(offset)
+  return m === null ? null : (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]))
+}
+
 const localDateOf = (iso: string, offset: string): string => {
   const m = /^([+-])(\d{2}):(\d{2})$/.exec(offset)
   const minutes = m === null ? 0 : (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]))
@@ -81,9 +88,19 @@ const expectedSleep = (s: any, cycleDate?: string): SleepRecord => {
     date: cycleDate ?? localDateOf(s.end, s.timezone_offset),
     start: new Date(s.start),
     end: new Date(s.end),
+    utcOffsetMinutes: offsetOf(s.timezone_offset),
     nap: s.nap,
     scoreState: s.score_state,
     inBedMinutes: st === undefined ? null : st.total_in_bed_time_milli / 60_000,
+    asleepMinutes: st === undefined ? null : st.total_light_sleep_time_milli / 60_000 +
+      st.total_slow_wave_sleep_time_milli / 60_000 + st.total_rem_sleep_time_milli / 60_000,
+    latencyMinutes: null,
+    averageHeartRate: null,
+    lowestHeartRate: null,
+    hrvRmssdMs: null,
+    spo2Percent: null,
+    providerScore: s.score?.sleep_performance_percentage ?? null,
+    providerScoreScale: s.score === undefined ? null : "WhoopSleepPerformance0To100",
     awakeMinutes: st === undefined ? null : st.total_awake_time_milli / 60_000,
     lightMinutes: st === undefined ? null : st.total_light_sleep_time_milli / 60_000,
     deepMinutes: st === undefined ? null : st.total_slow_wave_sleep_time_milli / 60_000,
@@ -106,10 +123,13 @@ const expectedRecovery = (r: any, date: string): RecoveryRecord => ({
   scoreState: r.score_state,
   calibrating: r.score?.user_calibrating ?? null,
   recoveryScore: r.score?.recovery_score ?? null,
+  providerScoreScale: r.score === undefined ? null : "WhoopRecovery0To100",
   restingHeartRate: r.score?.resting_heart_rate ?? null,
   hrvRmssdMs: r.score?.hrv_rmssd_milli ?? null,
   spo2Percent: r.score?.spo2_percentage ?? null,
+  respiratoryRate: null,
   skinTempCelsius: r.score?.skin_temp_celsius ?? null,
+  skinTemperatureDeviationCelsius: null,
   rawJson: expect.any(String) as unknown as string
 })
 
@@ -120,9 +140,14 @@ const expectedWorkout = (w: any): WorkoutRecord => {
     date: localDateOf(w.start, w.timezone_offset),
     start: new Date(w.start),
     end: new Date(w.end),
+    utcOffsetMinutes: offsetOf(w.timezone_offset),
+    activityType: activityTypeOfName(w.sport_name),
     sportName: w.sport_name,
+    durationMinutes: (Date.parse(w.end) - Date.parse(w.start)) / 60_000,
     scoreState: w.score_state,
     strain: w.score?.strain ?? null,
+    loadScoreScale: w.score === undefined ? null : "WhoopStrain0To21",
+    steps: null,
     averageHeartRate: w.score?.average_heart_rate ?? null,
     maxHeartRate: w.score?.max_heart_rate ?? null,
     energyKilocalories: w.score === undefined ? null : w.score.kilojoule / 4.184,
@@ -438,6 +463,10 @@ describe("WhoopData.fetchWindow against the simulator", () => {
           Effect.flatMap((response) => response.json)
         ) as Effect.Effect<any, unknown, HttpClient.HttpClient>
       expect(batch.bodyMeasurements).toEqual([{
+        measuredAt: new Date(NOW),
+        bodyFatPercent: null,
+        bmi: null,
+        leanMassKilograms: null,
         providerRecordId: `${providerUserId}:2025-06-15`,
         heightMeters: body.height_meter,
         weightKilograms: body.weight_kilogram,

@@ -129,7 +129,7 @@ const column = (field: string): string => {
 const toRow = (record: Row, today: string): Row => {
   const row: Row = { date: today }
   for (const key in record) {
-    if (key === "rawJson") continue
+    if (key === "rawJson" || key === "partial") continue
     const value = record[key]
     // As JSON.stringify would write it, only without its slow path for objects with `toJSON`.
     row[column(key)] = value instanceof Date ? (Number.isNaN(value.getTime()) ? null : value.toISOString()) : value
@@ -183,6 +183,41 @@ export class RecordStore extends Effect.Service<RecordStore>()("@pulsebridge/ser
         : sql.literal("")
 
     /**
+     * Stores records that each hold part of a record (`RecoveryRecord.partial`), one at a time in arrival
+     * order: a stored record keeps the fields the new part leaves null, and the two raw JSON objects are merged
+     * (the part's keys win). Says the days of the rows inserted or changed.
+     */
+    const mergeRows = (owner: RecordOwner, table: string, records: ReadonlyArray<Row>, today: string) =>
+      Effect.gen(function*() {
+        const dates = new Set<string>()
+        const target = sql(table)
+        for (const record of records) {
+          const row = toRow(record, today)
+          const fields = Object.keys(row)
+          const list = sql.literal(fields.join(", "))
+          const set = sql.literal(
+            fields.filter((c) => c !== "provider_record_id" && c !== "date")
+              .map((c) => `${c} = coalesce(excluded.${c}, ${table}.${c})`)
+              .concat(`raw_json = (${table}.raw_json::jsonb || excluded.raw_json::jsonb)::text`, "date = excluded.date")
+              .join(", ")
+          )
+          const written = yield* sql<{ readonly date: string }>`
+            insert into ${target} (connection_id, user_id, provider, ${list}, raw_json)
+            select ${owner.connectionId}::uuid, ${owner.userId}::uuid, ${owner.provider}, ${list}, ${record[
+            "rawJson"
+          ] as string}
+            from json_populate_record(null::${target}, ${JSON.stringify(row)}::json)
+            on conflict (connection_id, provider_record_id) do update set ${set}, updated_at = now()
+            where (${target}.raw_json::jsonb || excluded.raw_json::jsonb) is distinct from ${target}.raw_json::jsonb
+              or ${target}.date is distinct from excluded.date
+            returning date::text as date
+          `
+          for (const r of written) dates.add(r.date)
+        }
+        return dates
+      })
+
+    /**
      * Upserts one record list into its table, one statement per chunk; says the days of the rows
      * inserted or changed (a row stored again unchanged is not).
      *
@@ -196,7 +231,12 @@ export class RecordStore extends Effect.Service<RecordStore>()("@pulsebridge/ser
       Effect.gen(function*() {
         const dates = new Set<string>()
         if (all.length === 0) return dates
-        const records = lastPerId(all)
+        const partial = all.filter((record) => record["partial"] === true)
+        if (partial.length > 0) {
+          for (const date of yield* mergeRows(owner, table, partial, today)) dates.add(date)
+          if (partial.length === all.length) return dates
+        }
+        const records = lastPerId(partial.length === 0 ? all : all.filter((record) => record["partial"] !== true))
         const fields = Object.keys(toRow(records[0]!, today))
         const list = sql.literal(fields.join(", "))
         const set = sql.literal(
