@@ -5,6 +5,7 @@ import { HttpApi, HttpApiClient, OpenApi } from "@effect/platform"
 import { ConnectionsGroup } from "./Connections.js"
 import { CoverageGroup } from "./Coverage.js"
 import { InternalServerError, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"
+import { HealthRecordsGroup } from "./HealthRecords.js"
 import { InsightsGroup } from "./Insights.js"
 import { JournalGroup } from "./Journal.js"
 import { OAuthGroup } from "./OAuth.js"
@@ -15,6 +16,7 @@ import { WebhookEndpointsGroup } from "./WebhookEndpoints.js"
 export class Api extends HttpApi.make("pulsebridge")
   .add(UsersGroup)
   .add(ConnectionsGroup)
+  .add(HealthRecordsGroup)
   .add(JournalGroup)
   .add(ScoresGroup)
   .add(InsightsGroup)
@@ -30,7 +32,7 @@ export class Api extends HttpApi.make("pulsebridge")
   .annotate(
     OpenApi.Description,
     "Wearable health data for your app's users: users, hosted provider connections (Fitbit, Garmin, WHOOP, " +
-      "Dexcom), daily activity, daily load, glucose, a nutrition journal with the glucose response to each meal, health scores, the coverage of each day's data and signed webhooks telling the app what changed.\n\n" +
+      "Dexcom), daily activity, daily load, glucose, sleep, workouts, recovery, body measurements, a nutrition journal with the glucose response to each meal, health scores, the coverage of each day's data and signed webhooks telling the app what changed.\n\n" +
       "Errors are JSON `{ \"_tag\", \"message\" }`; a body or parameter that does not match the schema is a 400 " +
       "`HttpApiDecodeError` whose `message` names the first failing field and whose `issues` list every one. " +
       "Request bodies: JSON objects, at most 1 MiB and nested at most 32 levels deep (scan uploads: multipart, " +

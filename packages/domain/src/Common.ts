@@ -123,6 +123,10 @@ export type ConnectionId = typeof ConnectionId.Type
 export const JournalEntryId = uuidId("JournalEntryId")
 export type JournalEntryId = typeof JournalEntryId.Type
 
+/** PulseBridge's id of a sleep session, workout, recovery or body measurement. */
+export const HealthRecordId = uuidId("HealthRecordId")
+export type HealthRecordId = typeof HealthRecordId.Type
+
 export const ApiKeyId = uuidId("ApiKeyId")
 export type ApiKeyId = typeof ApiKeyId.Type
 

@@ -28,6 +28,7 @@ import { DataLive } from "./Data.js"
 import { Delivery, DeliveryWorkerLive } from "./events/Delivery.js"
 import { Endpoints } from "./events/Endpoints.js"
 import { WebhookEndpointsHttpLive } from "./events/Http.js"
+import { HealthRecordsHttpLive } from "./healthData/Http.js"
 import { withCompression } from "./http/Compression.js"
 import { withDeadline } from "./http/Deadline.js"
 import { makeAppMiddleware } from "./http/Middleware.js"
@@ -194,6 +195,7 @@ export const ApiLive = HttpApiBuilder.api(ServedApi).pipe(
   Layer.provide([
     UsersHttpLive,
     ConnectionsHttpLive,
+    HealthRecordsHttpLive,
     JournalHttpLive,
     ScoresHttpLive,
     InsightsHttpLive,

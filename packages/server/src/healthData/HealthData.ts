@@ -6,12 +6,19 @@
  * `RangeResponse` (ETag, paging, streaming); `activityRange` and `loadRange` decode with the contract's
  * schemas, for the portal and as the reference the fast path is tested against.
  */
-import type { ConnectionId, UserId } from "@pulsebridge/domain"
-import { DailyActivity, DailyLoadRecord, DailyLoadSummary } from "@pulsebridge/domain"
+import type { ConnectionId, HealthRecordId, UserId } from "@pulsebridge/domain"
+import {
+  DailyActivity,
+  DailyLoadRecord,
+  DailyLoadSummary,
+  SleepSessionDetail,
+  WorkoutDetail
+} from "@pulsebridge/domain"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { ConnectionNotFound, UnknownProvider } from "../connections/Errors.js"
 import type { RangeQuery } from "./HealthDataRepo.js"
@@ -27,6 +34,16 @@ export type { PagedQuery } from "./RangeResponse.js"
 export class NoDailyActivity extends Data.TaggedError("NoDailyActivity")<{ readonly provider: string }> {
   override get message() {
     return `${this.provider} has no daily activity summaries; read its daily load instead`
+  }
+}
+
+/** No record of that id in the connection. */
+export class RecordNotFound extends Data.TaggedError("RecordNotFound")<{
+  readonly what: "sleep session" | "workout"
+  readonly id: string
+}> {
+  override get message() {
+    return `no ${this.what} ${this.id} in this connection`
   }
 }
 
@@ -115,6 +132,48 @@ export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/serve
         yield* checkFilter(query)
         return yield* rangeResponse(reads.activityLoad, userId, query)
       }),
+
+      /** The sleep range read as an HTTP answer. */
+      sleepResponse: Effect.fn("HealthData.sleepResponse")(function*(userId: UserId, query: PagedQuery) {
+        yield* checkFilter(query)
+        return yield* rangeResponse(reads.sleep, userId, query)
+      }),
+
+      /** The workouts range read as an HTTP answer. */
+      workoutsResponse: Effect.fn("HealthData.workoutsResponse")(function*(userId: UserId, query: PagedQuery) {
+        yield* checkFilter(query)
+        return yield* rangeResponse(reads.workouts, userId, query)
+      }),
+
+      /** The recovery range read as an HTTP answer. */
+      recoveryResponse: Effect.fn("HealthData.recoveryResponse")(function*(userId: UserId, query: PagedQuery) {
+        yield* checkFilter(query)
+        return yield* rangeResponse(reads.recovery, userId, query)
+      }),
+
+      /** The body measurements range read as an HTTP answer. */
+      bodyResponse: Effect.fn("HealthData.bodyResponse")(function*(userId: UserId, query: PagedQuery) {
+        yield* checkFilter(query)
+        return yield* rangeResponse(reads.body, userId, query)
+      }),
+
+      sleepById: Effect.fn("HealthData.sleepById")(
+        function*(userId: UserId, connectionId: ConnectionId, id: HealthRecordId) {
+          yield* connectionOf(userId, connectionId)
+          const row = yield* repo.sleepById(connectionId, id)
+          if (Option.isNone(row)) return yield* new RecordNotFound({ what: "sleep session", id })
+          return yield* Schema.decodeUnknown(SleepSessionDetail)(row.value).pipe(Effect.orDie)
+        }
+      ),
+
+      workoutById: Effect.fn("HealthData.workoutById")(
+        function*(userId: UserId, connectionId: ConnectionId, id: HealthRecordId) {
+          yield* connectionOf(userId, connectionId)
+          const row = yield* repo.workoutById(connectionId, id)
+          if (Option.isNone(row)) return yield* new RecordNotFound({ what: "workout", id })
+          return yield* Schema.decodeUnknown(WorkoutDetail)(row.value).pipe(Effect.orDie)
+        }
+      ),
 
       /** Endpoint 14 as an HTTP answer. */
       glucose: Effect.fn("HealthData.glucose")(function*(userId: UserId, query: PagedQuery) {

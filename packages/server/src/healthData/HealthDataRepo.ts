@@ -13,8 +13,10 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { ConnectionId, DailyActivitySummary, LocalDate, Provider, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { visibleConnection } from "../connections/ConnectionsRepo.js"
+import { isoText, sleepColumns, workoutColumns } from "./RangeReads.js"
 
 export interface RangeQuery {
   readonly from: string
@@ -181,7 +183,20 @@ export class HealthDataRepo extends Effect.Service<HealthDataRepo>()("@pulsebrid
         `
     })
 
+    const raw = sql.withoutTransforms()
+    /** One record of a connection by PulseBridge's id, in the contract's shape, with its raw JSON. */
+    const recordById = (table: string, columns: string, connectionId: string, id: string) =>
+      raw<Record<string, unknown>>`
+        select x.id::text as id, x.provider_record_id as "providerRecordId", x.connection_id as "connectionId",
+          x.provider, x.date::text as date, ${raw.literal(columns)}, x.raw_json as "rawJson"
+        from ${raw(table)} x where x.connection_id = ${connectionId} and x.id = ${id}
+      `.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
+
     return {
+      sleepById: (connectionId: string, id: string) =>
+        recordById("sleep_sessions", sleepColumns(isoText), connectionId, id),
+      workoutById: (connectionId: string, id: string) =>
+        recordById("workouts", workoutColumns(isoText), connectionId, id),
       /** Each connection's glucose of each day of the range, aggregated in mg/dL, by date then provider. */
       glucoseDays: (userId: UserId, from: string, to: string, mgDlPerMmolL: number) =>
         glucoseDays({ userId, from, to, mgDlPerMmolL }).pipe(Effect.orDie),

@@ -51,7 +51,7 @@ export interface Section {
 }
 
 export interface RangeRead {
-  readonly name: "activity" | "activityLoad" | "glucose"
+  readonly name: "activity" | "activityLoad" | "glucose" | "sleep" | "workouts" | "recovery" | "body"
   readonly sections: ReadonlyArray<Section>
   /**
    * The longest range (days) whose whole answer is read with its rows' versions, the version then coming from the
@@ -66,9 +66,45 @@ export interface RangeRead {
 }
 
 /** A timestamp column as the contract writes it: `Date#toJSON` (milliseconds, truncated as the driver does). */
-const isoText = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+export const isoText = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 /** A timestamp column to the microsecond, for keys. */
 const exactText = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+
+/**
+ * The columns of the four record types as the contract names them (`x` the record's table); shared by the range
+ * reads and the single reads, which pass how a timestamp is written.
+ */
+export const sleepColumns = (time: (column: string) => string) =>
+  `${time("x.start_at")} as "startUtc", ${time("x.end_at")} as "endUtc", ` +
+  `x.utc_offset_minutes as "utcOffsetMinutes", x.nap as "isNap", x.in_bed_minutes as "inBedMinutes", ` +
+  `x.asleep_minutes as "asleepMinutes", x.awake_minutes as "awakeMinutes", x.light_minutes as "lightMinutes", ` +
+  `x.deep_minutes as "deepMinutes", x.rem_minutes as "remMinutes", x.efficiency_percent as "efficiencyPercent", ` +
+  `x.latency_minutes as "latencyMinutes", x.average_heart_rate as "averageHeartRate", ` +
+  `x.lowest_heart_rate as "lowestHeartRate", x.hrv_rmssd_ms as "hrvRmssdMs", ` +
+  `x.respiratory_rate as "respiratoryRate", x.spo2_percent as "spo2Percent", ` +
+  `x.provider_score as "providerScore", x.provider_score_scale as "providerScoreScale"`
+
+export const workoutColumns = (time: (column: string) => string) =>
+  `${time("x.start_at")} as "startUtc", ${time("x.end_at")} as "endUtc", ` +
+  `x.utc_offset_minutes as "utcOffsetMinutes", x.activity_type as "activityType", ` +
+  `x.sport_name as "providerActivityName", x.duration_minutes as "durationMinutes", ` +
+  `x.energy_kilocalories as "activeEnergyKilocalories", x.distance_meters as "distanceMeters", x.steps, ` +
+  `x.average_heart_rate as "averageHeartRate", x.max_heart_rate as "maxHeartRate", ` +
+  `x.zone_durations_json as "zoneDurationsJson", x.strain as "loadScore", x.load_score_scale as "loadScoreScale"`
+
+export const recoveryColumns = `x.resting_heart_rate as "restingHeartRate", x.hrv_rmssd_ms as "hrvRmssdMs", ` +
+  `x.spo2_percent as "spo2Percent", x.respiratory_rate as "respiratoryRate", ` +
+  `x.skin_temp_celsius as "skinTemperatureCelsius", ` +
+  `x.skin_temperature_deviation_celsius as "skinTemperatureDeviationCelsius", ` +
+  `x.recovery_score as "providerScore", x.provider_score_scale as "providerScoreScale"`
+
+/** When a body measurement was taken; a row stored before the time was kept: when it was stored. */
+const measuredAt = "coalesce(x.measured_at, x.created_at)"
+
+export const bodyColumns = (time: (column: string) => string) =>
+  `${time(measuredAt)} as "measuredAtUtc", x.weight_kilograms as "weightKilograms", ` +
+  `x.height_meters as "heightMeters", x.body_fat_percent as "bodyFatPercent", x.bmi, ` +
+  `x.lean_mass_kilograms as "leanMassKilograms"`
 
 const dropHidden = (rows: Array<Row>) => {
   // Setting (not deleting) keeps the rows' shape; `JSON.stringify` leaves undefined values out.
@@ -266,6 +302,50 @@ export class RangeReads extends Effect.Service<RangeReads>()("@pulsebridge/serve
         )
     }
 
-    return { activity, activityLoad, glucose } as const
+    /**
+     * A read of one of the record tables of sleep, workouts, recovery and body measurements: every record of the
+     * range (a few a day), keyed by its time.
+     */
+    const recordRead = (
+      name: "sleep" | "workouts" | "recovery" | "body",
+      table: string,
+      columns: string,
+      time: string,
+      only = ""
+    ): RangeRead => {
+      const where = (userId: UserId, query: RangeQuery) =>
+        only === "" ? covered("x", userId, query) : sql`${covered("x", userId, query)} and ${lit(only)}`
+      return {
+        name,
+        wholeDays: 366,
+        sections: [timedSection({
+          name: undefined,
+          table,
+          columns: `x.id::text as id, x.provider_record_id as "providerRecordId", ` +
+            `x.connection_id as "connectionId", x.provider, x.date::text as date, ${columns}`,
+          time,
+          where
+        })],
+        version: (userId, query) =>
+          sql<{ v: string }>`select ${versionOf("x", table, where(userId, query))} as v`.pipe(
+            Effect.map(([row]) => parseVersions([row!.v])),
+            Effect.orDie
+          )
+      }
+    }
+
+    const sleep = recordRead("sleep", "sleep_sessions", sleepColumns(isoText), "x.start_at")
+    const workouts = recordRead("workouts", "workouts", workoutColumns(isoText), "x.start_at")
+    // A WHOOP recovery says nothing until WHOOP has scored it.
+    const recovery = recordRead(
+      "recovery",
+      "recoveries",
+      recoveryColumns,
+      "(x.date::timestamp at time zone 'UTC')",
+      "x.score_state = 'SCORED'"
+    )
+    const body = recordRead("body", "body_measurement_snapshots", bodyColumns(isoText), measuredAt)
+
+    return { activity, activityLoad, glucose, sleep, workouts, recovery, body } as const
   })
 }) {}

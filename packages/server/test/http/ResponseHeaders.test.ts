@@ -154,7 +154,11 @@ it.effect("HSTS_MAX_AGE is a number of seconds, a year unless set; anything else
 const etagReads = [
   "/api/v1/users/{userId}/connections/activity",
   "/api/v1/users/{userId}/connections/activity-load",
-  "/api/v1/users/{userId}/connections/glucose"
+  "/api/v1/users/{userId}/connections/glucose",
+  "/api/v1/users/{userId}/connections/sleep",
+  "/api/v1/users/{userId}/connections/workouts",
+  "/api/v1/users/{userId}/connections/recovery",
+  "/api/v1/users/{userId}/connections/body"
 ]
 
 const expectNoStore = (what: string, reply: Reply, status: number) => {
