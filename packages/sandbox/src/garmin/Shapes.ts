@@ -15,6 +15,10 @@ import type { SimulatorControl } from "../core/Options.js"
 import type { ProviderStyle } from "../core/Request.js"
 import { json } from "../core/Responses.js"
 import type { SimulatorCore } from "../core/SimulatorCore.js"
+import type { GarminSummaryType } from "./Summaries.js"
+
+/** The summary types served: dailies and those of `Summaries.ts`. */
+export type GarminPulledType = "dailies" | GarminSummaryType
 
 export const GARMIN_PERMISSIONS: ReadonlyArray<string> = [
   "ACTIVITY_EXPORT",
@@ -37,7 +41,7 @@ export const CODE_TTL_MS = 10 * 60_000
 export const PULL_TOKEN_TTL_MS = 7 * 86_400_000
 /** What Garmin's identity service names in `scope`: API families, not the user's permissions. */
 export const DI_SCOPE = "PARTNER_WRITE PARTNER_READ CONNECT_READ CONNECT_WRITE"
-/** The permission the Health API's summaries (dailies) need. */
+/** The permission the Health API's summaries (dailies, sleeps, hrv, pulse ox, body compositions) need. */
 export const HEALTH_EXPORT = "HEALTH_EXPORT"
 export const HISTORICAL_DATA_EXPORT = "HISTORICAL_DATA_EXPORT"
 export const NONCE_MEMORY = 10_000
@@ -71,13 +75,15 @@ export interface Registration {
   oauth2?: boolean
 }
 
-/** A ping's pull token: the `token=` of its `callbackURL`, good for that user and upload window. */
+/** A ping's pull token: the `token=` of its `callbackURL`, good for that user, summary type and upload window. */
 export interface PullToken {
   readonly consumerKey: string
   readonly userId: string
   readonly start: number
   readonly end: number
   readonly expiresAt: number
+  /** Absent in state saved when only dailies were served. */
+  readonly summaryType?: GarminPulledType
 }
 
 export interface Backfill {
@@ -85,6 +91,8 @@ export interface Backfill {
   readonly userId: string
   readonly start: number
   readonly end: number
+  /** Absent in state saved when only dailies were served. */
+  readonly summaryType?: GarminPulledType
 }
 
 export interface GarminState {
@@ -128,7 +136,35 @@ export interface GarminControl extends SimulatorControl {
       readonly clientId?: string | undefined
     }
   ) => Effect.Effect<Delivery | undefined, HttpClientError, HttpClient.HttpClient>
-  /** Pushes the dailies of every pending backfill of the client, one request each; delivered ones are done. */
+  /**
+   * Pushes a summary type's summaries filed under `dates` (default: the user's local today) that are
+   * uploaded by now (dailies: as they stand now). `undefined` when the user is not registered with
+   * the client (nothing is sent).
+   */
+  readonly pushSummaries: (
+    url: string,
+    input: {
+      readonly userId: string
+      readonly summaryType: GarminPulledType
+      readonly dates?: ReadonlyArray<string> | undefined
+      readonly clientId?: string | undefined
+    }
+  ) => Effect.Effect<Delivery | undefined, HttpClientError, HttpClient.HttpClient>
+  /** A ping for a summary type: the upload window and a `callbackURL` under B to pull it from. */
+  readonly pingSummaries: (
+    url: string,
+    input: {
+      readonly userId: string
+      readonly summaryType: GarminPulledType
+      readonly uploadStartTimeInSeconds: number
+      readonly uploadEndTimeInSeconds: number
+      readonly clientId?: string | undefined
+    }
+  ) => Effect.Effect<Delivery | undefined, HttpClientError, HttpClient.HttpClient>
+  /**
+   * Pushes the summaries of every pending backfill of the client (of its type, dated in its range
+   * and uploaded by now), one request each; delivered ones are done.
+   */
   readonly deliverBackfills: (
     url: string,
     options?: { readonly clientId?: string | undefined }
@@ -151,10 +187,22 @@ export interface GarminControl extends SimulatorControl {
     input: { readonly userId: string; readonly clientId?: string | undefined }
   ) => Effect.Effect<Delivery, HttpClientError, HttpClient.HttpClient>
   readonly pendingBackfills: () => ReadonlyArray<
-    { readonly clientId: string; readonly userId: string; readonly start: number; readonly end: number }
+    {
+      readonly clientId: string
+      readonly userId: string
+      readonly start: number
+      readonly end: number
+      readonly summaryType: GarminPulledType
+    }
   >
   /** The dailies a push would carry (for assertions without a receiver). */
   readonly dailies: (userId: string, dates: ReadonlyArray<string>) => ReadonlyArray<Record<string, unknown>>
+  /** The summaries of a type a push for `dates` would carry now, without the user fields. */
+  readonly summaries: (
+    userId: string,
+    summaryType: GarminPulledType,
+    dates: ReadonlyArray<string>
+  ) => ReadonlyArray<Record<string, unknown>>
 }
 
 export const garminError = (status: number, message: string, headers?: Record<string, string>) =>

@@ -11,8 +11,8 @@
  * `POST /oauth-service/oauth/access_token`, `GET|POST /oauth2Confirm`,
  * `POST /di-oauth2-service/oauth/token`, `POST /partner-gateway/rest/user/token-exchange`,
  * `GET /wellness-api/rest/user/id`, `GET /wellness-api/rest/user/permissions`,
- * `DELETE /wellness-api/rest/user/registration`, `GET /wellness-api/rest/dailies`,
- * `GET /wellness-api/rest/backfill/{type}`.
+ * `DELETE /wellness-api/rest/user/registration`, `GET /wellness-api/rest/{dailies, sleeps,
+ * activities, hrv, pulseOx, bodyComps}`, `GET /wellness-api/rest/backfill/{type}`.
  *
  * Choices where Garmin is undocumented: denial redirects to the callback with `oauth_token`
  * and `oauth_problem=user_refused`; without any callback (`oob`) the page shows the verifier;
@@ -24,7 +24,8 @@
  * token valid (Garmin keeps them working until the retirement).
  *
  * This module assembles the simulator (routes and control); its pieces live beside it:
- * Shapes.ts (types, limits, errors), Data.ts (synthetic records), OAuth.ts, Registrations.ts, Api.ts and Webhooks.ts.
+ * Shapes.ts (types, limits, errors), Data.ts (synthetic dailies), Summaries.ts (synthetic sleeps,
+ * activities, HRV, pulse ox and body compositions), OAuth.ts, Registrations.ts, Api.ts and Webhooks.ts.
  */
 import { HttpRouter, HttpServerResponse as Response } from "@effect/platform"
 import { assemble } from "../core/App.js"
@@ -59,7 +60,7 @@ export const makeGarminSimulator = (options: SimulatorOptions): GarminSimulator 
   const days = makeGarminDays(core)
   const { accessToken, confirm, requestToken, verifySigned } = makeGarminOAuth(core, nonces)
   const { activeRegistration, deregister } = makeGarminRegistrations(core)
-  const { api, backfill, dailiesPull } = makeGarminApi(core, verifySigned, days)
+  const { api, backfill, dailiesPull, summaryPull } = makeGarminApi(core, verifySigned, days)
   const oauth2 = makeGarminOAuth2(core, verifySigned)
 
   const routes = HttpRouter.empty.pipe(
@@ -89,6 +90,11 @@ export const makeGarminSimulator = (options: SimulatorOptions): GarminSimulator 
       )
     ),
     HttpRouter.get("/wellness-api/rest/dailies", handle(dailiesPull)),
+    HttpRouter.get("/wellness-api/rest/sleeps", handle(summaryPull("sleeps"))),
+    HttpRouter.get("/wellness-api/rest/activities", handle(summaryPull("activities"))),
+    HttpRouter.get("/wellness-api/rest/hrv", handle(summaryPull("hrv"))),
+    HttpRouter.get("/wellness-api/rest/pulseOx", handle(summaryPull("pulseox"))),
+    HttpRouter.get("/wellness-api/rest/bodyComps", handle(summaryPull("bodyComps"))),
     HttpRouter.get("/wellness-api/rest/backfill/:type", handle(backfill))
   )
 
@@ -109,7 +115,8 @@ export const makeGarminSimulator = (options: SimulatorOptions): GarminSimulator 
         clientId: b.consumerKey,
         userId: b.userId,
         start: b.start,
-        end: b.end
+        end: b.end,
+        summaryType: b.summaryType ?? "dailies"
       })),
     dailies: (userId, dates) => days.dailiesFor(userId, dates)
   }

@@ -1,7 +1,8 @@
 /**
  * The Garmin simulator's outbound notifications, sent as Garmin sends them (header
- * `garmin-client-id`, no signature): dailies pushed whole, pings with a callback URL to pull
- * from, pending backfills delivered, permission changes, and deregistrations. Items name the
+ * `garmin-client-id`, no signature): summaries of a type pushed whole under the type's key
+ * (`dailies`, `sleeps`, `activities`, `hrv`, `pulseox`, `bodyComps`), pings with a callback URL to
+ * pull from, pending backfills delivered, permission changes, and deregistrations. Items name the
  * user by `userId`; a user still on OAuth 1.0a also gets `userAccessToken`, a user on OAuth 2.0
  * (connected so, or moved by token exchange) never does, and their pings' `callbackURL` carries
  * a `token=` pull token.
@@ -11,8 +12,13 @@ import type { Delivery } from "../core/Deliver.js"
 import { deliver } from "../core/Deliver.js"
 import { formatDay, localDayOf, localMidnight, randomToken, tokenKey, userTraits } from "../core/Random.js"
 import type { GarminDays } from "./Api.js"
-import type { GarminControl, GarminCore, Registration } from "./Shapes.js"
+import { pulledTypes } from "./Api.js"
+import type { GarminControl, GarminCore, GarminPulledType, Registration } from "./Shapes.js"
 import { PULL_TOKEN_TTL_MS, pullTokens, registrationKey } from "./Shapes.js"
+import { garminSummariesBetween, garminSummariesOf, garminSummaryTypes } from "./Summaries.js"
+
+/** The key of a type's list in push and ping bodies. */
+const keyOf = (type: GarminPulledType): string => (type === "dailies" ? "dailies" : garminSummaryTypes[type].key)
 
 export const makeGarminWebhooks = (
   core: GarminCore,
@@ -21,22 +27,57 @@ export const makeGarminWebhooks = (
 ) => {
   const { dailiesFor, todayOf, withUser } = days
 
+  /** A type's summaries filed under `dates` as they stand now (uploaded by now), without the user fields. */
+  const summariesFor = (
+    userId: string,
+    type: GarminPulledType,
+    dates: ReadonlyArray<string>
+  ): ReadonlyArray<Record<string, unknown>> =>
+    type === "dailies"
+      ? dailiesFor(userId, dates)
+      : dates.flatMap((date) => garminSummariesOf(core.seed, userId, type, date))
+        .filter((item) => item.uploadAt * 1000 <= core.nowMs())
+        .map((item) => item.summary)
+
+  /** A type's summaries dated in [start, end) (Unix seconds) and uploaded by now: what a backfill delivers. */
+  const summariesDated = (userId: string, type: GarminPulledType, start: number, end: number) => {
+    if (type !== "dailies") {
+      return garminSummariesBetween(core.seed, userId, type, "summaryAt", start, end)
+        .filter((item) => item.uploadAt * 1000 <= core.nowMs())
+        .map((item) => item.summary)
+    }
+    const { zone } = userTraits("garmin", userId)
+    const dates: Array<string> = []
+    for (
+      let day = localDayOf(start * 1000, zone.offsetMinutes);
+      localMidnight(day, zone.offsetMinutes) < end * 1000;
+      day++
+    ) {
+      if (localMidnight(day, zone.offsetMinutes) >= start * 1000) dates.push(formatDay(day))
+    }
+    return dailiesFor(userId, dates)
+  }
+
   /** The OAuth 1.0a token a delivery names: none once the user is on OAuth 2.0. */
   const uatOf = (registration: Registration | undefined) =>
     registration === undefined || registration.oauth2 === true ? undefined : registration.lastUat ?? undefined
 
   const push = (consumerKey: string, url: string, body: unknown) =>
     deliver(url, JSON.stringify(body), { "garmin-client-id": consumerKey })
-  const pushDailies: GarminControl["pushDailies"] = (url, input) => {
+  const pushSummaries: GarminControl["pushSummaries"] = (url, input) => {
     const registration = activeRegistration(input.clientId, input.userId)
     if (registration === undefined) return Effect.succeed(undefined)
     const dates = input.dates ?? [todayOf(input.userId)]
     return push(registration.consumerKey, url, {
-      dailies: dailiesFor(input.userId, dates).map((d) => withUser(d, input.userId, uatOf(registration)))
+      [keyOf(input.summaryType)]: summariesFor(input.userId, input.summaryType, dates).map((d) =>
+        withUser(d, input.userId, uatOf(registration))
+      )
     })
   }
+  const pushDailies: GarminControl["pushDailies"] = (url, input) =>
+    pushSummaries(url, { ...input, summaryType: "dailies" })
 
-  const pingDailies: GarminControl["pingDailies"] = (url, input) => {
+  const pingSummaries: GarminControl["pingSummaries"] = (url, input) => {
     const registration = activeRegistration(input.clientId, input.userId)
     if (registration === undefined) return Effect.succeed(undefined)
     const window = {
@@ -52,20 +93,23 @@ export const makeGarminWebhooks = (
         userId: input.userId,
         start: input.uploadStartTimeInSeconds,
         end: input.uploadEndTimeInSeconds,
-        expiresAt: core.nowMs() + PULL_TOKEN_TTL_MS
+        expiresAt: core.nowMs() + PULL_TOKEN_TTL_MS,
+        summaryType: input.summaryType
       }
       core.commit()
       query = { ...window, token }
     }
     return push(registration.consumerKey, url, {
-      dailies: [{
+      [keyOf(input.summaryType)]: [{
         userId: input.userId,
         ...(uat === undefined ? {} : { userAccessToken: uat }),
         ...window,
-        callbackURL: core.url("/wellness-api/rest/dailies", query)
+        callbackURL: core.url(`/wellness-api/rest/${pulledTypes[input.summaryType].path}`, query)
       }]
     })
   }
+  const pingDailies: GarminControl["pingDailies"] = (url, input) =>
+    pingSummaries(url, { ...input, summaryType: "dailies" })
 
   const deliverBackfills: GarminControl["deliverBackfills"] = (url, opts) =>
     Effect.gen(function*() {
@@ -74,17 +118,11 @@ export const makeGarminWebhooks = (
       const deliveries: Array<Delivery> = []
       for (const backfill of mine) {
         const registration = core.state.registrations[registrationKey(consumerKey, backfill.userId)]
-        const { zone } = userTraits("garmin", backfill.userId)
-        const days: Array<string> = []
-        for (
-          let day = localDayOf(backfill.start * 1000, zone.offsetMinutes);
-          localMidnight(day, zone.offsetMinutes) < backfill.end * 1000;
-          day++
-        ) {
-          if (localMidnight(day, zone.offsetMinutes) >= backfill.start * 1000) days.push(formatDay(day))
-        }
+        const type = backfill.summaryType ?? "dailies"
         const delivery = yield* push(consumerKey, url, {
-          dailies: dailiesFor(backfill.userId, days).map((d) => withUser(d, backfill.userId, uatOf(registration)))
+          [keyOf(type)]: summariesDated(backfill.userId, type, backfill.start, backfill.end).map((d) =>
+            withUser(d, backfill.userId, uatOf(registration))
+          )
         })
         deliveries.push(delivery)
         if (delivery.status >= 200 && delivery.status < 300) {
@@ -121,5 +159,14 @@ export const makeGarminWebhooks = (
     })
   }
 
-  return { pushDailies, pingDailies, deliverBackfills, changePermissions, sendDeregistration }
+  return {
+    pushDailies,
+    pushSummaries,
+    pingDailies,
+    pingSummaries,
+    deliverBackfills,
+    changePermissions,
+    sendDeregistration,
+    summaries: summariesFor
+  }
 }
