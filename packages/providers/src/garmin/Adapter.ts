@@ -57,19 +57,26 @@ const UserId = Schema.Struct({ userId: Schema.NonEmptyString })
 
 /**
  * Garmin's OAuth 2.0 token reply: RFC 6749 plus `refresh_token_expires_in` (about 7,776,000 s)
- * and `jti`. `expires_in` is taken as 86,400 s when absent.
+ * and `jti`. `expires_in` is taken as 86,400 s when absent. Garmin lists `refresh_token` as
+ * required and rotates it on every reply, but a refresh answered without one keeps the refresh
+ * token the connection holds rather than losing the connection (RFC 6749 section 6 lets a server
+ * leave it out).
  */
 export const GarminTokenResponse = Schema.Struct({
   access_token: Schema.Redacted(Schema.NonEmptyString),
   token_type: Schema.optional(Schema.String),
   expires_in: Schema.optional(Schema.NonNegative),
-  refresh_token: Schema.Redacted(Schema.NonEmptyString),
+  refresh_token: Schema.optional(Schema.Redacted(Schema.NonEmptyString)),
   refresh_token_expires_in: Schema.optional(Schema.NonNegative),
   scope: Schema.optional(Schema.NullOr(Schema.String)),
   jti: Schema.optional(Schema.String)
 })
 
-const toTokenSet = (reply: typeof GarminTokenResponse.Type, scopes: string) =>
+const toTokenSet = (
+  reply: typeof GarminTokenResponse.Type,
+  scopes: string,
+  refreshToken: Redacted.Redacted | null = null
+) =>
   OAuth2.toTokenSet(
     {
       access_token: reply.access_token,
@@ -79,7 +86,7 @@ const toTokenSet = (reply: typeof GarminTokenResponse.Type, scopes: string) =>
       scope: scopes,
       token_type: reply.token_type ?? "bearer"
     },
-    { scopes, refreshToken: null }
+    { scopes, refreshToken }
   )
 
 /** The user's permissions as the connection's scopes; the given ones when they cannot be read. */
@@ -235,7 +242,7 @@ export const GarminOAuth2Adapter: ProviderAdapter = {
         tokenRequest("token refresh", input, {
           grant_type: "refresh_token",
           refresh_token: Redacted.value(refreshToken)
-        }).pipe(Effect.flatMap((reply) => toTokenSet(reply, input.tokens.scopes)))
+        }).pipe(Effect.flatMap((reply) => toTokenSet(reply, input.tokens.scopes, refreshToken)))
     )
   },
 

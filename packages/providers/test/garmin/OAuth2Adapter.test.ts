@@ -117,6 +117,30 @@ describe("GarminOAuth2Adapter", () => {
       expect(error.message).not.toContain("old-refresh")
     }))
 
+  it.effect("a refresh answered without refresh_token keeps the refresh token held (the connection lives on)", () =>
+    Effect.gen(function*() {
+      const tokens = {
+        accessToken: Redacted.make("old-access"),
+        refreshToken: Redacted.make("old-refresh"),
+        tokenSecret: null,
+        expiresAt: new Date(0),
+        scopes: "HEALTH_EXPORT"
+      }
+      // Garmin's token schema lists refresh_token as required; a reply may still leave it out.
+      const { refresh_token: _left, ...withoutRefresh } = tokenReply
+      const http = fakeHttp(() => json(200, { ...withoutRefresh, access_token: "new-access" }))
+      const refreshed = yield* GarminOAuth2Adapter.refresh({ credentials, endpoints, tokens }).pipe(
+        Effect.provide(http.layer)
+      )
+      expect(Redacted.value(refreshed.accessToken)).toBe("new-access")
+      expect(Redacted.value(refreshed.refreshToken!)).toBe("old-refresh")
+      expect(refreshed.expiresAt!.getTime()).toBe(86_400_000)
+      expect(refreshed.scopes).toBe("HEALTH_EXPORT")
+      // the next refresh sends the kept one
+      yield* GarminOAuth2Adapter.refresh({ credentials, endpoints, tokens: refreshed }).pipe(Effect.provide(http.layer))
+      expect(new URLSearchParams(http.sent[1]!.body).get("refresh_token")).toBe("old-refresh")
+    }))
+
   it.effect("exchanges OAuth 1.0a tokens at partner-gateway, signed with the user's token and the kept consumer secret", () =>
     Effect.gen(function*() {
       const http = fakeHttp((sent) =>
