@@ -315,6 +315,6 @@ export const dailyScoreExample: {
         { key: "activity", score: 85, weight: 0.3, effectiveWeight: 0.3, pointsLost: 4.5 }
       ]
     },
-    algorithmVersion: "1.1"
+    algorithmVersion: "1.2"
   }
 }

@@ -204,6 +204,8 @@ export const personaRows = (persona: Persona, start: string, days: number, seed 
         end: new Date(midpoint + inBed / 2 * 60_000),
         nap: false,
         inBedMinutes: round(inBed),
+        asleepMinutes: null,
+        latencyMinutes: null,
         awakeMinutes: round(awake),
         lightMinutes: round(asleep - deep - rem),
         deepMinutes: round(deep),
@@ -217,7 +219,9 @@ export const personaRows = (persona: Persona, start: string, days: number, seed 
         restingHeartRate: round(p.restingHeartRate + 1.5 * n()),
         hrvRmssdMs: round(p.hrvMs * Math.exp(0.1 * n()), 1),
         spo2Percent: round(Math.min(100, p.spo2Percent + 0.6 * n()), 1),
-        skinTempCelsius: round(p.skinTempCelsius + 0.15 * n(), 2)
+        respiratoryRate: null,
+        skinTempCelsius: round(p.skinTempCelsius + 0.15 * n(), 2),
+        skinTemperatureDeviationCelsius: null
       })
       rows.dailyLoad.push({
         provider: "WHOOP",

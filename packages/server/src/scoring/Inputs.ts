@@ -49,6 +49,8 @@ export type SleepRow = FromProvider<
     | "end"
     | "nap"
     | "inBedMinutes"
+    | "asleepMinutes"
+    | "latencyMinutes"
     | "awakeMinutes"
     | "lightMinutes"
     | "deepMinutes"
@@ -58,7 +60,16 @@ export type SleepRow = FromProvider<
   >
 >
 export type RecoveryRow = FromProvider<
-  Pick<RecoveryRecord, "date" | "restingHeartRate" | "hrvRmssdMs" | "spo2Percent" | "skinTempCelsius">
+  Pick<
+    RecoveryRecord,
+    | "date"
+    | "restingHeartRate"
+    | "hrvRmssdMs"
+    | "spo2Percent"
+    | "respiratoryRate"
+    | "skinTempCelsius"
+    | "skinTemperatureDeviationCelsius"
+  >
 >
 export type WorkoutRow = FromProvider<Pick<WorkoutRecord, "date" | "zoneDurationsJson">>
 
@@ -87,7 +98,7 @@ export interface NightSleep {
   readonly inBedMinutes: number | null
   /** Time awake in bed; stands in for wake after sleep onset. */
   readonly awakeMinutes: number | null
-  /** Sleep onset latency; none of the current providers reports it. */
+  /** Sleep onset latency, where the provider reports it. */
   readonly latencyMinutes: number | null
   readonly deepMinutes: number | null
   readonly remMinutes: number | null
@@ -195,6 +206,7 @@ const asleepMinutes = (row: SleepRow): number | null => {
   if (row.lightMinutes !== null && row.deepMinutes !== null && row.remMinutes !== null) {
     return row.lightMinutes + row.deepMinutes + row.remMinutes
   }
+  if (row.asleepMinutes !== null) return row.asleepMinutes
   if (row.inBedMinutes !== null && row.awakeMinutes !== null) return Math.max(0, row.inBedMinutes - row.awakeMinutes)
   return null
 }
@@ -236,7 +248,7 @@ const resolveSleep = (
       asleepMinutes: asleep,
       inBedMinutes: main.inBedMinutes,
       awakeMinutes: main.awakeMinutes,
-      latencyMinutes: null,
+      latencyMinutes: main.latencyMinutes,
       deepMinutes: main.deepMinutes,
       remMinutes: main.remMinutes,
       efficiencyPercent: efficiency,
@@ -342,10 +354,19 @@ export const buildScoringInput = (
         (r) => r.hrvRmssdMs !== null && r.hrvRmssdMs > 0 ? r.hrvRmssdMs : null
       ),
       restingHeartRate,
-      respiratoryRate: main !== null && main.respiratoryRate !== null ?
+      // The main sleep's, else the day's recovery of the same provider (Google Health's daily respiratory rate).
+      respiratoryRate: main === null ?
+        null :
+        main.respiratoryRate !== null ?
         { value: main.respiratoryRate, source: main.provider } :
-        null,
-      skinTempCelsius: pick(rec, priority.skinTemperature, (r) => r.skinTempCelsius),
+        pick(rec?.filter((r) => r.provider === main.provider), [main.provider], (r) => r.respiratoryRate),
+      // A provider reports the temperature itself or its deviation from the wearer's baseline, always the same
+      // one: its baseline then compares like with like.
+      skinTempCelsius: pick(
+        rec,
+        priority.skinTemperature,
+        (r) => r.skinTempCelsius ?? r.skinTemperatureDeviationCelsius
+      ),
       spo2Percent: pick(rec, priority.spo2, (r) => r.spo2Percent),
       steps: pick(act, priority.steps, (r) => r.steps),
       activeMinutes,

@@ -42,6 +42,8 @@ const SleepRow = Schema.Struct({
   end: Schema.Date,
   nap: Schema.Boolean,
   inBedMinutes: Value,
+  asleepMinutes: Value,
+  latencyMinutes: Value,
   awakeMinutes: Value,
   lightMinutes: Value,
   deepMinutes: Value,
@@ -55,7 +57,9 @@ const RecoveryRow = Schema.Struct({
   restingHeartRate: Value,
   hrvRmssdMs: Value,
   spo2Percent: Value,
-  skinTempCelsius: Value
+  respiratoryRate: Value,
+  skinTempCelsius: Value,
+  skinTemperatureDeviationCelsius: Value
 })
 
 const WorkoutRow = Schema.Struct({ ...ofProvider, zoneDurationsJson: Schema.String })
@@ -126,7 +130,8 @@ export class ScoresRepo extends Effect.Service<ScoresRepo>()("@pulsebridge/serve
             "sleep_sessions",
             "s",
             "'provider', s.provider, 'date', s.date, 'start', s.start_at, 'end', s.end_at, 'nap', s.nap, " +
-              "'inBedMinutes', s.in_bed_minutes, 'awakeMinutes', s.awake_minutes, 'lightMinutes', s.light_minutes, " +
+              "'inBedMinutes', s.in_bed_minutes, 'asleepMinutes', s.asleep_minutes, " +
+              "'latencyMinutes', s.latency_minutes, 'awakeMinutes', s.awake_minutes, 'lightMinutes', s.light_minutes, " +
               "'deepMinutes', s.deep_minutes, 'remMinutes', s.rem_minutes, 'respiratoryRate', s.respiratory_rate, " +
               "'efficiencyPercent', s.efficiency_percent"
           )
@@ -136,7 +141,9 @@ export class ScoresRepo extends Effect.Service<ScoresRepo>()("@pulsebridge/serve
             "recoveries",
             "r",
             "'provider', r.provider, 'date', r.date, 'restingHeartRate', r.resting_heart_rate, " +
-              "'hrvRmssdMs', r.hrv_rmssd_ms, 'spo2Percent', r.spo2_percent, 'skinTempCelsius', r.skin_temp_celsius"
+              "'hrvRmssdMs', r.hrv_rmssd_ms, 'spo2Percent', r.spo2_percent, 'respiratoryRate', r.respiratory_rate, " +
+              "'skinTempCelsius', r.skin_temp_celsius, " +
+              "'skinTemperatureDeviationCelsius', r.skin_temperature_deviation_celsius"
           )
         },
             'workouts', ${

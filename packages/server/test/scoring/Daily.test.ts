@@ -257,7 +257,7 @@ describe("overall", () => {
     expect(score.components.recovery.factors.map((f) => f.key)).toEqual(Object.keys(Weights.recovery))
     expect(score.components.activity.factors.map((f) => f.key)).toEqual(Object.keys(Weights.activity))
     expect(factor(score, "activity", "hourlyMovement").state).toBe("unavailable")
-    expect(score.components.algorithmVersion).toBe("1.1")
+    expect(score.components.algorithmVersion).toBe("1.2")
     expect(score.overallScore).toBe(score.components.overall.score)
   })
 })

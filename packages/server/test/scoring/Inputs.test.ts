@@ -28,7 +28,9 @@ const recovery = (overrides: Partial<RecoveryRow> = {}): RecoveryRow => ({
   restingHeartRate: 52,
   hrvRmssdMs: 70,
   spo2Percent: 97,
+  respiratoryRate: null,
   skinTempCelsius: 33.4,
+  skinTemperatureDeviationCelsius: null,
   ...overrides
 })
 
@@ -39,6 +41,8 @@ const sleep = (start: string, end: string, overrides: Partial<SleepRow> = {}): S
   end: new Date(end),
   nap: false,
   inBedMinutes: 480,
+  asleepMinutes: null,
+  latencyMinutes: null,
   awakeMinutes: 30,
   lightMinutes: 270,
   deepMinutes: 80,

@@ -235,8 +235,8 @@ describe("without a journal, nothing changes", () => {
     Effect.sync(() => {
       for (const persona of Object.keys(recorded) as Array<keyof typeof Personas>) {
         const text = JSON.stringify(scoresOf(persona))
-        expect(text).toContain(`"algorithmVersion":"1.1"`)
-        const as10 = text.replaceAll(`"algorithmVersion":"1.1"`, `"algorithmVersion":"1.0"`)
+        expect(text).toContain(`"algorithmVersion":"1.2"`)
+        const as10 = text.replaceAll(`"algorithmVersion":"1.2"`, `"algorithmVersion":"1.0"`)
         expect(crypto.createHash("sha256").update(as10).digest("hex"), persona).toBe(recorded[persona])
       }
     }))

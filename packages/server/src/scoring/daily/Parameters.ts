@@ -5,8 +5,13 @@
  *
  * 1.1 added the journal's `caffeine` and `lateMeal` to the sleep score; a day without journal entries
  * before its sleep scores exactly as in 1.0.
+ *
+ * 1.2 takes the pillars' inputs from whichever connected provider has them (Garmin's and Google Health's sleep,
+ * HRV, SpO2, respiratory rate and skin temperature, by the providers' priority): a sleep's own asleep and latency
+ * minutes, a day's respiratory rate from the recovery of the main sleep's provider, a skin temperature given as its
+ * deviation from the wearer's baseline. A user whose data is WHOOP's alone scores exactly as in 1.1.
  */
-export const AlgorithmVersion = "1.1"
+export const AlgorithmVersion = "1.2"
 
 export const Weights = {
   sleep: {
