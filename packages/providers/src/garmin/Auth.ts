@@ -108,8 +108,10 @@ export const PermissionsReply = Schema.Union(
 export const permissionsOf = (reply: typeof PermissionsReply.Type): ReadonlyArray<string> =>
   "permissions" in reply ? reply.permissions : reply
 
-/** The permission that lets an app read the Health API's summaries (dailies among them). */
+/** The permission that lets an app read the Health API's summaries (dailies, sleeps, HRV, ...). */
 export const healthExport = "HEALTH_EXPORT"
+/** The permission that lets an app read the Activity API's summaries (activities). */
+export const activityExport = "ACTIVITY_EXPORT"
 /** The permission a backfill request needs; Garmin's consent page leaves it unticked. */
 export const historicalDataExport = "HISTORICAL_DATA_EXPORT"
 

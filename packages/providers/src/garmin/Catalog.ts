@@ -10,7 +10,7 @@ export const garminCatalog: CatalogEntry<"Garmin"> = {
   slug: "garmin",
   authType: "OAuth1",
   logoUrl: null,
-  supportedDataTypes: ["DailyActivity"],
+  supportedDataTypes: ["DailyActivity", "Sleep", "ActivitySession", "Recovery", "BodyMeasurementSnapshot"],
   // the watch uploads the full day after midnight, at its first sync through the phone
   dataDelayHours: 12,
   scorePriority: {

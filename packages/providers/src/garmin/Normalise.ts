@@ -19,7 +19,6 @@
  * user's access token: among them wheelchair users' `pushes` and `pushDistanceInMeters`, stress,
  * body battery and heart-rate samples.
  */
-import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { DailyActivityRecord, QuarantinedRecord } from "../Canonical.js"
 import { DateString, decodeEach, keepUnknownFields, lastByKey, localDate } from "../Shared.js"
@@ -102,7 +101,7 @@ export const normaliseGarminDaily = (daily: GarminDaily, userId: string): DailyA
     floorsClimbed: daily.floorsClimbed ?? 0,
     restingHeartRate: daily.restingHeartRateInBeatsPerMinute ?? null,
     coveredSeconds: daily.durationInSeconds ?? null,
-    rawJson: rawJsonOf(daily)
+    rawJson: garminRawJson(daily)
   }
 }
 
@@ -110,11 +109,15 @@ export const normaliseGarminDaily = (daily: GarminDaily, userId: string): DailyA
  * The summary's JSON without `userAccessToken`, which OAuth 1.0a apps get in every item: a live
  * credential has no place in stored (and served) provider JSON.
  */
-const rawJsonOf = (daily: unknown): string => {
-  if (typeof daily !== "object" || daily === null) return JSON.stringify(daily)
-  const { userAccessToken: _token, ...rest } = daily as { readonly userAccessToken?: unknown }
-  return JSON.stringify(rest)
-}
+export const garminRawJson = (summary: unknown): string => JSON.stringify(withoutAccessToken(summary))
+
+/** The local calendar date of a Garmin instant (Unix seconds) at its offset (seconds east of UTC). */
+export const garminLocalDate = (seconds: number, offsetSeconds: number | undefined): string =>
+  localDate(seconds * 1000, (offsetSeconds ?? 0) / 60)
+
+/** Minutes east of UTC of a Garmin offset in seconds, null when the summary has none. */
+export const garminOffsetMinutes = (offsetSeconds: number | undefined): number | null =>
+  offsetSeconds === undefined ? null : offsetSeconds / 60
 
 /** The record id of a raw item, when its day can be read (for quarantined items). */
 const idOfRaw = (userId: string) => (raw: unknown): string | null => {
@@ -167,47 +170,8 @@ export const normaliseGarminDailies = (
 }
 
 /** A quarantined item's raw JSON must not keep the user's access token either. */
-const withoutAccessToken = (item: unknown): unknown => {
+export const withoutAccessToken = (item: unknown): unknown => {
   if (typeof item !== "object" || item === null || !("userAccessToken" in item)) return item
   const { userAccessToken: _token, ...rest } = item as { readonly userAccessToken?: unknown }
   return rest
-}
-
-// ---- deliveries ----
-
-const Envelope = Schema.Struct({
-  dailies: Schema.optional(Schema.Array(Schema.Unknown)),
-  userPermissionsChange: Schema.optional(Schema.Array(Schema.Unknown))
-})
-const decodeEnvelope = Schema.decodeUnknownEither(Envelope)
-
-const PushedItem = Schema.Struct({ userId: Schema.String, callbackURL: Schema.optional(Schema.Unknown) })
-const decodePushedItem = Schema.decodeUnknownEither(PushedItem)
-
-/**
- * The summaries of a push delivery (`{"dailies":[...]}`) for one user: items of other users and
- * ping items are left out, as is everything when the body is not a dailies envelope.
- */
-export const garminPushDailies = (body: unknown, userId: string): ReadonlyArray<unknown> => {
-  const envelope = decodeEnvelope(body)
-  if (Either.isLeft(envelope)) return []
-  return (envelope.right.dailies ?? []).filter((item) => {
-    const head = decodePushedItem(item)
-    return Either.isRight(head) && head.right.userId === userId && head.right.callbackURL === undefined
-  })
-}
-
-const PingItem = Schema.Struct({ userId: Schema.String, callbackURL: Schema.String })
-const decodePingItem = Schema.decodeUnknownEither(PingItem)
-
-/** The pull URLs of a ping delivery (`{"dailies":[{userId, callbackURL, ...}]}`), for `pullGarminCallback`. */
-export const garminPingCallbacks = (
-  body: unknown
-): ReadonlyArray<{ readonly userId: string; readonly callbackUrl: string }> => {
-  const envelope = decodeEnvelope(body)
-  if (Either.isLeft(envelope)) return []
-  return (envelope.right.dailies ?? []).flatMap((item) => {
-    const decoded = decodePingItem(item)
-    return Either.isRight(decoded) ? [{ userId: decoded.right.userId, callbackUrl: decoded.right.callbackURL }] : []
-  })
 }

@@ -1,24 +1,31 @@
 /**
  * Garmin push and ping in. Garmin signs nothing: the `garmin-client-id` header must be the app's
- * consumer key or OAuth 2.0 client id (401 otherwise). A delivery is `{"dailies":[...],
- * "userPermissionsChange":[...], "deregistrations":[...]}`; users are named by `userId` (OAuth 1.0a
- * apps also get `userAccessToken`, which is never relied on: after the move to OAuth 2.0 it is
- * gone). A dailies item with a `callbackURL` is a ping (one notification each: pull that URL, its
- * `token=` pull token included); the others are pushed summaries, grouped into one notification
- * per user. A permission change carries the user's permissions as they now are. Deregistrations
- * name the users who withdrew our access at Garmin. Items that name no user are skipped.
+ * consumer key or OAuth 2.0 client id (401 otherwise). A delivery is one list per summary type
+ * (`{"dailies":[...], "sleeps":[...], "activities":[...], "hrv":[...], "pulseox":[...],
+ * "bodyComps":[...]}`, see `Summaries.ts`) and the lifecycle lists `userPermissionsChange` and
+ * `deregistrations`; users are named by `userId` (OAuth 1.0a apps also get `userAccessToken`, which
+ * is never relied on: after the move to OAuth 2.0 it is gone). An item with a `callbackURL` is a
+ * ping (one notification each: pull that URL, its `token=` pull token included); the others are
+ * pushed summaries, grouped into one notification per user holding every type pushed for them. A
+ * permission change carries the user's permissions as they now are. Deregistrations name the users
+ * who withdrew our access at Garmin. Items that name no user are skipped, as are the lists of
+ * summary types not read.
  */
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { accepted, rejected, sameSecret } from "../internal/Webhooks.js"
 import type { WebhookNotification, WebhookReceiver } from "../Plugin.js"
+import type { GarminSummaryType } from "./Summaries.js"
+import { garminSummaryTypes } from "./Summaries.js"
 
 /**
- * What a Garmin notification asks for: store the pushed summaries (kept as the JSON text of a
- * `{"dailies":[...]}` envelope, read by `garminPushDailies`), or pull a ping's callback URL.
+ * What a Garmin notification asks for: store the pushed summaries (kept as the JSON text of an
+ * envelope of summary lists, read by `garminPushSummaries`; notifications stored before sleeps and
+ * the rest were read name it `dailiesJson`), or pull a ping's callback URL.
  */
 export const GarminNotification = Schema.Union(
+  Schema.TaggedStruct("GarminPush", { summariesJson: Schema.parseJson() }),
   Schema.TaggedStruct("GarminPush", { dailiesJson: Schema.parseJson() }),
   Schema.TaggedStruct("GarminPing", { callbackUrl: Schema.String }),
   Schema.TaggedStruct("GarminPermissions", {
@@ -37,9 +44,15 @@ const PermissionsItem = Schema.Struct({
   changeTimeInSeconds: Schema.optional(Schema.Number)
 })
 const decodePermissionsItem = Schema.decodeUnknownOption(PermissionsItem)
+const Items = Schema.optional(Schema.Array(Schema.Unknown))
 const decodeBody = Schema.decodeUnknownEither(Schema.parseJson(Schema.Struct({
-  dailies: Schema.optional(Schema.Array(Schema.Unknown)),
-  userPermissionsChange: Schema.optional(Schema.Array(Schema.Unknown)),
+  dailies: Items,
+  sleeps: Items,
+  activities: Items,
+  hrv: Items,
+  pulseox: Items,
+  bodyComps: Items,
+  userPermissionsChange: Items,
   deregistrations: Schema.optional(Schema.Array(Item))
 })))
 
@@ -54,22 +67,24 @@ export const garminWebhooks: WebhookReceiver = (request, app) => {
   const parsed = decodeBody(request.body)
   if (Either.isLeft(parsed)) return rejected(400, "Malformed push body")
   const notifications: Array<WebhookNotification> = []
-  // Pushed items by user, in the order users first appear.
-  const pushes = new Map<string, Array<unknown>>()
-  for (const item of parsed.right.dailies ?? []) {
-    const head = decodeItem(item)
-    if (Option.isNone(head)) continue
-    if (head.value.callbackURL !== undefined) {
-      const ping: GarminNotification = { _tag: "GarminPing", callbackUrl: head.value.callbackURL }
-      notifications.push({ providerUserId: head.value.userId, notification: ping })
-    } else {
-      const list = pushes.get(head.value.userId) ?? []
-      list.push(item)
-      pushes.set(head.value.userId, list)
+  // Pushed items by user (in the order users first appear), then by summary type.
+  const pushes = new Map<string, Partial<Record<GarminSummaryType, Array<unknown>>>>()
+  for (const type of garminSummaryTypes) {
+    for (const item of parsed.right[type] ?? []) {
+      const head = decodeItem(item)
+      if (Option.isNone(head)) continue
+      if (head.value.callbackURL !== undefined) {
+        const ping: GarminNotification = { _tag: "GarminPing", callbackUrl: head.value.callbackURL }
+        notifications.push({ providerUserId: head.value.userId, notification: ping })
+      } else {
+        const byType = pushes.get(head.value.userId) ?? {}
+        ;(byType[type] ??= []).push(item)
+        pushes.set(head.value.userId, byType)
+      }
     }
   }
-  for (const [userId, dailies] of pushes) {
-    const push: GarminNotification = { _tag: "GarminPush", dailiesJson: JSON.stringify({ dailies }) }
+  for (const [userId, summaries] of pushes) {
+    const push: GarminNotification = { _tag: "GarminPush", summariesJson: JSON.stringify(summaries) }
     notifications.push({ providerUserId: userId, notification: push })
   }
   for (const item of parsed.right.userPermissionsChange ?? []) {

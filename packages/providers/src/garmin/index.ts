@@ -17,8 +17,17 @@ export const GarminPlugin: ProviderPlugin<"Garmin"> = {
 }
 
 export * from "./Adapter.js"
-export { healthExport as garminHealthExport, historicalDataExport as garminHistoricalDataExport } from "./Auth.js"
+export {
+  activityExport as garminActivityExport,
+  healthExport as garminHealthExport,
+  historicalDataExport as garminHistoricalDataExport
+} from "./Auth.js"
 export * from "./Catalog.js"
 export * from "./Data.js"
 export * from "./Normalise.js"
+export * from "./NormaliseActivities.js"
+export * from "./NormaliseBodyComps.js"
+export * from "./NormaliseRecovery.js"
+export * from "./NormaliseSleeps.js"
+export * from "./Summaries.js"
 export * from "./Webhooks.js"

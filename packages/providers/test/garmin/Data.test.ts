@@ -6,8 +6,9 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import type { DailyActivityRecord } from "@pulsebridge/providers"
+import type { CanonicalBatch, DailyActivityRecord } from "@pulsebridge/providers"
 import {
+  emptyBatch,
   garminBackfillRanges,
   GarminDaily,
   GarminData,
@@ -15,6 +16,7 @@ import {
   GarminOAuth2Adapter,
   garminPingCallbacks,
   garminPushDailies,
+  garminSummaries,
   garminUploadWindows,
   garminWebhooks,
   isAccessLost,
@@ -297,17 +299,28 @@ describe("GarminData.fetchWindow against the simulator (OAuth 1.0a)", () => {
       const { input, sim } = yield* connect("Garmin", { granted: ["ACTIVITY_EXPORT"] })
       expect(input().tokens.scopes).toBe("ACTIVITY_EXPORT")
       const window = { from: "2025-06-12", to: "2025-06-12" }
-      // The permissions are known: nothing is asked of Garmin.
+      // The permissions are known: the Health API's types are not asked of Garmin; activities
+      // (ACTIVITY_EXPORT) are.
       const known = yield* GarminData.fetchWindow(input(), window)
       expect(known.dailyActivity).toEqual([])
-      expect(known.quarantined.map((q) => q.reason)).toEqual([expect.stringContaining("HEALTH_EXPORT")])
-      expect(sim.control.calls()).toHaveLength(0)
-      // Unknown permissions (a connection made before they were read): Garmin's 412 ends the read.
+      expect(known.sleep).toEqual([])
+      expect(known.quarantined.map((q) => [q.kind, q.reason])).toEqual([
+        ["DailyActivity", expect.stringContaining("Garmin dailies skipped: the user has not granted HEALTH_EXPORT")],
+        ["Sleep", expect.stringContaining("Garmin sleeps skipped: the user has not granted HEALTH_EXPORT")],
+        ["Recovery", expect.stringContaining("Garmin hrv skipped")],
+        ["Recovery", expect.stringContaining("Garmin pulseox skipped")],
+        ["BodyMeasurement", expect.stringContaining("Garmin bodyComps skipped")]
+      ])
+      expect(new Set(sim.control.calls().map((c) => c.path))).toEqual(new Set(["/wellness-api/rest/activities"]))
+      // Unknown permissions (a connection made before they were read): Garmin's 412 ends each type's read.
+      sim.control.clearCalls()
       const unknown = input()
       const batch = yield* GarminData.fetchWindow({ ...unknown, tokens: { ...unknown.tokens, scopes: "" } }, window)
       expect(batch.dailyActivity).toEqual([])
-      expect(batch.quarantined.map((q) => q.reason)).toEqual([expect.stringContaining("412")])
+      expect(batch.quarantined.map((q) => q.reason)).toEqual(Array(5).fill(expect.stringContaining("412")))
       expect(sim.control.calls({ path: pullPath, status: 412 })).toHaveLength(1)
+      expect(sim.control.calls({ status: 412 })).toHaveLength(5)
+      expect(sim.control.calls({ path: "/wellness-api/rest/activities", status: 412 })).toHaveLength(0)
     })))
 })
 
@@ -402,13 +415,25 @@ describe("GarminData against the simulator (OAuth 2.0)", () => {
       const { input, sim } = yield* oauth2({ granted: ["HEALTH_EXPORT", "ACTIVITY_EXPORT"] })
       const window = { from: "2025-06-12", to: "2025-06-12" }
       const known = yield* GarminData.fetchWindow(input(), window)
-      expect(known.quarantined.map((q) => q.reason)).toEqual([expect.stringContaining("HISTORICAL_DATA_EXPORT")])
+      // one note per summary type, each under its own kind
+      expect(known.quarantined.map((q) => q.reason)).toEqual(
+        Array(6).fill(expect.stringContaining("HISTORICAL_DATA_EXPORT"))
+      )
+      expect(known.quarantined.map((q) => q.kind)).toEqual([
+        "DailyActivity",
+        "Sleep",
+        "Workout",
+        "Recovery",
+        "Recovery",
+        "BodyMeasurement"
+      ])
       expect(sim.control.calls()).toHaveLength(0)
       const unknown = input()
       const refused = yield* GarminData.fetchWindow({ ...unknown, tokens: { ...unknown.tokens, scopes: "" } }, window)
-      expect(refused.quarantined.map((q) => q.reason)).toEqual([expect.stringContaining("412")])
+      expect(refused.quarantined.map((q) => q.reason)).toEqual(Array(6).fill(expect.stringContaining("412")))
       expect(sim.control.calls({ path: "/wellness-api/rest/backfill/dailies", status: 412 })).toHaveLength(1)
-      expect(sim.control.calls()).toHaveLength(1)
+      expect(sim.control.calls({ path: "/wellness-api/rest/backfill/pulseOx", status: 412 })).toHaveLength(1)
+      expect(sim.control.calls()).toHaveLength(6)
     })))
 
   it.scopedLive("a pull without a ping's token is refused; a ping's callbackURL with token= is pulled as it is", () =>
@@ -463,16 +488,40 @@ describe("GarminData against the simulator (OAuth 2.0)", () => {
       sim.control.clearCalls()
       const batch = yield* GarminData.fetchWindow(narrowed, { from: "2025-06-12", to: "2025-06-12" })
       expect(batch.dailyActivity).toEqual([])
-      expect(batch.quarantined.map((q) => q.reason)).toEqual([expect.stringContaining("HEALTH_EXPORT")])
+      expect(batch.quarantined.map((q) => q.reason)).toEqual([
+        expect.stringContaining("HEALTH_EXPORT"),
+        expect.stringContaining("HEALTH_EXPORT"),
+        // activities are still permitted, but their backfill needs HISTORICAL_DATA_EXPORT
+        expect.stringContaining("HISTORICAL_DATA_EXPORT"),
+        expect.stringContaining("HEALTH_EXPORT"),
+        expect.stringContaining("HEALTH_EXPORT"),
+        expect.stringContaining("HEALTH_EXPORT")
+      ])
       expect(sim.control.calls()).toHaveLength(0)
-      // pushed dailies of a withdrawn type are not stored either
+      // pushed summaries of a withdrawn type are not stored either; activities still are
       const pushed = yield* GarminData.notify(narrowed, {
         _tag: "GarminPush",
-        dailiesJson: JSON.stringify({
-          dailies: [{ userId: providerUserId, summaryId: "s", calendarDate: "2025-06-12" }]
+        summariesJson: JSON.stringify({
+          dailies: [{ userId: providerUserId, summaryId: "s", calendarDate: "2025-06-12" }],
+          sleeps: [{
+            userId: providerUserId,
+            summaryId: "n",
+            startTimeInSeconds: 1749686400,
+            durationInSeconds: 28800
+          }],
+          activities: [{
+            userId: providerUserId,
+            summaryId: "a",
+            startTimeInSeconds: 1749711600,
+            durationInSeconds: 1800
+          }]
         })
       })
-      expect(pushed._tag === "Store" && pushed.batch.dailyActivity).toEqual([])
+      if (pushed._tag !== "Store") throw new Error("expected records to store")
+      expect(pushed.batch.dailyActivity).toEqual([])
+      expect(pushed.batch.sleep).toEqual([])
+      expect(pushed.batch.workouts.map((w) => w.providerRecordId)).toEqual(["a"])
+      expect(pushed.batch.quarantined.map((q) => q.kind)).toEqual(["DailyActivity", "Sleep"])
     })))
 
   it.scopedLive("a revoked user's bearer token gets 403, read as access_revoked", () =>
@@ -539,7 +588,137 @@ describe("Garmin push and ping against the simulator (OAuth 1.0a)", () => {
       const refused = yield* Effect.flip(
         pullGarminCallback(input(), "https://apis.garmin.com/wellness-api/rest/epochs?x=1")
       )
-      expect(refused.message).toContain("not a dailies pull")
+      expect(refused.message).toContain("not a summary pull")
       expect(sim.control.calls({ path: pullPath })).toHaveLength(2)
+    })))
+})
+
+describe("Garmin sleeps, activities, HRV, pulse ox and body compositions against the simulator", () => {
+  const window = { from: "2025-06-08", to: "2025-06-14" }
+  const dates = ["2025-06-08", "2025-06-09", "2025-06-10", "2025-06-11", "2025-06-12", "2025-06-13", "2025-06-14"]
+  const inWindow = <R extends { readonly date?: string | undefined }>(records: ReadonlyArray<R>) =>
+    records.filter((r) => r.date !== undefined && r.date >= window.from && r.date <= window.to)
+
+  it.scopedLive("OAuth 1.0a: each type is pulled by upload window and normalised as the simulator's summaries", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, providerUserId, sim } = yield* connect("Garmin")
+      const batch = yield* GarminData.fetchWindow(input(), window)
+      expect(batch.quarantined).toEqual([])
+      const windows = garminUploadWindows(window, new Date(NOW))
+      for (const path of ["sleeps", "activities", "hrv", "pulseOx", "bodyComps"]) {
+        expect(sim.control.calls({ path: `/wellness-api/rest/${path}`, status: 200 })).toHaveLength(windows.length)
+      }
+      const summaries = (type: Parameters<typeof sim.control.summaries>[1]) =>
+        sim.control.summaries(providerUserId, type, dates).map((summary) => ({ userId: providerUserId, ...summary }))
+      // a night's sleep for every morning of the window, dated by its wake day
+      const nights = inWindow(batch.sleep).filter((r) => !r.nap)
+      expect(nights.map((r) => r.date).sort()).toEqual(dates)
+      const expectedNights = garminSummaries.sleeps.read(summaries("sleeps"), providerUserId).sleep.filter((r) =>
+        !r.nap
+      )
+      expect(nights).toEqual(expect.arrayContaining(expectedNights))
+      // activities: the days' workouts, by Garmin's summaryId
+      const expectedWorkouts = garminSummaries.activities.read(summaries("activities"), providerUserId).workouts
+      expect(expectedWorkouts.length).toBeGreaterThanOrEqual(4)
+      expect(inWindow(batch.workouts)).toEqual(expect.arrayContaining([...expectedWorkouts]))
+      expect(new Set(inWindow(batch.workouts).map((w) => w.providerRecordId))).toEqual(
+        new Set(expectedWorkouts.map((w) => w.providerRecordId))
+      )
+      // one recovery per day: the night's HRV, the day's SpO2 and the dailies' resting heart rate
+      const recoveries = inWindow(batch.recovery)
+      expect(recoveries.map((r) => r.date).sort()).toEqual(dates)
+      for (const recovery of recoveries) {
+        const hrv = sim.control.summaries(providerUserId, "hrv", [recovery.date])[0]!
+        const daily = sim.control.dailies(providerUserId, [recovery.date])[0]!
+        expect(recovery).toMatchObject({
+          providerRecordId: `recovery:${recovery.date}`,
+          partial: true,
+          hrvRmssdMs: hrv["lastNightAvg"],
+          restingHeartRate: daily["restingHeartRateInBeatsPerMinute"]
+        })
+        expect(recovery.spo2Percent).toBeGreaterThan(80)
+        expect(Object.keys(JSON.parse(recovery.rawJson))).toEqual(expect.arrayContaining(["dailies", "hrv", "pulseox"]))
+      }
+      // a weigh-in at least once a week, in kilograms
+      const expectedBodies = garminSummaries.bodyComps.read(summaries("bodyComps"), providerUserId).bodyMeasurements
+      expect(expectedBodies.length).toBeGreaterThanOrEqual(1)
+      expect(inWindow(batch.bodyMeasurements)).toEqual(expect.arrayContaining([...expectedBodies]))
+      for (const body of batch.bodyMeasurements) expect(body.weightKilograms).toBeLessThan(150)
+      for (const record of [...batch.sleep, ...batch.workouts, ...batch.recovery, ...batch.bodyMeasurements]) {
+        expect(record.rawJson).not.toContain("userAccessToken")
+      }
+    })))
+
+  it.scopedLive("OAuth 2.0: a backfill request per type (activities at most 30 days); what is delivered is stored", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, providerUserId, sim } = yield* connect("Garmin", { adapter: GarminOAuth2Adapter })
+      const batch = yield* GarminData.fetchWindow(input(), window)
+      expect(batch).toEqual(emptyBatch)
+      for (const path of ["dailies", "sleeps", "activities", "hrv", "pulseOx", "bodyComps"]) {
+        expect(sim.control.calls({ path: `/wellness-api/rest/backfill/${path}`, status: 202 })).toHaveLength(1)
+      }
+      expect(sim.control.pendingBackfills().map((b) => b.summaryType).sort()).toEqual(
+        ["activities", "bodyComps", "dailies", "hrv", "pulseox", "sleeps"]
+      )
+      // a long window: the activities' requests are cut at 30 days, the others' at 90
+      const long = { from: "2025-01-01", to: "2025-06-14" }
+      expect(garminBackfillRanges(long, new Date(NOW), garminSummaries.activities.maxBackfillSeconds).length).toBe(6)
+      expect(garminBackfillRanges(long, new Date(NOW), garminSummaries.sleeps.maxBackfillSeconds).length).toBe(2)
+
+      const hook = yield* receiver
+      const deliveries = yield* sim.control.deliverBackfills(hook.url)
+      expect(deliveries.map((d) => d.status)).toEqual(Array(6).fill(200))
+      const stored: Array<CanonicalBatch> = []
+      for (const body of hook.bodies) {
+        expect(JSON.stringify(body)).not.toContain("userAccessToken")
+        const received = garminWebhooks(
+          post(JSON.stringify(body), { "garmin-client-id": simClient.clientId }),
+          { ...app, clientId: simClient.clientId },
+          0
+        )
+        if (received._tag !== "Accepted") throw new Error("expected an accepted delivery")
+        for (const { notification } of received.notifications) {
+          const outcome = yield* GarminData.notify(input(), notification)
+          if (outcome._tag !== "Store") throw new Error("expected records to store")
+          stored.push(outcome.batch)
+        }
+      }
+      const all = {
+        sleep: stored.flatMap((b) => b.sleep),
+        workouts: stored.flatMap((b) => b.workouts),
+        recovery: stored.flatMap((b) => b.recovery),
+        bodyMeasurements: stored.flatMap((b) => b.bodyMeasurements),
+        quarantined: stored.flatMap((b) => b.quarantined)
+      }
+      expect(all.quarantined).toEqual([])
+      expect(new Set(inWindow(all.sleep).filter((r) => !r.nap).map((r) => r.date))).toEqual(new Set(dates))
+      expect(inWindow(all.workouts).length).toBeGreaterThanOrEqual(4)
+      expect(new Set(inWindow(all.recovery).filter((r) => r.hrvRmssdMs !== null).map((r) => r.date))).toEqual(
+        new Set(dates)
+      )
+      expect(inWindow(all.bodyMeasurements).length).toBeGreaterThanOrEqual(1)
+      expect(all.workouts.every((w) => w.providerRecordId.length > 0)).toBe(true)
+      expect(providerUserId).toMatch(/^[0-9a-f]{32}$/)
+    })))
+
+  it.scopedLive("OAuth 2.0: a sleeps ping's callbackURL is pulled as it is; its pull token serves sleeps only", () =>
+    withHttp(Effect.gen(function*() {
+      const { input, providerUserId, sim } = yield* connect("Garmin", { adapter: GarminOAuth2Adapter })
+      const hook = yield* receiver
+      const start = Date.parse("2025-06-12T00:00:00Z") / 1000
+      yield* sim.control.pingSummaries(hook.url, {
+        userId: providerUserId,
+        summaryType: "sleeps",
+        uploadStartTimeInSeconds: start,
+        uploadEndTimeInSeconds: start + 86_400
+      })
+      const [ping] = garminPingCallbacks(hook.bodies[0])
+      expect(new URL(ping!.callbackUrl).pathname).toBe("/wellness-api/rest/sleeps")
+      const batch = yield* pullGarminCallback(input(), ping!.callbackUrl)
+      expect(batch.sleep.filter((r) => !r.nap).map((r) => r.date)).toEqual(["2025-06-12"])
+      // the same token on another type's path is refused
+      const elsewhere = ping!.callbackUrl.replace("/sleeps?", "/dailies?")
+      const refused = yield* Effect.flip(pullGarminCallback(input(), elsewhere))
+      expect(refused.message).toContain("InvalidPullTokenException")
     })))
 })

@@ -43,12 +43,12 @@ describe("garminWebhooks", () => {
           providerUserId: "u1",
           notification: {
             _tag: "GarminPush",
-            dailiesJson: JSON.stringify({ dailies: [daily("u1", "s1"), daily("u1", "s3")] })
+            summariesJson: JSON.stringify({ dailies: [daily("u1", "s1"), daily("u1", "s3")] })
           }
         },
         {
           providerUserId: "u2",
-          notification: { _tag: "GarminPush", dailiesJson: JSON.stringify({ dailies: [daily("u2", "s2")] }) }
+          notification: { _tag: "GarminPush", summariesJson: JSON.stringify({ dailies: [daily("u2", "s2")] }) }
         }
       ],
       deregistrations: []
