@@ -257,10 +257,10 @@ describe("Fitbit (Google Health API) simulator", () => {
       const bad = (dataType: string, body: unknown) => rollUp(base, tokens.access, dataType, body)
       expectGoogleError(yield* bad("stepz", range("2025-06-01", "2025-06-02")), 400, "INVALID_ARGUMENT")
       expectGoogleError(yield* bad("activity-level", range("2025-06-01", "2025-06-02")), 400, "INVALID_ARGUMENT")
-      expectGoogleError(yield* bad("total-calories", range("2025-06-01", "2025-06-16")), 400, "INVALID_ARGUMENT")
+      expect((yield* bad("total-calories", range("2025-06-01", "2025-06-16"))).status).toBe(400)
       expect((yield* bad("total-calories", range("2025-06-01", "2025-06-15"))).status).toBe(200)
       expect((yield* bad("steps", range("2025-03-01", "2025-05-30"))).status).toBe(200)
-      expectGoogleError(yield* bad("steps", range("2025-03-01", "2025-05-31")), 400, "INVALID_ARGUMENT")
+      expect((yield* bad("steps", range("2025-03-01", "2025-05-31"))).json().error.status).toBe("INVALID_ARGUMENT")
       expectGoogleError(yield* bad("steps", range("2025-06-02", "2025-06-02")), 400, "INVALID_ARGUMENT")
       for (const windowSizeDays of [0, -1, 1.5, "1", 3]) {
         expectGoogleError(
@@ -276,7 +276,12 @@ describe("Fitbit (Google Health API) simulator", () => {
           "INVALID_ARGUMENT"
         )
       }
-      expect((yield* bad("steps", { ...range("2025-06-01", "2025-06-03"), pageSize: 50_000 })).status).toBe(200)
+      // an oversized page is refused, not cut to 10,000
+      expectGoogleError(
+        yield* bad("steps", { ...range("2025-06-01", "2025-06-03"), pageSize: 50_000 }),
+        400,
+        "INVALID_ARGUMENT"
+      )
       const one = yield* bad("steps", { ...range("2025-06-01", "2025-06-04"), pageSize: 1 })
       expect(one.json().rollupDataPoints).toHaveLength(1)
       expectGoogleError(
@@ -356,5 +361,133 @@ describe("Fitbit (Google Health API) simulator", () => {
           }]
         }
       })
+    }).pipe(Effect.provide(HttpLive)))
+
+  it.scopedLive("a range longer than allowed is Google's JSON error: INVALID_ROLLUP_QUERY_DURATION with maxDurationDays", () =>
+    Effect.gen(function*() {
+      const { base } = yield* served("Fitbit", new ManualClock())
+      const tokens = yield* fitbitConnect(base)
+      for (
+        const [dataType, to, max] of [["total-calories", "2025-06-16", "14"], ["steps", "2025-08-31", "90"]] as const
+      ) {
+        const reply = yield* rollUp(base, tokens.access, dataType, range("2025-06-01", to))
+        expect(reply.status).toBe(400)
+        expect(reply.json()).toEqual({
+          error: {
+            code: 400,
+            message: expect.any(String),
+            status: "INVALID_ARGUMENT",
+            details: [{
+              "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+              reason: "INVALID_ROLLUP_QUERY_DURATION",
+              domain: "health.googleapis.com",
+              metadata: { dataType, maxDurationDays: max }
+            }]
+          }
+        })
+      }
+      // a page of windows longer than the range allows, likewise
+      const paged = yield* rollUp(base, tokens.access, "total-calories", {
+        ...range("2025-06-01", "2025-06-03"),
+        pageSize: 15
+      })
+      expect(paged.json().error.details[0].reason).toBe("INVALID_ROLLUP_QUERY_DURATION")
+    }).pipe(Effect.provide(HttpLive)))
+
+  it.scopedLive("lists sleep, exercise, daily metrics and weighings newest first, 25 sessions a page, following page tokens", () =>
+    Effect.gen(function*() {
+      const { base } = yield* served("Fitbit", new ManualClock())
+      const sleepScope = "https://www.googleapis.com/auth/googlehealth.sleep.readonly"
+      const metricsScope = "https://www.googleapis.com/auth/googlehealth.health_metrics_and_measurements.readonly"
+      const reply = yield* connectWith(base, {
+        extra: { scope: `${GOOGLE_ACTIVITY} ${sleepScope} ${metricsScope}` }
+      })
+      const list = (dataType: string, query: Record<string, string>) =>
+        get(
+          `${base}/v4/users/me/dataTypes/${dataType}/dataPoints?${new URLSearchParams(query)}`,
+          auth(reply.access_token)
+        )
+      const sleepFilter =
+        "sleep.interval.civil_end_time >= \"2025-05-01\" AND sleep.interval.civil_end_time < \"2025-06-01\""
+      const first = yield* list("sleep", { filter: sleepFilter })
+      expect(first.status).toBe(200)
+      const page1 = first.json()
+      expect(page1.dataPoints).toHaveLength(25)
+      expect(typeof page1.nextPageToken).toBe("string")
+      const second = (yield* list("sleep", { filter: sleepFilter, pageToken: page1.nextPageToken })).json()
+      const sleeps = [...page1.dataPoints, ...second.dataPoints]
+      // a sleep every night of May, and naps some days; newest first
+      const nights = sleeps.filter((p: any) => !p.sleep.metadata.nap)
+      expect(nights).toHaveLength(31)
+      const starts = sleeps.map((p: any) => Date.parse(p.sleep.interval.startTime))
+      expect(starts).toEqual([...starts].sort((a, b) => b - a))
+      expect(second.nextPageToken).toBeUndefined()
+      // as Google writes them: int64 as strings, offsets as seconds
+      expect(nights[0].sleep.summary.minutesAsleep).toMatch(/^\d+$/)
+      expect(nights[0].sleep.interval.endUtcOffset).toMatch(/^-?\d+s$/)
+      // more than 25 sessions a page is refused, as is a token of another query
+      expectGoogleError(yield* list("sleep", { filter: sleepFilter, pageSize: "26" }), 400, "INVALID_ARGUMENT")
+      expectGoogleError(
+        yield* list("exercise", { pageToken: page1.nextPageToken }),
+        400,
+        "INVALID_ARGUMENT"
+      )
+      expectGoogleError(
+        yield* list("sleep", { filter: "steps.interval.start_time >= \"2025-05-01\"" }),
+        400,
+        "INVALID_ARGUMENT"
+      )
+
+      const exercise = (yield* list("exercise", {
+        filter:
+          "exercise.interval.civil_start_time >= \"2025-05-01\" AND exercise.interval.civil_start_time < \"2025-05-29\""
+      })).json()
+      // most days, not every day
+      expect(exercise.dataPoints.length).toBeGreaterThan(10)
+      expect(exercise.dataPoints.length + (exercise.nextPageToken === undefined ? 0 : 1)).toBeLessThanOrEqual(26)
+      const rhr = (yield* list("daily-resting-heart-rate", {
+        filter: "daily_resting_heart_rate.date >= \"2025-05-01\" AND daily_resting_heart_rate.date < \"2025-05-15\""
+      })).json()
+      expect(rhr.dataPoints.map((p: any) => p.dailyRestingHeartRate.date.day)).toEqual(
+        Array.from({ length: 14 }, (_, i) => 14 - i)
+      )
+      const weights = (yield* list("weight", {
+        filter: "weight.sample_time.civil_time >= \"2025-05-01\" AND weight.sample_time.civil_time < \"2025-06-01\""
+      })).json()
+      // at least one a week
+      expect(weights.dataPoints.length).toBeGreaterThanOrEqual(4)
+      expect(typeof weights.dataPoints[0].weight.weightGrams).toBe("number")
+      // the same seed, user and day give the same points
+      expect((yield* list("sleep", { filter: sleepFilter })).json()).toEqual(page1)
+    }).pipe(Effect.provide(HttpLive)))
+
+  it.scopedLive("Google sends no notification for active minutes or active energy; notifications are signed with the simulator's key", () =>
+    Effect.gen(function*() {
+      const { sim } = yield* served("Fitbit", new ManualClock())
+      const hook = yield* receiver(() => 204)
+      for (const dataType of ["active-minutes", "active-energy-burned"]) {
+        const exit = yield* Effect.exit(sim.control.notifyChange(hook.url, {
+          healthUserId: "1",
+          dataType,
+          from: "2025-06-10",
+          to: "2025-06-10",
+          authorization: "Bearer s"
+        }))
+        expect(exit._tag).toBe("Failure")
+      }
+      expect(hook.received).toHaveLength(0)
+      yield* sim.control.notifyChange(hook.url, {
+        healthUserId: "1",
+        dataType: "sleep",
+        from: "2025-06-10",
+        to: "2025-06-10",
+        authorization: "Bearer s"
+      })
+      const signature = Buffer.from(hook.received[0]!.headers["x-healthapi-signature"]!, "base64")
+      const keyset = JSON.parse(sim.control.webhookKeyset())
+      // Tink's prefix: version 1, then the id of the keyset's key
+      expect(signature[0]).toBe(1)
+      expect(signature.readUInt32BE(1)).toBe(keyset.primaryKeyId)
+      expect(keyset.key[0]).toMatchObject({ status: "ENABLED", outputPrefixType: "TINK" })
     }).pipe(Effect.provide(HttpLive)))
 })

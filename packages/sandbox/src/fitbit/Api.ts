@@ -2,11 +2,13 @@
  * The simulator's Google Health API (`/v4`): bearer auth (401 `UNAUTHENTICATED`), the per-user
  * minute quota (429 `RESOURCE_EXHAUSTED`), scopes per method and data type (403
  * `PERMISSION_DENIED`), the `me`-or-own-id path user; `users.getIdentity`, `getSettings`,
- * `getProfile`, and `dataPoints:dailyRollUp` with Google's checks: a known data type that rolls up
+ * `getProfile`, `dataPoints:dailyRollUp` with Google's checks: a known data type that rolls up
  * by day, a range of whole civil days that ends after it starts and spans at most 14 days
  * (`total-calories`, `active-minutes`, `heart-rate`, `calories-in-heart-rate-zone`) or 90
- * (the others), a whole `windowSizeDays` of at least 1 that fits the range, a page size from
- * 0 to 10,000 (larger is cut to 10,000), and no page token it did not issue.
+ * (the others), else 400 `INVALID_ROLLUP_QUERY_DURATION` with `maxDurationDays` as Google
+ * answers, a whole `windowSizeDays` of at least 1 that fits the range, a page size from 0 to
+ * 10,000 (larger is refused, and so is a page of windows longer than the range allows), and no
+ * page token it did not issue; and the raw `dataPoints` list (List.ts).
  */
 import type { HttpServerResponse } from "@effect/platform"
 import { parseBearer } from "../core/Credentials.js"
@@ -16,6 +18,7 @@ import { DAY_MS, formatDay, localDayOf, localMidnight, parseDay, providerUserIds
 import type { SimRequestShape } from "../core/Request.js"
 import { json } from "../core/Responses.js"
 import { fitbitDailySummary, googleDateOf, rollupValueOf, sumRollupValues, traitsOf } from "./Data.js"
+import { listPage, readListQuery } from "./List.js"
 import type { FitbitCore } from "./Shapes.js"
 import {
   DATA_TYPES,
@@ -26,6 +29,7 @@ import {
   MAX_PAGE_SIZE,
   MINUTE_MS,
   RATE_LIMIT,
+  rollupTooLong,
   scopes,
   SHORT_RANGE_DAYS,
   SHORT_RANGE_TYPES,
@@ -145,7 +149,12 @@ export const makeFitbitApi = (core: FitbitCore) => {
       pathUser!,
       (scope) => scope === known.scope || scope === known.scope.replace(".readonly", ""),
       (record) => {
-        if (!known.dailyRollUp) return googleError(400, `Data type ${dataType} does not support daily roll-up`)
+        if (!known.dailyRollUp) {
+          return googleError(
+            400,
+            `DailyRollup is not supported for data type ${dataType}, but the following actions are supported: list, reconcile`
+          )
+        }
         let body: Record<string, unknown>
         try {
           const parsed: unknown = JSON.parse(req.body === "" ? "{}" : req.body)
@@ -165,19 +174,23 @@ export const makeFitbitApi = (core: FitbitCore) => {
         const days = parseDay(end)! - parseDay(start)!
         if (days <= 0) return googleError(400, "range.end must be after range.start")
         const maxDays = SHORT_RANGE_TYPES.includes(dataType!) ? SHORT_RANGE_DAYS : LONG_RANGE_DAYS
-        if (days > maxDays) return googleError(400, `The maximum range for ${dataType} is ${maxDays} days`)
+        if (days > maxDays) return rollupTooLong(dataType!, maxDays)
         const windowSizeDays = body["windowSizeDays"] ?? 1
         if (typeof windowSizeDays !== "number" || !Number.isInteger(windowSizeDays) || windowSizeDays < 1) {
           return googleError(400, "windowSizeDays must be a positive whole number of days")
         }
         if (windowSizeDays > days) return googleError(400, "windowSizeDays must not exceed the range")
         const pageSize = body["pageSize"] ?? DEFAULT_PAGE_SIZE
-        if (typeof pageSize !== "number" || !Number.isInteger(pageSize) || pageSize < 0) {
+        if (typeof pageSize !== "number" || !Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_PAGE_SIZE) {
           return googleError(400, "pageSize must be a whole number from 0 to 10000")
+        }
+        // a page of windows is itself a duration: Google refuses one longer than the data type's range
+        if (body["pageSize"] !== undefined && pageSize * windowSizeDays > maxDays) {
+          return rollupTooLong(dataType!, maxDays)
         }
         // this simulator never issues a page token (its pages hold every window)
         if (body["pageToken"] !== undefined && body["pageToken"] !== "") return googleError(400, "Invalid page token")
-        const limit = Math.min(pageSize === 0 ? DEFAULT_PAGE_SIZE : pageSize, MAX_PAGE_SIZE)
+        const limit = pageSize === 0 ? DEFAULT_PAGE_SIZE : pageSize
         const { memberSinceDay, zone } = userTraits("fitbit", record.userId)
         const today = localDayOf(core.nowMs(), zone.offsetMinutes)
         const points: Array<unknown> = []
@@ -207,5 +220,28 @@ export const makeFitbitApi = (core: FitbitCore) => {
     )
   }
 
-  return { userResource, dailyRollUp }
+  const listPath = /^\/v4\/users\/([^/]+)\/dataTypes\/([^/]+)\/dataPoints$/
+
+  /** `dataPoints.list`: the raw points of a data type, filtered, newest first, page by page. */
+  const listDataPoints = (req: SimRequestShape) => {
+    const m = listPath.exec(req.path)
+    if (m === null) return googleError(404, `Method not found: GET ${req.path}`)
+    const [, pathUser, dataType] = m
+    const known = DATA_TYPES[dataType!]
+    if (known === undefined) return googleError(400, `Invalid data type: ${dataType}`)
+    return api(
+      req,
+      pathUser!,
+      (scope) => scope === known.scope || scope === known.scope.replace(".readonly", ""),
+      (record) => {
+        const query = readListQuery(dataType!, req.query)
+        if (query._tag === "Invalid") return googleError(400, query.message)
+        const { zone } = userTraits("fitbit", record.userId)
+        const now = core.nowMs()
+        return json(listPage(core.seed, record.userId, dataType!, query, localDayOf(now, zone.offsetMinutes), now))
+      }
+    )
+  }
+
+  return { userResource, dailyRollUp, listDataPoints }
 }

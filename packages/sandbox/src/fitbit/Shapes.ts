@@ -50,8 +50,12 @@ export const DATA_TYPES: Readonly<Record<string, { readonly scope: string; reado
   "blood-glucose": { scope: scopes.healthMetrics, dailyRollUp: true },
   "body-fat": { scope: scopes.healthMetrics, dailyRollUp: true },
   "calories-in-heart-rate-zone": { scope: scopes.activity, dailyRollUp: true },
-  "daily-heart-rate-variability": { scope: scopes.healthMetrics, dailyRollUp: true },
-  "daily-resting-heart-rate": { scope: scopes.healthMetrics, dailyRollUp: true },
+  // the discovery document says these roll up to a personal range; the live API answers that they do not
+  "daily-heart-rate-variability": { scope: scopes.healthMetrics, dailyRollUp: false },
+  "daily-oxygen-saturation": { scope: scopes.healthMetrics, dailyRollUp: false },
+  "daily-resting-heart-rate": { scope: scopes.healthMetrics, dailyRollUp: false },
+  "daily-respiratory-rate": { scope: scopes.healthMetrics, dailyRollUp: false },
+  "daily-sleep-temperature-derivations": { scope: scopes.healthMetrics, dailyRollUp: false },
   distance: { scope: scopes.activity, dailyRollUp: true },
   exercise: { scope: scopes.activity, dailyRollUp: false },
   floors: { scope: scopes.activity, dailyRollUp: true },
@@ -77,6 +81,34 @@ export const SHORT_RANGE_DAYS = 14
 export const LONG_RANGE_DAYS = 90
 export const DEFAULT_PAGE_SIZE = 1440
 export const MAX_PAGE_SIZE = 10_000
+/** `sleep` and `exercise` lists: 25 a page by default and at most. */
+export const SESSION_PAGE_SIZE = 25
+
+/**
+ * The data types Google sends notifications for (its webhook guide), less the ones it never notifies although
+ * listed elsewhere: active minutes and active energy change only at a client's periodic read.
+ */
+export const NOTIFIED_DATA_TYPES: ReadonlyArray<string> = [
+  "active-zone-minutes",
+  "altitude",
+  "body-fat",
+  "calories-in-heart-rate-zone",
+  "daily-heart-rate-variability",
+  "daily-heart-rate-zones",
+  "daily-oxygen-saturation",
+  "daily-respiratory-rate",
+  "daily-resting-heart-rate",
+  "daily-sleep-temperature-derivations",
+  "distance",
+  "exercise",
+  "floors",
+  "heart-rate",
+  "sedentary-period",
+  "sleep",
+  "steps",
+  "total-calories",
+  "weight"
+]
 
 export const ACCESS_TTL_SECONDS = 3599
 export const CODE_TTL_MS = 10 * 60_000
@@ -118,7 +150,10 @@ export interface FitbitControl extends SimulatorControl {
     body: GoogleHealthNotificationBody | ReadonlyArray<GoogleHealthNotificationBody>,
     authorization: string | null
   ) => Effect.Effect<Delivery, HttpClientError, HttpClient.HttpClient>
-  /** Notifies `url` that the user's `dataType` changed on the civil days `from`..`to`. */
+  /**
+   * Notifies `url` that the user's `dataType` changed on the civil days `from`..`to`. A data type Google sends no
+   * notification for (`active-minutes`, `active-energy-burned`) is a defect: nothing is sent.
+   */
   readonly notifyChange: (
     url: string,
     change: {
@@ -129,6 +164,8 @@ export interface FitbitControl extends SimulatorControl {
       readonly authorization: string
     }
   ) => Effect.Effect<Delivery, HttpClientError, HttpClient.HttpClient>
+  /** The Tink JSON public keyset the simulator's notifications verify with (the form Google publishes). */
+  readonly webhookKeyset: () => string
   /** Google's two verification POSTs of `{"type":"verification"}`: with the `Authorization` value, then without. */
   readonly verifySubscriber: (
     url: string,
@@ -167,9 +204,27 @@ export const statusName = (status: number): string => {
   }
 }
 
-/** The API's error body. */
-export const googleError = (status: number, message: string, headers?: Record<string, string>) =>
-  json({ error: { code: status, message, status: statusName(status) } }, status, headers)
+/** The API's error body, with `google.rpc` details when Google gives a reason. */
+export const googleError = (
+  status: number,
+  message: string,
+  headers?: Record<string, string>,
+  details?: ReadonlyArray<Record<string, unknown>>
+) =>
+  json(
+    { error: { code: status, message, status: statusName(status), ...(details === undefined ? {} : { details }) } },
+    status,
+    headers
+  )
+
+/** Google's refusal of a roll-up over a longer range than the data type allows (an `ErrorInfo` detail). */
+export const rollupTooLong = (dataType: string, maxDays: number) =>
+  googleError(400, `The maximum query duration for ${dataType} is ${maxDays} days.`, undefined, [{
+    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+    reason: "INVALID_ROLLUP_QUERY_DURATION",
+    domain: "health.googleapis.com",
+    metadata: { dataType, maxDurationDays: String(maxDays) }
+  }])
 
 /** The token and revoke endpoints' RFC 6749 body. */
 export const oauthError = (status: number, error: string, description: string) =>

@@ -6,12 +6,13 @@
  *
  * Paths under B: `GET|POST /o/oauth2/v2/auth`, `POST /token`, `POST /revoke`,
  * `GET /v4/users/{me|id}/identity|settings|profile`,
- * `POST /v4/users/{me|id}/dataTypes/{dataType}/dataPoints:dailyRollUp`; the retired Web API's
+ * `POST /v4/users/{me|id}/dataTypes/{dataType}/dataPoints:dailyRollUp`,
+ * `GET /v4/users/{me|id}/dataTypes/{dataType}/dataPoints`; the retired Web API's
  * paths (`/1/...`, `/1.2/...`, `/oauth2/...`) answer 410 Gone as the real hosts do.
  *
  * This module assembles the simulator (routes and control); its pieces live beside it:
- * Shapes.ts (scopes, data types, limits, errors), Data.ts (synthetic records), OAuth.ts, Api.ts
- * and Webhooks.ts (notifications out). docs/providers/fitbit.md lists the real behaviours it
+ * Shapes.ts (scopes, data types, limits, errors), Data.ts (synthetic days), Points.ts (synthetic
+ * raw points), OAuth.ts, Api.ts, List.ts (the raw list) and Webhooks.ts (notifications out). docs/providers/fitbit.md lists the real behaviours it
  * reproduces.
  */
 import { HttpRouter } from "@effect/platform"
@@ -44,14 +45,17 @@ export const makeFitbitSimulator = (options: SimulatorOptions): FitbitSimulator 
     offlineCodes: {}
   }))
   const { authorizePage, revoke, revokeUserFor, token } = makeFitbitOAuth(core)
-  const { dailyRollUp, userResource } = makeFitbitApi(core)
+  const { dailyRollUp, listDataPoints, userResource } = makeFitbitApi(core)
 
   const routes = HttpRouter.empty.pipe(
     HttpRouter.get("/o/oauth2/v2/auth", handle(authorizePage)),
     HttpRouter.post("/o/oauth2/v2/auth", handle(authorizePage)),
     HttpRouter.post("/token", handle(token)),
     HttpRouter.post("/revoke", handle(revoke)),
-    HttpRouter.get("/v4/users/*", handle(userResource)),
+    HttpRouter.get(
+      "/v4/users/*",
+      handle((req) => req.path.endsWith("/dataPoints") ? listDataPoints(req) : userResource(req))
+    ),
     HttpRouter.post("/v4/users/*", handle(dailyRollUp)),
     HttpRouter.all("/1/*", gone),
     HttpRouter.all("/1.2/*", gone),
@@ -71,7 +75,7 @@ export const makeFitbitSimulator = (options: SimulatorOptions): FitbitSimulator 
       },
       users: () => listUsers(core.state)
     }),
-    ...makeFitbitWebhooks()
+    ...makeFitbitWebhooks(options.clients[0]?.clientSecret)
   }
 
   return assemble(core, style, routes, control)
