@@ -111,6 +111,12 @@ export interface WebhookApp {
    * OAuth 2.0 credentials (Garmin's `garmin-client-id`).
    */
   readonly otherClientIds?: ReadonlyArray<string> | undefined
+  /**
+   * The public keys the provider signs its deliveries with, as text (Fitbit: a Tink JSON public keyset, Google's
+   * published one or the sandbox simulator's). Given, a delivery without a good signature is refused; absent or
+   * null, signatures are not checked.
+   */
+  readonly signingKeys?: string | null | undefined
 }
 
 /** One notification for the connections of one provider user; `notification` is plain JSON. */
@@ -153,6 +159,11 @@ export interface ProviderPlugin<Name extends string = string> {
   readonly data: ProviderData
   /** Absent for providers that never push (Dexcom). */
   readonly webhooks?: WebhookReceiver | undefined
+  /**
+   * The `WebhookApp.signingKeys` of the provider's simulator, given the sandbox client's secret (from which the
+   * simulator derives its signing key). Absent: the provider's deliveries carry no signature to check.
+   */
+  readonly sandboxSigningKeys?: ((clientSecret: string) => string) | undefined
 }
 
 /** The plug-in's adapter for credentials of `authType`, if the provider accepts that kind. */

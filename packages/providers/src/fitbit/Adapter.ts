@@ -32,7 +32,18 @@ export const googleHealthScopePrefix = "https://www.googleapis.com/auth/googlehe
 /** Steps, distance, floors, calories and active minutes: the scope daily activity needs. */
 export const googleHealthActivityScope = `${googleHealthScopePrefix}activity_and_fitness.readonly`
 
-export const fitbitDefaultScopes: ReadonlyArray<string> = [googleHealthActivityScope]
+/** Sleep sessions. */
+export const googleHealthSleepScope = `${googleHealthScopePrefix}sleep.readonly`
+
+/** The daily resting heart rate, HRV, SpO2, respiratory rate, skin temperature, weight and body fat. */
+export const googleHealthMetricsScope = `${googleHealthScopePrefix}health_metrics_and_measurements.readonly`
+
+/** Asked for by default; the user may untick all but the required one (only then is that data not read). */
+export const fitbitDefaultScopes: ReadonlyArray<string> = [
+  googleHealthActivityScope,
+  googleHealthSleepScope,
+  googleHealthMetricsScope
+]
 
 /** Without it nothing PulseBridge reads can be read: the connect callback reports it missing. */
 export const fitbitRequiredScopes: ReadonlyArray<string> = [googleHealthActivityScope]

@@ -11,7 +11,7 @@ export const fitbitCatalog: CatalogEntry<"Fitbit"> = {
   slug: "fitbit",
   authType: "OAuth2",
   logoUrl: null,
-  supportedDataTypes: ["DailyActivity"],
+  supportedDataTypes: ["DailyActivity", "Sleep", "ActivitySession", "Recovery", "BodyMeasurementSnapshot"],
   // the tracker sends the end of a day at its first sync through the phone, usually the next morning
   dataDelayHours: 12,
   scorePriority: {

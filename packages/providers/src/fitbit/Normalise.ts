@@ -147,6 +147,8 @@ export const valuesOf = (
 /**
  * A day as a canonical record. Fields without a source in the Google Health API become 0 (the
  * contract's numbers) or null where the contract allows it; docs/providers/fitbit.md lists them.
+ * A day of zeros is kept: Google writes true zeros (a tracker worn but still records explicit
+ * zero steps), and leaves out the time it was not worn, so a day it returned points for was worn.
  */
 export const normaliseFitbitDay = (date: string, day: FitbitDayValues): DailyActivityRecord => ({
   providerRecordId: date,
@@ -160,15 +162,7 @@ export const normaliseFitbitDay = (date: string, day: FitbitDayValues): DailyAct
   vigorousActiveMinutes: day.vigorousActiveMinutes ?? 0,
   sedentaryMinutes: day.sedentaryMinutes ?? 0,
   floorsClimbed: day.floors ?? 0,
-  // the daily resting heart rate is another scope's data type (health metrics); not read
+  // another data type's (`daily-resting-heart-rate`): the window's read fills it in when granted
   restingHeartRate: null,
   rawJson: JSON.stringify(day.raw)
 })
-
-/**
- * Whether a day holds anything the tracker recorded. A day not worn rolls up to nothing or to
- * zeros; stored, it would read as a day spent still, so it is left out.
- */
-export const fitbitDayHasData = (record: DailyActivityRecord): boolean =>
-  record.steps > 0 || record.distanceMeters > 0 || record.lightActiveMinutes > 0 ||
-  record.moderateActiveMinutes > 0 || record.vigorousActiveMinutes > 0

@@ -7,8 +7,10 @@
  * `{"data": {healthUserId, dataType, operation, intervals}}` (or a list of such): it says which
  * data of which user changed and when, never the data, so each becomes a re-read of those days.
  *
- * The `X-HEALTHAPI-SIGNATURE` ECDSA signature over the body is not checked: it needs Google's
- * published key set; docs/providers/fitbit.md says so.
+ * When the app has signing keys (`WebhookApp.signingKeys`: Google's published Tink keyset, or the
+ * sandbox simulator's), a notification must also carry a good `X-HEALTHAPI-SIGNATURE` (ECDSA
+ * P-256 over the exact body, Signature.ts), else it is refused with 401; the verification
+ * challenge is checked by its Authorization value alone. Without keys the signature is not checked.
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -16,6 +18,8 @@ import { accepted, rejected, sameSecret } from "../internal/Webhooks.js"
 import type { WebhookNotification, WebhookReceiver } from "../Plugin.js"
 import { addDays, DateString, parseInstant, utcDate } from "../Shared.js"
 import { fitbitDataTypes } from "./Normalise.js"
+import { listedDataTypes } from "./Points.js"
+import { googleSignatureHeaders, keysOfKeyset, verifyGoogleSignature } from "./Signature.js"
 
 /** What a notification asks for: read these civil days of the user again. */
 export const FitbitNotification = Schema.TaggedStruct("GoogleHealthChange", {
@@ -71,16 +75,19 @@ const physicalDays = (interval: typeof Interval.Type): { from: string; to: strin
   return { from: addDays(utcDate(Math.min(start, end)), -1), to: addDays(utcDate(Math.max(start, end)), 1) }
 }
 
+/** The data types a notification of which is a re-read: every data type a window read is made of. */
+export const notifiedDataTypes: ReadonlyArray<string> = [...fitbitDataTypes, ...listedDataTypes.map((l) => l.dataType)]
+
 /**
- * The days to read again for one notification; `undefined` for a data type daily activity is
- * not made of. Without a readable interval: yesterday to tomorrow (UTC), around `nowMs`.
+ * The days to read again for one notification; `undefined` for a data type no window read is
+ * made of. Without a readable interval: yesterday to tomorrow (UTC), around `nowMs`.
  */
 export const daysToRead = (
   notification: GoogleHealthNotification,
   nowMs: number
 ): FitbitNotification | undefined => {
   const data = notification.data
-  if (!(fitbitDataTypes as ReadonlyArray<string>).includes(data.dataType)) return undefined
+  if (!notifiedDataTypes.includes(data.dataType)) return undefined
   const spans = (data.intervals ?? []).flatMap((i) => {
     const span = i.civilIso8601TimeInterval === undefined ?
       (i.physicalTimeInterval === undefined ? undefined : physicalDays(i.physicalTimeInterval)) :
@@ -93,6 +100,17 @@ export const daysToRead = (
   return FitbitNotification.make({ dataType: data.dataType, from, to })
 }
 
+/** The last keyset read, by its text: the same configuration arrives with every delivery. */
+let parsedKeys: { readonly text: string; readonly keys: ReturnType<typeof keysOfKeyset> } | undefined
+
+const keysOf = (text: string) => {
+  if (parsedKeys?.text !== text) parsedKeys = { text, keys: keysOfKeyset(text) }
+  return parsedKeys.keys
+}
+
+const signatureOf = (headers: Readonly<Record<string, string | undefined>>): string | undefined =>
+  googleSignatureHeaders.map((name) => headers[name]).find((value) => value !== undefined)
+
 export const fitbitWebhooks: WebhookReceiver = (request, app, nowMs) => {
   // Google only POSTs; nothing is served to a GET.
   if (request.method !== "POST") return rejected(404, "Google Health notifications are POSTed")
@@ -104,6 +122,10 @@ export const fitbitWebhooks: WebhookReceiver = (request, app, nowMs) => {
   if (Either.isLeft(parsed)) return rejected(400, "Malformed notification body")
   const body = parsed.right
   if ("type" in body) return { _tag: "Verified", status: 201 }
+  const signingKeys = app.signingKeys ?? null
+  if (signingKeys !== null && !verifyGoogleSignature(keysOf(signingKeys), request.body, signatureOf(request.headers))) {
+    return rejected(401, "Missing or bad X-HEALTHAPI-SIGNATURE")
+  }
   const items: ReadonlyArray<GoogleHealthNotification> = Array.isArray(body) ? body : [body as GoogleHealthNotification]
   const notifications: Array<WebhookNotification> = []
   for (const item of items) {

@@ -5,17 +5,22 @@ import type { ProviderPlugin } from "../Plugin.js"
 import { FitbitAdapter } from "./Adapter.js"
 import { fitbitCatalog } from "./Catalog.js"
 import { FitbitData } from "./Data.js"
+import { googleHealthSandboxKeyset } from "./Signature.js"
 import { fitbitWebhooks } from "./Webhooks.js"
 
 export const FitbitPlugin: ProviderPlugin<"Fitbit"> = {
   catalog: fitbitCatalog,
   adapter: FitbitAdapter,
   data: FitbitData,
-  webhooks: fitbitWebhooks
+  webhooks: fitbitWebhooks,
+  sandboxSigningKeys: googleHealthSandboxKeyset
 }
 
 export * from "./Adapter.js"
+export * from "./Assemble.js"
 export * from "./Catalog.js"
 export * from "./Data.js"
 export * from "./Normalise.js"
+export * from "./Points.js"
+export * from "./Signature.js"
 export * from "./Webhooks.js"

@@ -28,6 +28,8 @@ import {
 } from "../fixtures/FakeHttp.js"
 
 const activity = "https://www.googleapis.com/auth/googlehealth.activity_and_fitness.readonly"
+const sleep = "https://www.googleapis.com/auth/googlehealth.sleep.readonly"
+const healthMetrics = "https://www.googleapis.com/auth/googlehealth.health_metrics_and_measurements.readonly"
 const settings = "https://www.googleapis.com/auth/googlehealth.settings.readonly"
 
 /** A token reply as Google's token endpoint writes it (an authorization code exchange with offline access). */
@@ -67,7 +69,7 @@ describe("FitbitAdapter (Google OAuth 2.0)", () => {
         response_type: "code",
         client_id: "client-id-123",
         redirect_uri: callbackUrl,
-        scope: activity,
+        scope: `${activity} ${sleep} ${healthMetrics}`,
         state: "state-abcdefgh",
         code_challenge: codeChallengeS256(verifier),
         code_challenge_method: "S256",
@@ -78,13 +80,13 @@ describe("FitbitAdapter (Google OAuth 2.0)", () => {
       expect(http.sent).toHaveLength(0)
     }))
 
-  it("defaults to the activity scope, requires it, and tells Google Health grants from the Web API's", () => {
+  it("asks for activity, sleep and health metrics, requires activity only, and tells Google Health grants from the Web API's", () => {
     expect(FitbitAdapter.defaultEndpoints).toEqual({
       authBaseUrl: "https://accounts.google.com",
       tokenBaseUrl: "https://oauth2.googleapis.com",
       apiBaseUrl: "https://health.googleapis.com"
     })
-    expect(FitbitAdapter.defaultScopes).toEqual([googleHealthActivityScope])
+    expect(FitbitAdapter.defaultScopes).toEqual([googleHealthActivityScope, sleep, healthMetrics])
     expect(FitbitAdapter.requiredScopes).toEqual([activity])
     expect(isGoogleHealthGrant(`${activity} ${settings}`)).toBe(true)
     expect(isGoogleHealthGrant("activity heartrate profile sleep")).toBe(false)

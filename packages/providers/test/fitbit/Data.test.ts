@@ -6,7 +6,14 @@
  * the data generator makes them, days past tomorrow never asked for, Google's errors surfaced.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { assembleDays, dailyRollUpBody, FitbitData, fitbitDataTypes, spansOf } from "@pulsebridge/providers"
+import {
+  assembleDays,
+  dailyRollUpBody,
+  FitbitData,
+  fitbitDataTypes,
+  listedDataTypes,
+  spansOf
+} from "@pulsebridge/providers"
 import { fitbitDailySummary } from "@pulsebridge/sandbox"
 import * as Effect from "effect/Effect"
 import { credentials, endpoints, fakeHttp, json, oauth2Tokens } from "../fixtures/FakeHttp.js"
@@ -134,7 +141,7 @@ describe("assembleDays", () => {
     expect(quarantined[0]!.reason).not.toContain("lots")
   })
 
-  it("quarantines a point of an impossible date without an id, and leaves out days without activity", () => {
+  it("quarantines a point of an impossible date without an id, and keeps a day whose points are all zero", () => {
     const { quarantined, records } = assembleDays({ from: "2026-02-01", to: "2026-03-31" }, [
       {
         dataType: "steps",
@@ -147,8 +154,39 @@ describe("assembleDays", () => {
       }
     ])
     expect(quarantined).toMatchObject([{ kind: "DailyActivity", providerRecordId: null }])
-    // the all-zero day is a day not worn; April is outside the window
-    expect(records.map((r) => [r.date, r.steps])).toEqual([["2026-03-02", 12]])
+    // Google writes true zeros: a day it returned a point for was worn; April is outside the window
+    expect(records.map((r) => [r.date, r.steps])).toEqual([["2026-03-01", 0], ["2026-03-02", 12]])
+  })
+
+  // developers.google.com/health/data-types/steps, "Handling true zeros": a tracker worn by a user who does not walk
+  // writes explicit intervals of count "0", so a worn still day is told from a day not worn. dailyRollUp leaves the
+  // zero sums out (proto3 JSON), so such a day's points carry empty values.
+  it("keeps a worn but still day of true zeros with its calories and sedentary time", () => {
+    const still = "2026-11-19"
+    const { quarantined, records } = assembleDays({ from: still, to: still }, [
+      { dataType: "steps", items: [point(still, { steps: {} })] },
+      { dataType: "distance", items: [point(still, { distance: {} })] },
+      { dataType: "floors", items: [point(still, { floors: {} })] },
+      { dataType: "total-calories", items: [point(still, { totalCalories: { kcalSum: 1688.2 } })] },
+      { dataType: "active-energy-burned", items: [point(still, { activeEnergyBurned: {} })] },
+      { dataType: "active-minutes", items: [point(still, { activeMinutes: {} })] },
+      { dataType: "sedentary-period", items: [point(still, { sedentaryPeriod: { durationSum: "50400s" } })] }
+    ])
+    expect(quarantined).toEqual([])
+    expect(records.map(({ rawJson: _, ...r }) => r)).toEqual([{
+      providerRecordId: still,
+      date: still,
+      steps: 0,
+      caloriesOut: 1688.2,
+      activeCalories: 0,
+      distanceMeters: 0,
+      lightActiveMinutes: 0,
+      moderateActiveMinutes: 0,
+      vigorousActiveMinutes: 0,
+      sedentaryMinutes: 840,
+      floorsClimbed: 0,
+      restingHeartRate: null
+    }])
   })
 })
 
@@ -177,6 +215,7 @@ describe("FitbitData.fetchWindow", () => {
       const batch = yield* FitbitData.fetchWindow(input(), { from: "2025-06-01", to: "2025-06-14" })
       expect(batch.dailyActivity).toHaveLength(14)
       expect(batch.quarantined).toEqual([])
+      const resting = new Map(batch.recovery.map((r) => [r.date, r.restingHeartRate]))
       for (const record of batch.dailyActivity) {
         const s = fitbitDailySummary(seed, providerUserId, record.date, 1, "METRIC").summary
         expect(record).toEqual({
@@ -191,14 +230,19 @@ describe("FitbitData.fetchWindow", () => {
           vigorousActiveMinutes: s.veryActiveMinutes,
           sedentaryMinutes: s.sedentaryMinutes,
           floorsClimbed: s.floors,
-          restingHeartRate: null,
+          // the day's daily-resting-heart-rate point
+          restingHeartRate: resting.get(record.date) ?? null,
           rawJson: expect.any(String)
         })
       }
       const calls = sim.control.calls()
-      expect(calls.map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual(
-        fitbitDataTypes.map((t) => `POST /v4/users/me/dataTypes/${t}/dataPoints:dailyRollUp 200`)
+      expect(calls.filter((c) => c.path.endsWith(":dailyRollUp")).map((c) => `${c.method} ${c.path} ${c.status}`))
+        .toEqual(fitbitDataTypes.map((t) => `POST /v4/users/me/dataTypes/${t}/dataPoints:dailyRollUp 200`))
+      // then each granted data type's raw points, all of them
+      expect(new Set(calls.filter((c) => c.path.endsWith("/dataPoints")).map((c) => c.path.split("/")[5]))).toEqual(
+        new Set(listedDataTypes.map((l) => l.dataType))
       )
+      expect(calls.every((c) => c.status === 200)).toBe(true)
     })))
 
   it.scopedLive("reads a 30-day stretch (a notification's) in ranges the simulator accepts, as Google would", () =>
@@ -209,7 +253,7 @@ describe("FitbitData.fetchWindow", () => {
         Array.from({ length: 30 }, (_, i) => `2025-05-${String(i + 1).padStart(2, "0")}`)
       )
       const calls = sim.control.calls()
-      expect(calls).toHaveLength(3 * fitbitDataTypes.length)
+      expect(calls.filter((c) => c.path.endsWith(":dailyRollUp"))).toHaveLength(3 * fitbitDataTypes.length)
       expect(calls.every((c) => c.status === 200)).toBe(true)
     })))
 
@@ -226,9 +270,13 @@ describe("FitbitData.fetchWindow", () => {
           fitbitDailySummary(seed, providerUserId, "2025-06-15", 1, "METRIC").summary.steps
         )
       }
+      const rollUps = () => sim.control.calls().filter((c) => c.path.endsWith(":dailyRollUp"))
+      expect(rollUps()).toHaveLength(fitbitDataTypes.length)
+      const before = sim.control.calls().length
       const nothing = yield* FitbitData.fetchWindow(input(), { from: "2025-06-17", to: "2025-06-20" })
       expect(nothing.dailyActivity).toEqual([])
-      expect(sim.control.calls()).toHaveLength(fitbitDataTypes.length)
+      // nothing at all is asked for
+      expect(sim.control.calls()).toHaveLength(before)
     })))
 
   it.effect("a 410 from Google is a ProviderError with status 410, and a 401 UNAUTHENTICATED is invalid_token", () =>
