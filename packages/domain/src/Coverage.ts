@@ -1,6 +1,6 @@
 /**
  * Data coverage: for each day of a range, which of the user's data types are in (daily activity,
- * daily load, sleep, recovery, glucose, journal), from which provider, whether complete, partial,
+ * daily load, sleep, recovery, workouts, body measurements, glucose, journal), from which provider, whether complete, partial,
  * missing or still pending, and for each score of the day the reason it is null when it is.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
@@ -82,6 +82,14 @@ export class DayDataCoverage extends Schema.Class<DayDataCoverage>("DayDataCover
   dailyLoad: DataTypeCoverage,
   sleep: DataTypeCoverage,
   recovery: DataTypeCoverage,
+  workouts: DataTypeCoverage.annotations({
+    description: "Workouts: complete when the day has one; a day without a workout is `missing` with `noData` " +
+      "once the provider's delay has passed (not every day has a workout)"
+  }),
+  body: DataTypeCoverage.annotations({
+    description: "Body measurements: complete when the day has one (a scale is not used every day, so `missing` " +
+      "is usual)"
+  }),
   glucose: DataTypeCoverage,
   journal: DataTypeCoverage
 }, { description: "The day's data, by type" }) {}
@@ -143,7 +151,7 @@ export class CoverageGroup extends HttpApiGroup.make("coverage")
         OpenApi.Description,
         `\`from\`/\`to\` are local dates, inclusive, at most ${MaxCoverageDays} days, \`to\` not after the user's ` +
           "today (a 400 otherwise). For each day and data type (daily activity, daily load, sleep, recovery, " +
-          "glucose, journal): the provider that supplies it, `complete`, `partial`, `missing` or `pending` with a " +
+          "workouts, body measurements, glucose, journal): the provider that supplies it, `complete`, `partial`, `missing` or `pending` with a " +
           "reason, and each connection's own status; and for each score of the day (sleep, recovery, activity, " +
           "overall) the reason it is null when it is. Computed at each read from the stored data, the " +
           "connections' sync state and each provider's delay."

@@ -2,6 +2,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   BadRequest,
+  BodyMeasurement,
   Conflict,
   Connection,
   ConnectionId,
@@ -14,10 +15,13 @@ import {
   LocalDate,
   NotFound,
   Provider,
+  Recovery,
   ResyncAccepted,
+  SleepSession,
   Timestamp,
   User,
-  UserId
+  UserId,
+  Workout
 } from "@pulsebridge/domain"
 import * as Schema from "effect/Schema"
 import { AppPath } from "./Apps.js"
@@ -74,6 +78,10 @@ export class UserOverview extends Schema.Class<UserOverview>("UserOverview")({
   timezone: Schema.String,
   dailyActivity: Schema.Array(DailyActivitySummary),
   dailyLoad: Schema.Array(DailyLoadSummary),
+  sleep: Schema.Array(SleepSession),
+  workouts: Schema.Array(Workout),
+  recovery: Schema.Array(Recovery),
+  body: Schema.Array(BodyMeasurement),
   glucoseBucketMinutes: Schema.Int.annotations({
     description: "5 up to 14 days (each reading of a 5-minute CGM), 15 up to 92 days, 60 beyond"
   }),

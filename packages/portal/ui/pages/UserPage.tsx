@@ -112,6 +112,16 @@ const Charts = (props: { readonly overview: UserOverview }) => {
     for (const a of overview.dailyActivity) stepsByDay.set(a.date, Math.max(stepsByDay.get(a.date) ?? 0, a.steps))
     const loadByDay = new Map<string, number>()
     for (const l of overview.dailyLoad) loadByDay.set(l.date, Math.max(loadByDay.get(l.date) ?? 0, l.loadScore))
+    // The night's main sleep: the longest that is not a nap (of any provider).
+    const sleepByDay = new Map<string, number>()
+    for (const s of overview.sleep) {
+      if (s.isNap || s.asleepMinutes === null) continue
+      sleepByDay.set(s.date, Math.max(sleepByDay.get(s.date) ?? 0, Math.round(s.asleepMinutes / 6) / 10))
+    }
+    const hrvByDay = new Map<string, number>()
+    for (const r of overview.recovery) if (r.hrvRmssdMs !== null) hrvByDay.set(r.date, Math.round(r.hrvRmssdMs))
+    const weighings = overview.body.filter((b) => b.weightKilograms !== null)
+      .sort((a, b) => a.measuredAtUtc.localeCompare(b.measuredAtUtc))
     const glucose = [...overview.glucose].sort((a, b) => a.time.localeCompare(b.time))
     const glucoseValues = glucose.map((g) => g.value)
     const present = glucoseValues
@@ -119,6 +129,12 @@ const Charts = (props: { readonly overview: UserOverview }) => {
       x: days.map(dayAt),
       steps: days.map((d) => stepsByDay.get(d) ?? null),
       load: days.map((d) => loadByDay.get(d) ?? null),
+      sleep: days.map((d) => sleepByDay.get(d) ?? null),
+      hrv: days.map((d) => hrvByDay.get(d) ?? null),
+      weightX: weighings.map((b) => new Date(b.measuredAtUtc).getTime() / 1000),
+      weightY: weighings.map((b) => b.weightKilograms),
+      providersOf: (list: ReadonlyArray<{ readonly provider: string }>) =>
+        [...new Set(list.map((r) => r.provider))].sort().join(", ") || "no provider",
       glucoseX: glucose.map((g) => new Date(g.time).getTime() / 1000),
       glucoseY: glucoseValues,
       glucoseUnit: glucose[0]?.unit ?? "mg/dL",
@@ -152,6 +168,41 @@ const Charts = (props: { readonly overview: UserOverview }) => {
         } days.`}
       />
       <Chart
+        title="Sleep"
+        kind="bars"
+        unit="h asleep"
+        color="#4f46e5"
+        x={charts.x}
+        y={charts.sleep}
+        summary={`Hours asleep each night from ${overview.from} to ${overview.to} (${
+          charts.providersOf(overview.sleep)
+        }): ${charts.sleep.filter((v) => v !== null).length} nights.`}
+      />
+      <Chart
+        title="Heart rate variability"
+        kind="bars"
+        unit="ms"
+        color="#0891b2"
+        x={charts.x}
+        y={charts.hrv}
+        summary={`HRV (RMSSD) from ${overview.from} to ${overview.to} (${charts.providersOf(overview.recovery)}) on ${
+          charts.hrv.filter((v) => v !== null).length
+        } days.`}
+      />
+      {charts.weightY.length === 0 ? null : (
+        <Chart
+          title="Weight"
+          kind="line"
+          unit="kg"
+          color="#be185d"
+          x={charts.weightX}
+          y={charts.weightY}
+          summary={`${charts.weightY.length} weighings (${charts.providersOf(overview.body)}), from ${
+            Math.min(...charts.weightY.map(Number))
+          } to ${Math.max(...charts.weightY.map(Number))} kg.`}
+        />
+      )}
+      <Chart
         title="Glucose, with meals marked"
         kind="line"
         unit={charts.glucoseUnit}
@@ -169,6 +220,43 @@ const Charts = (props: { readonly overview: UserOverview }) => {
     </div>
   )
 }
+
+const Workouts = (props: { readonly workouts: UserOverview["workouts"] }) =>
+  props.workouts.length === 0 ? <p class="muted">No workouts in this period.</p> : (
+    <TableFrame label="Workouts">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Start</th>
+            <th scope="col">Provider</th>
+            <th scope="col">Activity</th>
+            <th scope="col">Minutes</th>
+            <th scope="col">kcal</th>
+            <th scope="col">Avg HR</th>
+            <th scope="col">Load</th>
+          </tr>
+        </thead>
+        <tbody>
+          {[...props.workouts].reverse().map((w) => (
+            <tr key={w.id}>
+              <td>
+                <Time at={w.startUtc} />
+              </td>
+              <td>{w.provider}</td>
+              <td>
+                {w.activityType}
+                {w.providerActivityName === null ? null : <span class="muted small">({w.providerActivityName})</span>}
+              </td>
+              <td class="num">{Math.round(w.durationMinutes)}</td>
+              <td class="num">{w.activeEnergyKilocalories === null ? "" : Math.round(w.activeEnergyKilocalories)}</td>
+              <td class="num">{w.averageHeartRate ?? ""}</td>
+              <td class="num">{w.loadScore === null ? "" : `${Math.round(w.loadScore * 10) / 10}`}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableFrame>
+  )
 
 const Pillar = (props: { readonly name: string; readonly pillar: PillarBreakdown }) => (
   <div class="pillar">
@@ -334,6 +422,8 @@ export const UserPage = (props: { readonly appId: string; readonly userId: strin
             {overview.data.from} to {overview.data.to} ({overview.data.timezone})
           </p>
           <Charts overview={overview.data} />
+          <h3>Workouts</h3>
+          <Workouts workouts={overview.data.workouts} />
           <h3>Daily scores</h3>
           <Scores scores={overview.data.scores} />
         </>

@@ -24,7 +24,7 @@ export type ConnectionRow = typeof ConnectionRow.Type
 
 /** What one connection (null: the journal) holds of one day of one data type. */
 export const MeasureRow = Schema.Struct({
-  dataType: Schema.Literal("dailyActivity", "dailyLoad", "sleep", "recovery", "glucose", "journal"),
+  dataType: Schema.Literal("dailyActivity", "dailyLoad", "sleep", "recovery", "workouts", "body", "glucose", "journal"),
   connectionId: Schema.NullOr(Schema.String),
   date: Schema.String,
   records: Schema.Number,
@@ -59,7 +59,7 @@ export class CoverageRepo extends Effect.Service<CoverageRepo>()("@pulsebridge/s
     })
 
     // The final records of each type: a cycle served by the reads (scored) and ended, a scored main sleep, a
-    // scored recovery, an entry whose analysis is not pending. A Garmin daily says the span it covers; glucose
+    // scored recovery, any workout or body measurement, an entry whose analysis is not pending. A Garmin daily says the span it covers; glucose
     // counts the day's five-minute slots with a reading.
     const slots = sql.literal(`${GlucoseSlotsPerDay}.0`)
     const measures = SqlSchema.findAll({
@@ -86,6 +86,14 @@ export class CoverageRepo extends Effect.Service<CoverageRepo>()("@pulsebridge/s
           select 'recovery', connection_id::text, date::text, count(*)::int,
             (count(*) filter (where score_state = 'SCORED'))::int, null
           from recoveries where user_id = ${userId} and date between ${from}::date and ${to}::date
+          group by connection_id, date
+          union all
+          select 'workouts', connection_id::text, date::text, count(*)::int, count(*)::int, null
+          from workouts where user_id = ${userId} and date between ${from}::date and ${to}::date
+          group by connection_id, date
+          union all
+          select 'body', connection_id::text, date::text, count(*)::int, count(*)::int, null
+          from body_measurement_snapshots where user_id = ${userId} and date between ${from}::date and ${to}::date
           group by connection_id, date
           union all
           select 'glucose', connection_id::text, date::text, count(*)::int, 0,

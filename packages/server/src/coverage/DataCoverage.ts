@@ -47,6 +47,8 @@ const preferenceInput: Readonly<Record<Exclude<CoverageDataType, "journal">, Sco
   dailyLoad: "trainingLoad",
   sleep: "sleep",
   recovery: "hrv",
+  workouts: "activeMinutes",
+  body: null,
   glucose: null
 }
 
@@ -139,6 +141,8 @@ export class DataCoverage extends Effect.Service<DataCoverage>()("@pulsebridge/s
           dailyLoad: of("dailyLoad"),
           sleep: of("sleep"),
           recovery: of("recovery"),
+          workouts: of("workouts"),
+          body: of("body"),
           glucose: of("glucose"),
           journal: new DataTypeCoverage({ ...journal, provider: null, connectionId: null, sources: [] }, true)
         }, true)

@@ -24,7 +24,15 @@ export const GlucoseCompleteShare = 0.9
 /** Five-minute slots in a day: a continuous glucose monitor's readings. */
 export const GlucoseSlotsPerDay = 288
 
-export type CoverageDataType = "dailyActivity" | "dailyLoad" | "sleep" | "recovery" | "glucose" | "journal"
+export type CoverageDataType =
+  | "dailyActivity"
+  | "dailyLoad"
+  | "sleep"
+  | "recovery"
+  | "workouts"
+  | "body"
+  | "glucose"
+  | "journal"
 
 /** The provider-fed types, by the catalogue's data type that supplies each. */
 export const suppliedBy: ReadonlyArray<readonly [string, Exclude<CoverageDataType, "journal">]> = [
@@ -32,6 +40,8 @@ export const suppliedBy: ReadonlyArray<readonly [string, Exclude<CoverageDataTyp
   ["ActivityLoadDaily", "dailyLoad"],
   ["Sleep", "sleep"],
   ["Recovery", "recovery"],
+  ["ActivitySession", "workouts"],
+  ["BodyMeasurementSnapshot", "body"],
   ["GlucoseReading", "glucose"]
 ]
 

@@ -8,10 +8,14 @@
  */
 import type { ConnectionId, HealthRecordId, UserId } from "@pulsebridge/domain"
 import {
+  BodyMeasurement,
   DailyActivity,
   DailyLoadRecord,
   DailyLoadSummary,
+  Recovery,
+  SleepSession,
   SleepSessionDetail,
+  Workout,
   WorkoutDetail
 } from "@pulsebridge/domain"
 import { ProviderRegistry } from "@pulsebridge/providers"
@@ -23,6 +27,7 @@ import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { ConnectionNotFound, UnknownProvider } from "../connections/Errors.js"
 import type { RangeQuery } from "./HealthDataRepo.js"
 import { HealthDataRepo } from "./HealthDataRepo.js"
+import type { RangeRead } from "./RangeReads.js"
 import { RangeReads } from "./RangeReads.js"
 import type { PagedQuery } from "./RangeResponse.js"
 import { rangeResponse } from "./RangeResponse.js"
@@ -76,6 +81,19 @@ export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/serve
           onSome: Effect.succeed
         }))
       )
+
+    /**
+     * A record read of the whole range, decoded with the contract's schema (for the MCP tools and the portal; the
+     * API answers through `rangeResponse`).
+     */
+    const decodedRange = <A, I>(read: RangeRead, schema: Schema.Schema<A, I>) => {
+      const decode = Schema.decodeUnknown(Schema.Array(schema))
+      return (userId: UserId, query: RangeQuery) =>
+        checkFilter(query).pipe(
+          Effect.zipRight(read.sections[0]!.page(userId, query, null, undefined, false)),
+          Effect.flatMap((rows) => Effect.orDie(decode(rows)))
+        )
+    }
 
     /** Whether the provider reports daily activity summaries (endpoint 11). */
     const hasDailyActivity = (provider: string) =>
@@ -132,6 +150,11 @@ export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/serve
         yield* checkFilter(query)
         return yield* rangeResponse(reads.activityLoad, userId, query)
       }),
+
+      sleepRange: decodedRange(reads.sleep, SleepSession),
+      workoutsRange: decodedRange(reads.workouts, Workout),
+      recoveryRange: decodedRange(reads.recovery, Recovery),
+      bodyRange: decodedRange(reads.body, BodyMeasurement),
 
       /** The sleep range read as an HTTP answer. */
       sleepResponse: Effect.fn("HealthData.sleepResponse")(function*(userId: UserId, query: PagedQuery) {

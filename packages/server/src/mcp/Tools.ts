@@ -8,6 +8,7 @@
  */
 import type { CurrentUser } from "@pulsebridge/domain"
 import {
+  BodyMeasurement,
   Connection,
   Coverage,
   DailyActivitySummary,
@@ -24,7 +25,10 @@ import {
   McpRange,
   mcpRangeFields,
   MealResponse,
-  WeeklyScore
+  Recovery,
+  SleepSession,
+  WeeklyScore,
+  Workout
 } from "@pulsebridge/domain"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -209,6 +213,67 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
         run: (user, { from, provider, to }) =>
           Effect.map(health.loadRange(user.userId, { from, to, provider }), (days) => ({ ...whole(from, to), days })),
         bound: byDay("days", "date")
+      }),
+      define({
+        name: "get_sleep",
+        title: "Sleep",
+        description: "Sleep sessions and naps per provider, dated by the day the user woke into: start and end " +
+          "(UTC, with the user's offset), time in bed and asleep, light/deep/REM/awake minutes, efficiency, " +
+          "latency, the night's heart rate, HRV, breathing rate and SpO2, and the provider's own sleep score " +
+          "on its named scale. null: the provider does not report it." + rangeNote(McpMaxDays.daily),
+        input: McpProviderRange(McpMaxDays.daily),
+        output: rangeOutput("sleep", SleepSession),
+        run: (user, { from, provider, to }) =>
+          Effect.map(
+            health.sleepRange(user.userId, { from, to, provider }),
+            (sleep) => ({ ...whole(from, to), sleep })
+          ),
+        bound: byDay("sleep", "date")
+      }),
+      define({
+        name: "get_workouts",
+        title: "Workouts",
+        description: "Workouts per provider, dated by the local day they started: activity type (running, " +
+          "cycling, walking, ...) and the provider's own name, duration (minutes), active energy (kcal), " +
+          "distance (m), steps, average and maximum heart rate, time in heart-rate zones, and the provider's " +
+          "load score (e.g. WHOOP strain 0-21)." + rangeNote(McpMaxDays.daily),
+        input: McpProviderRange(McpMaxDays.daily),
+        output: rangeOutput("workouts", Workout),
+        run: (user, { from, provider, to }) =>
+          Effect.map(
+            health.workoutsRange(user.userId, { from, to, provider }),
+            (workouts) => ({ ...whole(from, to), workouts })
+          ),
+        bound: byDay("workouts", "date")
+      }),
+      define({
+        name: "get_recovery",
+        title: "Recovery",
+        description: "Daily recovery per provider: resting heart rate, HRV (RMSSD, ms), SpO2, breathing rate, " +
+          "skin temperature (or its deviation from the user's baseline, °C), and the provider's own recovery " +
+          "or readiness score on its named scale." + rangeNote(McpMaxDays.daily),
+        input: McpProviderRange(McpMaxDays.daily),
+        output: rangeOutput("days", Recovery),
+        run: (user, { from, provider, to }) =>
+          Effect.map(
+            health.recoveryRange(user.userId, { from, to, provider }),
+            (days) => ({ ...whole(from, to), days })
+          ),
+        bound: byDay("days", "date")
+      }),
+      define({
+        name: "get_body",
+        title: "Body measurements",
+        description: "Body measurements per provider: weight (kg), height (m), body fat (%), BMI and lean mass " +
+          "(kg) as the provider reports them, with when each was measured." + rangeNote(McpMaxDays.daily),
+        input: McpProviderRange(McpMaxDays.daily),
+        output: rangeOutput("measurements", BodyMeasurement),
+        run: (user, { from, provider, to }) =>
+          Effect.map(
+            health.bodyRange(user.userId, { from, to, provider }),
+            (measurements) => ({ ...whole(from, to), measurements })
+          ),
+        bound: byDay("measurements", "date")
       }),
       define({
         name: "get_glucose_summary",

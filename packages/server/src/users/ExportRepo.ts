@@ -58,20 +58,30 @@ export const recordTypes: ReadonlyArray<{
     table: "sleep_sessions",
     type: "sleepSession",
     columns: [
-      "start_at",
-      "end_at",
-      "nap",
+      "id",
+      "start_at as start_utc",
+      "end_at as end_utc",
+      "utc_offset_minutes",
+      "nap as is_nap",
       "score_state",
       "in_bed_minutes",
+      "asleep_minutes",
       "awake_minutes",
       "light_minutes",
       "deep_minutes",
       "rem_minutes",
-      "sleep_need_minutes",
+      "efficiency_percent",
+      "latency_minutes",
+      "average_heart_rate",
+      "lowest_heart_rate",
+      "hrv_rmssd_ms",
       "respiratory_rate",
+      "spo2_percent",
+      "provider_score",
+      "provider_score_scale",
+      "sleep_need_minutes",
       "performance_percent",
       "consistency_percent",
-      "efficiency_percent",
       "disturbance_count"
     ]
   },
@@ -79,29 +89,39 @@ export const recordTypes: ReadonlyArray<{
     table: "recoveries",
     type: "recovery",
     columns: [
+      "id",
       "sleep_id",
       "score_state",
       "calibrating",
-      "recovery_score",
+      "recovery_score as provider_score",
+      "provider_score_scale",
       "resting_heart_rate",
       "hrv_rmssd_ms",
       "spo2_percent",
-      "skin_temp_celsius"
+      "respiratory_rate",
+      "skin_temp_celsius as skin_temperature_celsius",
+      "skin_temperature_deviation_celsius"
     ]
   },
   {
     table: "workouts",
     type: "workout",
     columns: [
-      "start_at",
-      "end_at",
-      "sport_name",
+      "id",
+      "start_at as start_utc",
+      "end_at as end_utc",
+      "utc_offset_minutes",
+      "activity_type",
+      "sport_name as provider_activity_name",
+      "duration_minutes",
       "score_state",
-      "strain",
+      "strain as load_score",
+      "load_score_scale",
       "average_heart_rate",
       "max_heart_rate",
-      "energy_kilocalories",
+      "energy_kilocalories as active_energy_kilocalories",
       "distance_meters",
+      "steps",
       "zone_durations_json"
     ]
   },
@@ -109,7 +129,16 @@ export const recordTypes: ReadonlyArray<{
   {
     table: "body_measurement_snapshots",
     type: "bodyMeasurement",
-    columns: ["height_meters", "weight_kilograms", "max_heart_rate"]
+    columns: [
+      "id",
+      "measured_at as measured_at_utc",
+      "weight_kilograms",
+      "height_meters",
+      "body_fat_percent",
+      "bmi",
+      "lean_mass_kilograms",
+      "max_heart_rate"
+    ]
   },
   {
     table: "glucose_readings",

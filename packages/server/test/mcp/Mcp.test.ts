@@ -18,6 +18,10 @@ const toolNames = [
   "list_connections",
   "get_daily_activity",
   "get_daily_load",
+  "get_sleep",
+  "get_workouts",
+  "get_recovery",
+  "get_body",
   "get_glucose_summary",
   "list_journal_entries",
   "get_meal_responses",
@@ -69,6 +73,10 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
       const bound = { ...range, continueFrom: null, partialDay: null }
       expect(yield* callTool(client, "get_daily_activity", range)).toEqual({ ...bound, days: [] })
       expect(yield* callTool(client, "get_daily_load", range)).toEqual({ ...bound, days: [] })
+      expect(yield* callTool(client, "get_sleep", range)).toEqual({ ...bound, sleep: [] })
+      expect(yield* callTool(client, "get_workouts", range)).toEqual({ ...bound, workouts: [] })
+      expect(yield* callTool(client, "get_recovery", range)).toEqual({ ...bound, days: [] })
+      expect(yield* callTool(client, "get_body", range)).toEqual({ ...bound, measurements: [] })
       expect(yield* callTool(client, "get_glucose_summary", range)).toEqual({
         ...bound,
         unit: "mg/dL",

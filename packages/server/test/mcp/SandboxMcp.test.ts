@@ -82,6 +82,20 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
         expect(load.items).toEqual(yield* restGet(`${base}/connections/activity-load?${query}`, token))
         expect(load.items.length).toBeGreaterThan(20)
 
+        // Sleep, workouts, recovery and body: the REST answers, item for item.
+        for (
+          const [tool, route, key] of [
+            ["get_sleep", "sleep", "sleep"],
+            ["get_workouts", "workouts", "workouts"],
+            ["get_recovery", "recovery", "days"],
+            ["get_body", "body", "measurements"]
+          ] as const
+        ) {
+          const answer = yield* allPages(client, tool, { from, to }, key)
+          expect(answer.items, tool).toEqual(yield* restGet(`${base}/connections/${route}?${query}`, token))
+          expect(answer.items.length, tool).toBeGreaterThan(0)
+        }
+
         const journalRange = { from: lunch, to: lunch }
         const entries = yield* callTool(client, "list_journal_entries", journalRange)
         expect(entries.entries).toEqual(yield* restGet(`${base}/journal-entries?date=${lunch}`, token))

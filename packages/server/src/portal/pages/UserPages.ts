@@ -138,19 +138,28 @@ export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/
         const from = addDays(to, -(days - 1))
         const bucketMinutes = glucoseBucketMinutes(days)
         const range = { from, to }
-        const [dailyActivity, dailyLoad, glucose, meals, dailyScores] = yield* Effect.all([
-          Effect.orDie(health.activityRange(user.id, range)),
-          Effect.orDie(health.loadRange(user.id, range)),
-          repo.glucose(user.id, from, to, bucketMinutes * 60),
-          marksOf(user, from, to),
-          scores.daily(user.id, range)
-        ], { concurrency: 3 })
+        const [dailyActivity, dailyLoad, sleep, workouts, recovery, body, glucose, meals, dailyScores] = yield* Effect
+          .all([
+            Effect.orDie(health.activityRange(user.id, range)),
+            Effect.orDie(health.loadRange(user.id, range)),
+            Effect.orDie(health.sleepRange(user.id, range)),
+            Effect.orDie(health.workoutsRange(user.id, range)),
+            Effect.orDie(health.recoveryRange(user.id, range)),
+            Effect.orDie(health.bodyRange(user.id, range)),
+            repo.glucose(user.id, from, to, bucketMinutes * 60),
+            marksOf(user, from, to),
+            scores.daily(user.id, range)
+          ], { concurrency: 3 })
         return new UserOverview({
           from,
           to,
           timezone: user.timezone,
           dailyActivity,
           dailyLoad,
+          sleep,
+          workouts,
+          recovery,
+          body,
           glucoseBucketMinutes: bucketMinutes,
           glucose: glucose.map((point) => new GlucosePoint(point)),
           meals,
