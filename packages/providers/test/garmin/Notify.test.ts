@@ -85,6 +85,45 @@ describe("GarminPlugin.data.notify", () => {
       expect(http.sent[0]!.headers.authorization).toMatch(/^OAuth /)
     }))
 
+  it.effect("a push stored before sleeps were read (dailiesJson) is still read", () =>
+    Effect.gen(function*() {
+      const outcome = yield* GarminPlugin.data.notify(input, {
+        _tag: "GarminPush",
+        dailiesJson: JSON.stringify({ dailies: [daily("s7", 70)] })
+      })
+      expect(outcome).toMatchObject({
+        _tag: "Store",
+        batch: { dailyActivity: [normaliseGarminDaily(daily("s7", 70), "u1")] }
+      })
+    }).pipe(Effect.provide(noHttp.layer)))
+
+  it.effect("pulls a sleeps or pulse ox callback at its own path; any other path is refused without a request", () =>
+    Effect.gen(function*() {
+      const sleep = { userId: "u1", summaryId: "n1", startTimeInSeconds: 1706569200, durationInSeconds: 28800 }
+      const http = fakeHttp((sent) => json(200, sent.url.pathname.endsWith("/sleeps") ? [sleep] : []))
+      const sleeps = yield* GarminPlugin.data.notify(input, {
+        _tag: "GarminPing",
+        callbackUrl: "https://apis.garmin.com/wellness-api/rest/sleeps?uploadStartTimeInSeconds=1&token=x"
+      }).pipe(Effect.provide(http.layer))
+      expect(sleeps._tag === "Store" && sleeps.batch.sleep.map((s) => s.providerRecordId)).toEqual(["u1:1706569200"])
+      // Garmin's ping key is `pulseox`; its pull path is `pulseOx`, and the lower-case spelling is read as the same type
+      yield* GarminPlugin.data.notify(input, {
+        _tag: "GarminPing",
+        callbackUrl: "https://apis.garmin.com/wellness-api/rest/pulseox?uploadStartTimeInSeconds=1&token=y"
+      }).pipe(Effect.provide(http.layer))
+      expect(http.sent.map((s) => s.url.pathname)).toEqual(["/wellness-api/rest/sleeps", "/wellness-api/rest/pulseox"])
+      for (const path of ["epochs", "sleeps/../user/registration", "backfill/sleeps", "sleepsX"]) {
+        const refused = yield* Effect.flip(
+          GarminPlugin.data.notify(input, {
+            _tag: "GarminPing",
+            callbackUrl: `https://apis.garmin.com/wellness-api/rest/${path}?token=z`
+          }).pipe(Effect.provide(http.layer))
+        )
+        expect(refused.message).toContain("not a summary pull")
+      }
+      expect(http.sent).toHaveLength(2)
+    }))
+
   it.effect("refuses what is not a Garmin notification with a ProviderError that does not echo it", () =>
     Effect.gen(function*() {
       for (

@@ -55,6 +55,41 @@ describe("garminWebhooks", () => {
     })
   })
 
+  it("groups a user's pushed summaries of every type read into one notification, ignoring types not read", () => {
+    const sleep = { userId: "u1", summaryId: "n1", startTimeInSeconds: 1706569200, durationInSeconds: 28800 }
+    const hrv = { userId: "u1", summaryId: "h1", calendarDate: "2024-01-30", lastNightAvg: 41 }
+    const scale = { userId: "u2", summaryId: "b1", measurementTimeInSeconds: 1706600000, weightInGrams: 70100 }
+    const callbackURL = "https://apis.garmin.com/wellness-api/rest/pulseOx?uploadStartTimeInSeconds=1&token=x"
+    const result = garminWebhooks(
+      delivery({
+        sleeps: [sleep],
+        hrv: [hrv],
+        bodyComps: [scale],
+        pulseox: [{ userId: "u1", callbackURL }],
+        epochs: [{ userId: "u1", summaryId: "e1" }]
+      }),
+      app,
+      now
+    )
+    expect(result).toEqual({
+      _tag: "Accepted",
+      status: 200,
+      notifications: [
+        { providerUserId: "u1", notification: { _tag: "GarminPing", callbackUrl: callbackURL } },
+        {
+          providerUserId: "u1",
+          notification: { _tag: "GarminPush", summariesJson: JSON.stringify({ sleeps: [sleep], hrv: [hrv] }) }
+        },
+        {
+          providerUserId: "u2",
+          notification: { _tag: "GarminPush", summariesJson: JSON.stringify({ bodyComps: [scale] }) }
+        }
+      ],
+      deregistrations: []
+    })
+    expect(garminWebhooks(delivery({ sleeps: "x" }), app, now)).toMatchObject({ _tag: "Rejected", status: 400 })
+  })
+
   it("turns each ping item into a pull of its callback URL, and skips items that name no user", () => {
     const callbackURL = "https://apis.garmin.com/wellness-api/rest/dailies?uploadStartTimeInSeconds=1&token=x"
     const result = garminWebhooks(
