@@ -45,6 +45,7 @@ export type { FitbitControl, GoogleHealthNotificationBody, SubscriberVerificatio
 export { DATA_TYPES as GOOGLE_HEALTH_DATA_TYPES, GOOGLE_HEALTH_SCOPES, healthUserIdOf } from "./fitbit/Shapes.js"
 export type { FitbitSimulator } from "./fitbit/Simulator.js"
 export { makeFitbitSimulator } from "./fitbit/Simulator.js"
+export { simulatorSignature as googleHealthSimulatorSignature } from "./fitbit/Webhooks.js"
 export { garminDaily } from "./garmin/Data.js"
 export type { GarminControl } from "./garmin/Shapes.js"
 export { GARMIN_PERMISSIONS } from "./garmin/Shapes.js"

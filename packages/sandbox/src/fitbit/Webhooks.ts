@@ -63,6 +63,10 @@ export const googleHealthSignature = (key: SigningKey, body: string): string => 
   return Buffer.concat([prefix, signature]).toString("base64")
 }
 
+/** The header a simulator whose client has `clientSecret` signs `body` with (for tests that post as it would). */
+export const simulatorSignature = (clientSecret: string, body: string): string =>
+  googleHealthSignature(signingKeyOf(clientSecret), body)
+
 /** A Tink JSON public keyset of the key, as Google publishes its own. */
 const keysetOf = (key: SigningKey): string => {
   const field = (n: number, bytes: Buffer) => Buffer.concat([Buffer.from([n * 8 + 2, bytes.length]), bytes])

@@ -27,6 +27,8 @@ export interface ResolvedProvider {
   readonly redirectUrlPrefixes: ReadonlyArray<string>
   /** Fitbit: the Google Health subscriber's Authorization value (sandbox: derived from the secret key). */
   readonly webhookVerificationCode: string | null
+  /** The public keys the provider signs deliveries with (sandbox: its simulator's); null: signatures not checked. */
+  readonly webhookSigningKeys: string | null
 }
 
 export const splitScopes = (scopes: string): ReadonlyArray<string> => scopes.split(/[\s,]+/).filter((s) => s !== "")
@@ -81,7 +83,9 @@ export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebrid
             endpoints: sandboxEndpoints(provider),
             scopes: adapter.defaultScopes,
             redirectUrlPrefixes: [],
-            webhookVerificationCode: sandboxVerificationCode(provider)
+            webhookVerificationCode: sandboxVerificationCode(provider),
+            webhookSigningKeys:
+              plugin.value.sandboxSigningKeys?.(Redacted.value(sandboxCredentials(provider).clientSecret)) ?? null
           } satisfies ResolvedProvider
         }
         const creds = own.value
@@ -107,7 +111,8 @@ export class ProviderAccess extends Effect.Service<ProviderAccess>()("@pulsebrid
           },
           scopes: creds.scopes === null ? adapter.defaultScopes : splitScopes(creds.scopes),
           redirectUrlPrefixes: creds.redirectUrlPrefixes,
-          webhookVerificationCode: creds.webhookVerificationCode
+          webhookVerificationCode: creds.webhookVerificationCode,
+          webhookSigningKeys: null
         } satisfies ResolvedProvider
       })
 

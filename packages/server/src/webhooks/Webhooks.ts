@@ -83,6 +83,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@pulsebridge/server/We
             clientId: resolved.value.credentials.clientId,
             clientSecret: resolved.value.credentials.clientSecret,
             verificationCode: resolved.value.webhookVerificationCode,
+            signingKeys: resolved.value.webhookSigningKeys,
             otherClientIds: resolved.value.credentials.oauth1 === undefined
               ? []
               : [resolved.value.credentials.oauth1.clientId]

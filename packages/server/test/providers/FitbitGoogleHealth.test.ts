@@ -24,6 +24,8 @@ import { waitForSync } from "../fixtures/Sync.js"
 
 const activityScope = "https://www.googleapis.com/auth/googlehealth.activity_and_fitness.readonly"
 const settingsScope = "https://www.googleapis.com/auth/googlehealth.settings.readonly"
+const sleepScope = "https://www.googleapis.com/auth/googlehealth.sleep.readonly"
+const healthMetricsScope = "https://www.googleapis.com/auth/googlehealth.health_metrics_and_measurements.readonly"
 
 const civil = (date: string) => ({
   date: { year: Number(date.slice(0, 4)), month: Number(date.slice(5, 7)), day: Number(date.slice(8, 10)) }
@@ -60,7 +62,8 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
         const authorization = new URL(session.authorizationUrl)
         expect(authorization.pathname).toBe("/sandbox/fitbit/o/oauth2/v2/auth")
         expect(Object.fromEntries(authorization.searchParams)).toMatchObject({
-          scope: activityScope,
+          // activity (required), sleep and health metrics
+          scope: `${activityScope} ${sleepScope} ${healthMetricsScope}`,
           access_type: "offline",
           prompt: "consent",
           code_challenge_method: "S256"

@@ -71,7 +71,7 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
         .toBe(true)
     }))
 
-  it.effect("Fitbit (Google Health API): a notification re-reads its days; a wrong Authorization is 401 and queues nothing", () =>
+  it.effect("Fitbit (Google Health API): a signed notification re-reads its days; a wrong Authorization or signature is 401 and queues nothing", () =>
     Effect.gen(function*() {
       const { app, token, user } = yield* createUser(`fitbit-notify-${simulatedUser("u")}`)
       const { connectionId } = yield* connect(user.id, token, "Fitbit", simulatedUser("fitbit"))
@@ -94,17 +94,45 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
         }
       })
       const authorization = (yield* ProviderAccess).sandboxVerificationCode("Fitbit")
+      // signed as the sandbox's simulator signs (the sandbox hands its public keys to the receiver)
+      const signature = Simulators.googleHealthSimulatorSignature(
+        Redacted.value((yield* secretOf("Fitbit")).clientSecret),
+        body
+      )
 
       const before = yield* storedMessages
       expectError(
-        yield* send("POST", `/webhooks/fitbit/${app.id}`, { body, headers: { authorization: "Bearer forged" } }),
+        yield* send("POST", `/webhooks/fitbit/${app.id}`, {
+          body,
+          headers: { authorization: "Bearer forged", "x-healthapi-signature": signature }
+        }),
         401,
         "Unauthorized"
       )
       expectError(yield* send("POST", `/webhooks/fitbit/${app.id}`, { body }), 401, "Unauthorized")
+      // the right Authorization without the signature, or with one of another body
+      expectError(
+        yield* send("POST", `/webhooks/fitbit/${app.id}`, { body, headers: { authorization } }),
+        401,
+        "Unauthorized"
+      )
+      expectError(
+        yield* send("POST", `/webhooks/fitbit/${app.id}`, {
+          body,
+          headers: {
+            authorization,
+            "x-healthapi-signature": Simulators.googleHealthSimulatorSignature("another secret", body)
+          }
+        }),
+        401,
+        "Unauthorized"
+      )
       expect(yield* storedMessages).toBe(before)
 
-      const accepted = yield* send("POST", `/webhooks/fitbit/${app.id}`, { body, headers: { authorization } })
+      const accepted = yield* send("POST", `/webhooks/fitbit/${app.id}`, {
+        body,
+        headers: { authorization, "x-healthapi-signature": signature }
+      })
       expect(accepted.status, preview(accepted)).toBe(204)
       expect(accepted.text).toBe("")
       yield* eventually(rowCount("daily_activity", connectionId, "date", date), (n) => n === 1, "the day re-read")
