@@ -85,7 +85,9 @@ describe("ProviderRegistry", () => {
   it("lists the default scopes of each provider", () => {
     const registry = makeRegistry()
     expect(registry.get("Fitbit").defaultScopes).toEqual([
-      "https://www.googleapis.com/auth/googlehealth.activity_and_fitness.readonly"
+      "https://www.googleapis.com/auth/googlehealth.activity_and_fitness.readonly",
+      "https://www.googleapis.com/auth/googlehealth.sleep.readonly",
+      "https://www.googleapis.com/auth/googlehealth.health_metrics_and_measurements.readonly"
     ])
     expect(registry.get("WHOOP").defaultScopes).toContain("offline")
     expect(registry.get("Dexcom").defaultScopes).toEqual(["offline_access"])

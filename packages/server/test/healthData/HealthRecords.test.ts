@@ -2,11 +2,16 @@
  * Sleep, workouts, recovery and body measurements end to end: a sandbox user connects WHOOP, and the four range
  * reads and the two single reads (through the typed client) answer exactly what the simulator served, converted
  * (milliseconds to minutes, kilojoules to kilocalories); a record is the user's own only. The wire itself (ETag,
- * paging, errors as JSON) is checked with raw requests.
+ * paging, errors as JSON) is checked with raw requests. Then a user connects all four providers: every sleep,
+ * workout, day of recovery and body measurement the Garmin and Google Health (Fitbit) simulators serve for the
+ * last 30 days is read back converted (seconds and ISO durations to minutes, grams to kilograms, millimetres to
+ * metres), and a user with only Garmin or only Fitbit gets sleep and recovery scores from them.
  */
 import { expect, layer } from "@effect/vitest"
+import type { Provider } from "@pulsebridge/domain"
 import type { ConnectionId, HealthRecordId } from "@pulsebridge/domain"
-import { apiClient, createUser, makeTestServer } from "@pulsebridge/testing"
+import { makeSimulator } from "@pulsebridge/sandbox"
+import { apiClient, createUser, makeTestServer, TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { ConnectionTokens } from "../../src/connections/ConnectionTokens.js"
@@ -43,6 +48,28 @@ const whoopRecords = (connectionId: string, path: string, start?: string) =>
   })
 
 const minutes = (millis: number | undefined) => millis === undefined ? null : millis / 60_000
+
+/** Every point the Google Health simulator lists for the connection's `dataType` whose day is in `from`..`until`. */
+const googlePoints = (connectionId: string, dataType: string, filter: string) =>
+  Effect.gen(function*() {
+    const stored = yield* (yield* ConnectionTokens).stored(connectionId)
+    const out: Array<any> = []
+    let next: string | undefined
+    do {
+      const query = new URLSearchParams({ filter, ...(next === undefined ? {} : { pageToken: next }) })
+      const reply = yield* send("GET", `/sandbox/fitbit/v4/users/me/dataTypes/${dataType}/dataPoints?${query}`, {
+        bearer: Redacted.value(stored.accessToken)
+      })
+      expect(reply.status, preview(reply)).toBe(200)
+      const page = json(reply) as any
+      out.push(...(page.dataPoints ?? []))
+      next = page.nextPageToken || undefined
+    } while (next !== undefined)
+    return out
+  })
+
+/** Seconds of a Google duration (`"2100s"`). */
+const durationSeconds = (text: string) => Number(text.replace(/s$/, ""))
 
 // No periodic sync: the simulator's records and the stored ones must be the same set while the test reads both.
 layer(makeTestServer({ sandbox: true, syncCron: "0 0 1 1 *" }), { timeout: "300 seconds", excludeTestServices: true })(
@@ -226,6 +253,214 @@ layer(makeTestServer({ sandbox: true, syncCron: "0 0 1 1 *" }), { timeout: "300 
           next = /<([^>]+)>; rel="next"/.exec(page.headers["link"] ?? "")?.[1]
         }
         expect(paged).toEqual(json(whole))
+      }))
+
+    it.effect("a user of all four providers reads Garmin's and Google Health's records as their simulators served them", () =>
+      Effect.gen(function*() {
+        const { token, user } = yield* createUser(`records-four-${simulatedUser("u")}`)
+        const providers: ReadonlyArray<Provider> = ["Fitbit", "Garmin", "WHOOP", "Dexcom"]
+        const connections: Record<string, ConnectionId> = {}
+        for (const provider of providers) {
+          const { connectionId } = yield* connect(user.id, token, provider, simulatedUser(`records-${provider}`))
+          connections[provider] = connectionId as ConnectionId
+        }
+        for (const provider of providers) yield* waitForSync(user.id, token, connections[provider]!)
+        const client = yield* apiClient(token)
+        const today = dateOf(Date.now())
+        const from = dateOf(Date.now() - 29 * DAY)
+        const urlParams = { from, to: today }
+        const path = { userId: user.id }
+        const [sleeps, workouts, recoveries, bodies] = yield* Effect.all([
+          client.healthRecords.sleep({ path, urlParams }),
+          client.healthRecords.workouts({ path, urlParams }),
+          client.healthRecords.recovery({ path, urlParams }),
+          client.healthRecords.body({ path, urlParams })
+        ])
+        // Every type from WHOOP, Garmin and Fitbit; nothing from Dexcom.
+        for (const [kind, list] of [["sleep", sleeps], ["workouts", workouts], ["recovery", recoveries]] as const) {
+          expect(new Set(list.map((r) => r.provider)), kind).toEqual(new Set(["Fitbit", "Garmin", "WHOOP"]))
+        }
+        expect(new Set(bodies.map((r) => r.provider))).toEqual(new Set(["Fitbit", "Garmin", "WHOOP"]))
+        const of = <R extends { readonly provider: string; readonly providerRecordId: string }>(
+          list: ReadonlyArray<R>,
+          provider: Provider
+        ) => new Map(list.filter((r) => r.provider === provider).map((r) => [r.providerRecordId, r]))
+
+        // Google Health (Fitbit): the simulator's points of the range, listed with the connection's own token.
+        const fitbit = connections["Fitbit"]!
+        const until = dateOf(Date.now() + DAY)
+        const fitbitSleeps = of(sleeps, "Fitbit")
+        const googleSleeps = yield* googlePoints(
+          fitbit,
+          "sleep",
+          `sleep.interval.civil_end_time >= "${from}" AND sleep.interval.civil_end_time < "${until}"`
+        )
+        expect(googleSleeps.length).toBeGreaterThan(25)
+        for (const point of googleSleeps) {
+          const id = point.name.split("/").pop()
+          const served = fitbitSleeps.get(id)
+          expect(served, `Fitbit sleep ${id}`).toBeDefined()
+          const interval = point.sleep.interval
+          expect(served).toMatchObject({
+            startUtc: new Date(interval.startTime),
+            endUtc: new Date(interval.endTime),
+            utcOffsetMinutes: durationSeconds(interval.endUtcOffset) / 60,
+            isNap: point.sleep.metadata?.nap === true
+          })
+          const end = interval.civilEndTime.date
+          expect(served!.date).toBe(
+            `${end.year}-${String(end.month).padStart(2, "0")}-${String(end.day).padStart(2, "0")}`
+          )
+          expect(JSON.parse(
+            (yield* client.healthRecords.sleepById({
+              path: { userId: user.id, connectionId: fitbit, id: served!.id }
+            })).rawJson
+          )).toEqual(point)
+        }
+        expect(fitbitSleeps.size).toBe(googleSleeps.length)
+
+        const fitbitWorkouts = of(workouts, "Fitbit")
+        const googleExercise = yield* googlePoints(
+          fitbit,
+          "exercise",
+          `exercise.interval.civil_start_time >= "${from}" AND exercise.interval.civil_start_time < "${until}"`
+        )
+        expect(googleExercise.length).toBeGreaterThan(10)
+        for (const point of googleExercise) {
+          const id = point.name.split("/").pop()
+          const served = fitbitWorkouts.get(id)
+          expect(served, `Fitbit exercise ${id}`).toBeDefined()
+          const summary = point.exercise.metricsSummary ?? {}
+          expect(served).toMatchObject({
+            startUtc: new Date(point.exercise.interval.startTime),
+            endUtc: new Date(point.exercise.interval.endTime),
+            providerActivityName: point.exercise.displayName,
+            durationMinutes: durationSeconds(point.exercise.activeDuration) / 60,
+            distanceMeters: summary.distanceMillimeters === undefined ? null : summary.distanceMillimeters / 1000,
+            steps: summary.steps === undefined ? null : Number(summary.steps)
+          })
+        }
+        expect(fitbitWorkouts.size).toBe(googleExercise.length)
+
+        const fitbitBody = [...of(bodies, "Fitbit").values()]
+        const googleWeights = yield* googlePoints(
+          fitbit,
+          "weight",
+          `weight.sample_time.civil_time >= "${from}" AND weight.sample_time.civil_time < "${until}"`
+        )
+        expect(googleWeights.length).toBeGreaterThan(3)
+        for (const point of googleWeights) {
+          const at = Date.parse(point.weight.sampleTime.physicalTime)
+          const served = fitbitBody.find((b) => b.measuredAtUtc.getTime() === at)
+          expect(served, `Fitbit weighing at ${point.weight.sampleTime.physicalTime}`).toBeDefined()
+          expect(served!.weightKilograms).toBeCloseTo(point.weight.weightGrams / 1000, 9)
+        }
+
+        const fitbitRecovery = [...of(recoveries, "Fitbit").values()]
+        const googleHrv = yield* googlePoints(
+          fitbit,
+          "daily-heart-rate-variability",
+          `daily_heart_rate_variability.date >= "${from}" AND daily_heart_rate_variability.date < "${until}"`
+        )
+        expect(googleHrv.length).toBeGreaterThan(20)
+        for (const point of googleHrv) {
+          const d = point.dailyHeartRateVariability.date
+          const date = `${d.year}-${String(d.month).padStart(2, "0")}-${String(d.day).padStart(2, "0")}`
+          const served = fitbitRecovery.find((r) => r.date === date)
+          expect(served, `Fitbit recovery of ${date}`).toBeDefined()
+          expect(served!.hrvRmssdMs).toBe(point.dailyHeartRateVariability.averageHeartRateVariabilityMilliseconds)
+        }
+
+        // Garmin: the summaries its simulator (the same seed as the sandbox's) files under the range's days.
+        const garmin = connections["Garmin"]!
+        const { baseUrl } = yield* TestServer
+        const garminSim = makeSimulator("Garmin", {
+          baseUrl: `${baseUrl}/sandbox/garmin`,
+          clients: [],
+          seed: "pulsebridge-sandbox"
+        })
+        const listed = (yield* client.connections.list({ path })).find((c) => c.id === garmin)!
+        const days: Array<string> = []
+        for (let d = Date.now() - 26 * DAY; d <= Date.now() - 3 * DAY; d += DAY) days.push(dateOf(d))
+        const garminSleeps = [...of(sleeps, "Garmin").values()]
+        const summariesOf = (type: "sleeps" | "activities" | "hrv" | "bodyComps") =>
+          garminSim.control.summaries(listed.providerUserId, type, days) as ReadonlyArray<any>
+        const simSleeps = summariesOf("sleeps")
+        expect(simSleeps.length).toBeGreaterThan(15)
+        for (const sleep of simSleeps) {
+          const start = sleep.startTimeInSeconds * 1000
+          const served = garminSleeps.find((s) => s.startUtc.getTime() === start && !s.isNap)
+          expect(served, `Garmin sleep of ${sleep.calendarDate}`).toBeDefined()
+          expect(served).toMatchObject({
+            endUtc: new Date(start + sleep.durationInSeconds * 1000),
+            utcOffsetMinutes: sleep.startTimeOffsetInSeconds / 60,
+            date: sleep.calendarDate,
+            deepMinutes: sleep.deepSleepDurationInSeconds / 60,
+            lightMinutes: sleep.lightSleepDurationInSeconds / 60,
+            remMinutes: sleep.remSleepInSeconds / 60,
+            awakeMinutes: sleep.awakeDurationInSeconds / 60,
+            providerScore: sleep.overallSleepScore?.value ?? null
+          })
+        }
+        const garminWorkouts = of(workouts, "Garmin")
+        const simActivities = summariesOf("activities")
+        expect(simActivities.length).toBeGreaterThan(10)
+        for (const activity of simActivities) {
+          const served = garminWorkouts.get(String(activity.summaryId))
+          expect(served, `Garmin activity ${activity.summaryId}`).toBeDefined()
+          expect(served).toMatchObject({
+            startUtc: new Date(activity.startTimeInSeconds * 1000),
+            durationMinutes: activity.durationInSeconds / 60,
+            providerActivityName: activity.activityType,
+            activeEnergyKilocalories: activity.activeKilocalories ?? null,
+            averageHeartRate: activity.averageHeartRateInBeatsPerMinute ?? null
+          })
+        }
+        const garminRecovery = [...of(recoveries, "Garmin").values()]
+        for (const hrv of summariesOf("hrv")) {
+          const served = garminRecovery.find((r) => r.date === hrv.calendarDate)
+          expect(served, `Garmin recovery of ${hrv.calendarDate}`).toBeDefined()
+          expect(served!.hrvRmssdMs).toBe(hrv.lastNightAvg)
+        }
+        const garminBody = [...of(bodies, "Garmin").values()]
+        const simBodies = summariesOf("bodyComps")
+        expect(simBodies.length).toBeGreaterThan(2)
+        for (const body of simBodies) {
+          const served = garminBody.find((b) => b.providerRecordId === body.summaryId)
+          expect(served, `Garmin body composition ${body.summaryId}`).toBeDefined()
+          expect(served).toMatchObject({
+            measuredAtUtc: new Date(body.measurementTimeInSeconds * 1000),
+            bodyFatPercent: body.bodyFatInPercent ?? null,
+            bmi: body.bodyMassIndex ?? null
+          })
+          expect(served!.weightKilograms).toBeCloseTo(body.weightInGrams / 1000, 9)
+        }
+      }))
+
+    it.effect("a user with only Garmin, or only Fitbit, gets sleep and recovery scores from that device", () =>
+      Effect.gen(function*() {
+        for (const provider of ["Garmin", "Fitbit"] as const) {
+          const { token, user } = yield* createUser(`records-only-${provider}-${simulatedUser("u")}`)
+          const { connectionId } = yield* connect(user.id, token, provider, simulatedUser(`only-${provider}`))
+          yield* waitForSync(user.id, token, connectionId)
+          const client = yield* apiClient(token)
+          const scores = yield* client.scores.daily({
+            urlParams: { from: dateOf(Date.now() - 29 * DAY), to: dateOf(Date.now() - DAY) }
+          })
+          const sleepScored = scores.filter((s) => s.sleepScore !== null)
+          expect(sleepScored.length, `${provider} sleep scores`).toBeGreaterThan(15)
+          for (const s of sleepScored) {
+            const duration = s.components.sleep.factors.find((f) => f.key === "duration")!
+            expect(duration.source, provider).toBe(provider)
+          }
+          // Recovery needs 14 nights of baseline first.
+          const recoveryScored = scores.filter((s) => s.recoveryScore !== null)
+          expect(recoveryScored.length, `${provider} recovery scores`).toBeGreaterThan(5)
+          for (const s of recoveryScored) {
+            const sources = new Set(s.components.recovery.factors.map((f) => f.source).filter((x) => x !== null))
+            expect([...sources], `${provider} recovery of ${s.date}`).toEqual([provider])
+          }
+        }
       }))
   }
 )
