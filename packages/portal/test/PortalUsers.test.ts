@@ -42,7 +42,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
       }))
 
     it.effect(
-      "after a sandbox backfill the user page charts steps, load and glucose with the meal marked; erase",
+      "after a sandbox backfill the user page charts steps, load, sleep, HRV, weight and glucose with the meal marked, and lists workouts; erase",
       () =>
         runScenario(async (session) => {
           const { api, page } = session
@@ -89,7 +89,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
             async () => (await rows.allTextContents()).filter((text) => text.includes("Idle")).length,
             { timeout: 120_000 }
           ).toBe(3)
-          for (const chart of ["Daily steps", "Daily load", "Glucose"]) {
+          for (const chart of ["Daily steps", "Daily load", "Sleep", "Heart rate variability", "Weight", "Glucose"]) {
             await expect.poll(
               async () => Number(await page.locator("figure.chart", { hasText: chart }).getAttribute("data-points")),
               { timeout: 60_000, message: `${chart} has data points` }
@@ -97,6 +97,13 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
           }
           expect(await pixelsOfColor(page, "Daily steps", [37, 99, 235]), "steps bars drawn").toBeGreaterThan(100)
           expect(await pixelsOfColor(page, "Daily load", [124, 58, 237]), "load bars drawn").toBeGreaterThan(100)
+          expect(await pixelsOfColor(page, "Sleep", [79, 70, 229]), "sleep bars drawn").toBeGreaterThan(100)
+          expect(await pixelsOfColor(page, "Heart rate variability", [8, 145, 178]), "HRV bars drawn")
+            .toBeGreaterThan(100)
+          expect(await pixelsOfColor(page, "Weight", [190, 24, 93]), "weight line drawn").toBeGreaterThan(20)
+          const workouts = page.getByRole("region", { name: "Workouts" }).locator("tbody tr")
+          expect(await workouts.count(), "workouts listed").toBeGreaterThan(3)
+          expect(await workouts.first().textContent()).toMatch(/Fitbit|WHOOP/)
           expect(await pixelsOfColor(page, "Glucose", [5, 150, 105]), "glucose line drawn").toBeGreaterThan(100)
           expect(await pixelsOfColor(page, "Glucose", [180, 83, 9], 40), "meal marked").toBeGreaterThan(10)
           await page.getByText(/Meals: .*Porridge/).waitFor()

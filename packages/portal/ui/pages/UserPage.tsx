@@ -120,7 +120,12 @@ const Charts = (props: { readonly overview: UserOverview }) => {
     }
     const hrvByDay = new Map<string, number>()
     for (const r of overview.recovery) if (r.hrvRmssdMs !== null) hrvByDay.set(r.date, Math.round(r.hrvRmssdMs))
-    const weighings = overview.body.filter((b) => b.weightKilograms !== null)
+    // One scale's weighings (the provider with the most), never two devices' mixed in one line.
+    const weighed = overview.body.filter((b) => b.weightKilograms !== null)
+    const counts = new Map<string, number>()
+    for (const b of weighed) counts.set(b.provider, (counts.get(b.provider) ?? 0) + 1)
+    const scale = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0]
+    const weighings = weighed.filter((b) => b.provider === scale)
       .sort((a, b) => a.measuredAtUtc.localeCompare(b.measuredAtUtc))
     const glucose = [...overview.glucose].sort((a, b) => a.time.localeCompare(b.time))
     const glucoseValues = glucose.map((g) => g.value)
@@ -133,6 +138,7 @@ const Charts = (props: { readonly overview: UserOverview }) => {
       hrv: days.map((d) => hrvByDay.get(d) ?? null),
       weightX: weighings.map((b) => new Date(b.measuredAtUtc).getTime() / 1000),
       weightY: weighings.map((b) => b.weightKilograms),
+      scale,
       providersOf: (list: ReadonlyArray<{ readonly provider: string }>) =>
         [...new Set(list.map((r) => r.provider))].sort().join(", ") || "no provider",
       glucoseX: glucose.map((g) => new Date(g.time).getTime() / 1000),
@@ -191,13 +197,13 @@ const Charts = (props: { readonly overview: UserOverview }) => {
       />
       {charts.weightY.length === 0 ? null : (
         <Chart
-          title="Weight"
+          title={`Weight (${charts.scale})`}
           kind="line"
           unit="kg"
           color="#be185d"
           x={charts.weightX}
           y={charts.weightY}
-          summary={`${charts.weightY.length} weighings (${charts.providersOf(overview.body)}), from ${
+          summary={`${charts.weightY.length} weighings from ${charts.scale}, from ${
             Math.min(...charts.weightY.map(Number))
           } to ${Math.max(...charts.weightY.map(Number))} kg.`}
         />
