@@ -164,6 +164,11 @@ export interface ProviderPlugin<Name extends string = string> {
    * simulator derives its signing key). Absent: the provider's deliveries carry no signature to check.
    */
   readonly sandboxSigningKeys?: ((clientSecret: string) => string) | undefined
+  /**
+   * Where the provider publishes the public keys it signs deliveries with (`WebhookApp.signingKeys` for apps with
+   * their own credentials), read and kept by the server. Absent: deliveries carry no signature to check.
+   */
+  readonly signingKeysUrl?: string | undefined
 }
 
 /** The plug-in's adapter for credentials of `authType`, if the provider accepts that kind. */

@@ -13,7 +13,9 @@ export const FitbitPlugin: ProviderPlugin<"Fitbit"> = {
   adapter: FitbitAdapter,
   data: FitbitData,
   webhooks: fitbitWebhooks,
-  sandboxSigningKeys: googleHealthSandboxKeyset
+  sandboxSigningKeys: googleHealthSandboxKeyset,
+  // Not in Google's reference; where open-source receivers of the live API read it (docs/providers/fitbit.md).
+  signingKeysUrl: "https://www.gstatic.com/googlehealthapi/webhooks/webhooks_public_keyset.json"
 }
 
 export * from "./Adapter.js"

@@ -44,6 +44,7 @@ export const EnvVars = {
   webhookAllowPrivate: "WEBHOOK_ALLOW_PRIVATE",
   webhookCaFile: "WEBHOOK_CA_FILE",
   webhookDelivery: "WEBHOOK_DELIVERY",
+  signingKeysUrls: "PROVIDER_SIGNING_KEYS_URLS",
   mcpAllowedOrigins: "MCP_ALLOWED_ORIGINS",
   metricsToken: "METRICS_TOKEN",
   metricsPort: "METRICS_PORT",

@@ -84,6 +84,11 @@ export interface ServerConfigShape {
    * in lower case; a request without `Origin` is served too.
    */
   readonly mcpAllowedOrigins: ReadonlyArray<string>
+  /**
+   * Where to read the public keys a provider signs its notifications with, by provider slug, in place of the
+   * address its plug-in names (`PROVIDER_SIGNING_KEYS_URLS=fitbit=https://...`); `off` checks no signature.
+   */
+  readonly signingKeysUrls: ReadonlyMap<string, string>
   /** The bearer token `/metrics` requires on the public port (`METRICS_TOKEN`); none: no `/metrics` there. Never logged. */
   readonly metricsToken: Option.Option<Redacted.Redacted>
   /** A separate plain-HTTP listener serving `/metrics` without a token (`METRICS_PORT`, on `METRICS_HOST`). */
@@ -167,6 +172,29 @@ export const normalOrigin = (text: string): string | undefined => {
 }
 
 /** `MCP_ALLOWED_ORIGINS=<origin>,<origin>`, e.g. `https://assistant.example.com`. */
+const signingKeysUrlsConfig = Config.string(EnvVars.signingKeysUrls).pipe(
+  Config.mapOrFail((text) => {
+    const urls = new Map<string, string>()
+    for (const entry of text.split(",").map((e) => e.trim()).filter((e) => e !== "")) {
+      const at = entry.indexOf("=")
+      const slug = entry.slice(0, at).trim()
+      const url = entry.slice(at + 1).trim()
+      if (at <= 0 || !/^[a-z0-9-]+$/.test(slug) || !(url === "off" || /^https?:\/\/[^/?#\s]+/i.test(url))) {
+        return Either.left(
+          ConfigError.InvalidData(
+            [EnvVars.signingKeysUrls],
+            `${EnvVars.signingKeysUrls} must be comma-separated slug=url pairs (e.g. ` +
+              `fitbit=https://keys.example.com/keyset.json, or fitbit=off); got ${JSON.stringify(entry)}`
+          )
+        )
+      }
+      urls.set(slug, url)
+    }
+    return Either.right(urls as ReadonlyMap<string, string>)
+  }),
+  Config.withDefault(new Map() as ReadonlyMap<string, string>)
+)
+
 const allowedOriginsConfig = Config.string(EnvVars.mcpAllowedOrigins).pipe(
   Config.mapOrFail((text) => {
     const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")
@@ -271,6 +299,7 @@ const settingsConfig = Config.all({
     Config.withDefault(true)
   ),
   mcpAllowedOrigins: allowedOriginsConfig,
+  signingKeysUrls: signingKeysUrlsConfig,
   metricsToken: Config.redacted(EnvVars.metricsToken).pipe(
     Config.validate({
       message: `${EnvVars.metricsToken} must be at least 16 characters (e.g. \`openssl rand -hex 32\`)`,

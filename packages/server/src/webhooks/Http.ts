@@ -22,6 +22,11 @@ const answer = (outcome: WebhookOutcome) => {
       return HttpServerResponse.unsafeJson({ _tag: errorTags[outcome.status], message: outcome.message }, {
         status: outcome.status
       })
+    case "Unavailable":
+      return HttpServerResponse.unsafeJson({ _tag: "ServiceUnavailable", message: outcome.message }, {
+        status: 503,
+        headers: { "retry-after": "300" }
+      })
   }
 }
 

@@ -4,7 +4,8 @@
  * service finds the app and its credentials, hands every notification to the connections of the
  * provider user it names (as persisted messages for their sync entities, stored before the
  * answer, so the provider gets its quick 2xx), and marks deregistered users' connections
- * `Reauthorize`. A delivery that fails its check changes nothing.
+ * `Reauthorize`. A delivery that fails its check changes nothing; one that cannot be checked (the provider's
+ * signing keys cannot be read, `SigningKeys`) is answered 503, for the provider to send again.
  *
  * Routes are per provider and app: `/webhooks/<provider slug>/<appId>`, the URL an operator
  * enters in the provider's developer console.
@@ -20,11 +21,14 @@ import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { ProviderAccess } from "../connections/ProviderAccess.js"
 import { isUuid } from "../platform/Ids.js"
 import { SyncQueue } from "../sync/SyncQueue.js"
+import { SigningKeys } from "./SigningKeys.js"
 
 export type WebhookOutcome =
   | { readonly _tag: "Verified"; readonly status?: 201 | 204 | undefined }
   | { readonly _tag: "Accepted"; readonly status: 200 | 204; readonly notified: number }
   | { readonly _tag: "Rejected"; readonly status: 400 | 401 | 404; readonly message: string }
+  /** The delivery cannot be checked now (the provider's signing keys cannot be read): the provider sends it again. */
+  | { readonly _tag: "Unavailable"; readonly message: string }
 
 const unknownReceiver: WebhookOutcome = { _tag: "Rejected", status: 404, message: "Unknown webhook receiver" }
 
@@ -36,6 +40,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@pulsebridge/server/We
     const access = yield* ProviderAccess
     const queue = yield* SyncQueue
     const registry = yield* ProviderRegistry
+    const signingKeys = yield* SigningKeys
 
     /** The app's credentials at the provider, or none (an unknown app, a provider not configured). */
     const credentialsOf = (appId: string, provider: string) =>
@@ -79,18 +84,42 @@ export class Webhooks extends Effect.Service<Webhooks>()("@pulsebridge/server/We
           const provider = plugin.value.catalog.name
           const resolved = yield* credentialsOf(appId, provider)
           if (Option.isNone(resolved)) return unknownReceiver
-          const result = receiver(request, {
-            clientId: resolved.value.credentials.clientId,
-            clientSecret: resolved.value.credentials.clientSecret,
-            verificationCode: resolved.value.webhookVerificationCode,
-            signingKeys: resolved.value.webhookSigningKeys,
-            otherClientIds: resolved.value.credentials.oauth1 === undefined
-              ? []
-              : [resolved.value.credentials.oauth1.clientId]
-          }, yield* Clock.currentTimeMillis)
-          return yield* apply(appId, provider, result)
+          const now = yield* Clock.currentTimeMillis
+          const check = (keys: string | null) =>
+            receiver(request, {
+              clientId: resolved.value.credentials.clientId,
+              clientSecret: resolved.value.credentials.clientSecret,
+              verificationCode: resolved.value.webhookVerificationCode,
+              signingKeys: keys,
+              otherClientIds: resolved.value.credentials.oauth1 === undefined
+                ? []
+                : [resolved.value.credentials.oauth1.clientId]
+            }, now)
+          // The sandbox's simulators sign with keys of their own; an app's own credentials are checked against the
+          // keys the provider publishes (read again once when none of them matches: the provider may have rotated).
+          const url = resolved.value.webhookSigningKeys === null
+            ? signingKeys.urlOf(slug, plugin.value.signingKeysUrl)
+            : Option.none()
+          if (Option.isNone(url)) return yield* apply(appId, provider, check(resolved.value.webhookSigningKeys))
+          // Everything else is checked first (the subscriber's Authorization, the body): a delivery refused anyway,
+          // or a verification request, needs no keys, so no stranger's request makes the server read them.
+          const unsigned = check(null)
+          if (unsigned._tag !== "Accepted") return yield* apply(appId, provider, unsigned)
+          const checked = yield* signingKeys.get(url.value, { now }).pipe(
+            Effect.map(check),
+            Effect.flatMap((result) =>
+              result._tag === "Rejected" && result.status === 401
+                ? signingKeys.get(url.value, { now, refresh: true }).pipe(Effect.map(check))
+                : Effect.succeed(result)
+            ),
+            Effect.either
+          )
+          if (checked._tag === "Left") {
+            return { _tag: "Unavailable", message: checked.left.message } satisfies WebhookOutcome
+          }
+          return yield* apply(appId, provider, checked.right)
         }).pipe(Effect.withSpan("Webhooks.receive", { attributes: { slug } }))
     } as const
   }),
-  dependencies: [ConnectionsRepo.Default, ConnectionEvents.Default]
+  dependencies: [ConnectionsRepo.Default, ConnectionEvents.Default, SigningKeys.Default]
 }) {}
