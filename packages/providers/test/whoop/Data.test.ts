@@ -377,6 +377,61 @@ describe("WHOOP normalisers", () => {
     expect(record.energyKilocalories).toBeCloseTo(375.08, 2)
   })
 
+  // WHOOP v2 sleep and workout JSON as developer.whoop.com/api documents it (GET /v2/activity/sleep/{id},
+  // /v2/activity/workout/{id}): a record carries one `timezone_offset`, that of its start.
+  it("a nap is a sleep of its own, dated by its end; a night across a DST change keeps the offset WHOOP gives", () => {
+    const nap = normaliseWhoopSleep(
+      Schema.decodeUnknownSync(WhoopSleep)({
+        ...sleepJson,
+        id: "b3c4a1d2-0000-4000-8000-00000000a0a1",
+        nap: true,
+        start: "2022-04-24T05:10:00.000Z",
+        end: "2022-04-24T05:40:00.000Z",
+        timezone_offset: "-05:00"
+      })
+    )
+    expect(nap).toMatchObject({ nap: true, date: "2022-04-24", utcOffsetMinutes: -300 })
+    // Europe/Berlin's clocks went back at 01:00Z on 30 Oct 2022: asleep at 22:30 CEST (+02:00), awake at
+    // 06:30 CET; WHOOP writes the start's offset, and the night is 9 hours long and belongs to the 30th.
+    const dst = normaliseWhoopSleep(
+      Schema.decodeUnknownSync(WhoopSleep)({
+        ...sleepJson,
+        id: "b3c4a1d2-0000-4000-8000-00000000a0a2",
+        start: "2022-10-29T20:30:00.000Z",
+        end: "2022-10-30T05:30:00.000Z",
+        timezone_offset: "+02:00"
+      })
+    )
+    expect(dst).toMatchObject({ date: "2022-10-30", utcOffsetMinutes: 120 })
+    expect(dst.end.getTime() - dst.start.getTime()).toBe(9 * 3_600_000)
+  })
+
+  it("a workout WHOOP has not scored has no heart rate, energy or strain; its time and type stand", () => {
+    const workout = normaliseWhoopWorkout(
+      Schema.decodeUnknownSync(WhoopWorkout)({
+        id: "0d4c5b6a-7e8f-4a9b-8c0d-1e2f3a4b5c6d",
+        user_id: 10129,
+        start: "2022-04-24T18:00:00.000Z",
+        end: "2022-04-24T18:45:00.000Z",
+        timezone_offset: "-04:00",
+        sport_name: "weightlifting",
+        score_state: "PENDING_SCORE"
+      })
+    )
+    expect(workout).toMatchObject({
+      activityType: "strength",
+      sportName: "weightlifting",
+      durationMinutes: 45,
+      utcOffsetMinutes: -240,
+      averageHeartRate: null,
+      maxHeartRate: null,
+      energyKilocalories: null,
+      strain: null,
+      loadScoreScale: null,
+      zoneDurationsJson: "{}"
+    })
+  })
+
   it("refuses records without their key fields", () => {
     expect(() => Schema.decodeUnknownSync(WhoopCycle)({ ...scoredCycle, start: "yesterday" })).toThrow()
     expect(() => Schema.decodeUnknownSync(WhoopCycle)({ ...scoredCycle, timezone_offset: "EST" })).toThrow()
