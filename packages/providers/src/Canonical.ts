@@ -8,6 +8,7 @@
  * Timestamps are `Date`s (UTC instants). `null` means the provider did not report the value.
  */
 import type { HttpClient } from "@effect/platform"
+import { ActivityType as ActivityTypeSchema } from "@pulsebridge/domain"
 import type * as Effect from "effect/Effect"
 import type { ProviderError, TokenInput } from "./Adapter.js"
 
@@ -159,24 +160,11 @@ export interface RecoveryRecord {
 }
 
 /**
- * The kinds of workout, a small list every provider's own names are mapped onto (`providerActivityName` keeps
- * the provider's name).
+ * The kinds of workout, a small list every provider's own names are mapped onto (`sportName` keeps the provider's
+ * name): the contract's `ActivityType`.
  */
-export const activityTypes = [
-  "running",
-  "cycling",
-  "walking",
-  "hiking",
-  "swimming",
-  "strength",
-  "yoga",
-  "hiit",
-  "rowing",
-  "elliptical",
-  "sports",
-  "other"
-] as const
-export type ActivityType = typeof activityTypes[number]
+export const activityTypes = ActivityTypeSchema.literals
+export type ActivityType = typeof ActivityTypeSchema.Type
 
 const activityKeywords: ReadonlyArray<readonly [RegExp, ActivityType]> = [
   [/run|jog|treadmill/, "running"],

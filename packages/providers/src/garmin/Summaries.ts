@@ -121,18 +121,8 @@ export const garminSummaryOfPath = (
 
 /** Several batches as one, in order; the recovery parts of one day merged. */
 export const joinBatches = (batches: ReadonlyArray<CanonicalBatch>): CanonicalBatch => {
-  const out: { -readonly [K in keyof CanonicalBatch]: Array<CanonicalBatch[K][number]> } = {
-    dailyActivity: [],
-    dailyLoad: [],
-    sleep: [],
-    recovery: [],
-    workouts: [],
-    profiles: [],
-    bodyMeasurements: [],
-    glucoseReadings: [],
-    glucoseEvents: [],
-    glucoseCalibrations: [],
-    quarantined: []
+  const out = Object.fromEntries(Object.keys(emptyBatch).map((key) => [key, []])) as unknown as {
+    -readonly [K in keyof CanonicalBatch]: Array<CanonicalBatch[K][number]>
   }
   for (const batch of batches) {
     for (const key of Object.keys(emptyBatch) as Array<keyof CanonicalBatch>) {
