@@ -96,7 +96,13 @@ export const normaliseGarminSleep = (sleep: GarminSleep, userId: string, raw: un
   const light = stage(sleep.lightSleepDurationInSeconds)
   const deep = stage(sleep.deepSleepDurationInSeconds)
   const rem = stage(sleep.remSleepInSeconds)
-  const asleep = light === null && deep === null && rem === null ? null : (light ?? 0) + (deep ?? 0) + (rem ?? 0)
+  // Summed in seconds, then converted once (minutes of each stage summed would carry rounding: 474.99999...).
+  const asleep = light === null && deep === null && rem === null
+    ? null
+    : minutes(
+      (sleep.lightSleepDurationInSeconds ?? 0) + (sleep.deepSleepDurationInSeconds ?? 0) +
+        (sleep.remSleepInSeconds ?? 0)
+    )
   const score = sleep.overallSleepScore?.value ?? null
   return {
     providerRecordId: sleepId(userId, start),
