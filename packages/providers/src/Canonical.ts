@@ -159,6 +159,46 @@ export interface RecoveryRecord {
   readonly rawJson: string
 }
 
+/** The id of a day's recovery assembled from a provider's daily measurements (Garmin, Google Health). */
+export const dayRecoveryId = (date: string): string => `recovery:${date}`
+
+/**
+ * A day's recovery assembled from a provider's daily measurements, without a cycle, a sleep or a score (Garmin,
+ * Google Health): the values given, null for the rest; `partial` as `RecoveryRecord.partial` says.
+ */
+export const dayRecovery = (
+  date: string,
+  values: Partial<
+    Pick<
+      RecoveryRecord,
+      | "restingHeartRate"
+      | "hrvRmssdMs"
+      | "spo2Percent"
+      | "respiratoryRate"
+      | "skinTempCelsius"
+      | "skinTemperatureDeviationCelsius"
+    >
+  >,
+  rawJson: string,
+  partial: boolean
+): RecoveryRecord => ({
+  providerRecordId: dayRecoveryId(date),
+  sleepId: null,
+  date,
+  scoreState: "SCORED",
+  calibrating: null,
+  recoveryScore: null,
+  providerScoreScale: null,
+  restingHeartRate: values.restingHeartRate ?? null,
+  hrvRmssdMs: values.hrvRmssdMs ?? null,
+  spo2Percent: values.spo2Percent ?? null,
+  respiratoryRate: values.respiratoryRate ?? null,
+  skinTempCelsius: values.skinTempCelsius ?? null,
+  skinTemperatureDeviationCelsius: values.skinTemperatureDeviationCelsius ?? null,
+  ...(partial ? { partial: true } : {}),
+  rawJson
+})
+
 /**
  * The kinds of workout, a small list every provider's own names are mapped onto (`sportName` keeps the provider's
  * name): the contract's `ActivityType`.

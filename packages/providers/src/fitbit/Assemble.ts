@@ -11,6 +11,7 @@ import type {
   SleepRecord,
   WorkoutRecord
 } from "../Canonical.js"
+import { dayRecoveryId } from "../Canonical.js"
 import { decodeEach, lastByKey } from "../Shared.js"
 import { civilDate } from "./Normalise.js"
 import type { GoogleRecoveryDataType, RecoveryValues } from "./Points.js"
@@ -79,7 +80,7 @@ const recoveryIdOf = (dataType: GoogleRecoveryDataType) => (raw: unknown): strin
   try {
     const date = (raw as Record<string, { date?: { year: number; month: number; day: number } }>)[fieldOf[dataType]]
       ?.date
-    return date === undefined ? null : `recovery:${civilDate(date)}`
+    return date === undefined ? null : dayRecoveryId(civilDate(date))
   } catch {
     return null
   }
@@ -116,7 +117,7 @@ export const assembleRecoveries = (
   const spoilt = new Set(quarantined.map((q) => q.providerRecordId))
   const records = [...days.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([date, day]) => normaliseGoogleRecovery(date, day.values, day.raw, spoilt.has(`recovery:${date}`)))
+    .map(([date, day]) => normaliseGoogleRecovery(date, day.values, day.raw, spoilt.has(dayRecoveryId(date))))
   return { records, quarantined }
 }
 

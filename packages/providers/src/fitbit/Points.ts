@@ -13,7 +13,7 @@
  */
 import * as Schema from "effect/Schema"
 import type { BodyMeasurementSnapshot, RecoveryRecord, SleepRecord, WorkoutRecord } from "../Canonical.js"
-import { activityTypeOfName } from "../Canonical.js"
+import { activityTypeOfName, dayRecovery } from "../Canonical.js"
 import type { ActivityType } from "../Canonical.js"
 import { DateTimeString, keepUnknownFields, localDate, parseInstant } from "../Shared.js"
 import { googleHealthActivityScope, googleHealthMetricsScope, googleHealthSleepScope } from "./Adapter.js"
@@ -381,23 +381,7 @@ export const normaliseGoogleRecovery = (
   values: RecoveryValues,
   raw: Record<string, unknown>,
   partial: boolean
-): RecoveryRecord => ({
-  providerRecordId: `recovery:${date}`,
-  sleepId: null,
-  date,
-  scoreState: "SCORED",
-  calibrating: null,
-  recoveryScore: null,
-  providerScoreScale: null,
-  restingHeartRate: values.restingHeartRate ?? null,
-  hrvRmssdMs: values.hrvRmssdMs ?? null,
-  spo2Percent: values.spo2Percent ?? null,
-  respiratoryRate: values.respiratoryRate ?? null,
-  skinTempCelsius: values.skinTempCelsius ?? null,
-  skinTemperatureDeviationCelsius: values.skinTemperatureDeviationCelsius ?? null,
-  ...(partial ? { partial: true } : {}),
-  rawJson: JSON.stringify(raw)
-})
+): RecoveryRecord => dayRecovery(date, values, JSON.stringify(raw), partial)
 
 // ---- body ----
 

@@ -15,6 +15,7 @@
  */
 import * as Schema from "effect/Schema"
 import type { DailyActivityRecord, QuarantinedRecord, RecoveryRecord } from "../Canonical.js"
+import { dayRecovery, dayRecoveryId } from "../Canonical.js"
 import { DateString, decodeEach, keepUnknownFields, lastByKey } from "../Shared.js"
 import { garminDayOf, withoutAccessToken } from "./Normalise.js"
 import { garminSamplesMean } from "./NormaliseSleeps.js"
@@ -66,7 +67,7 @@ export const GarminPulseOx = dated(
 )
 export type GarminPulseOx = typeof GarminPulseOx.Type
 
-export const garminRecoveryId = (date: string): string => `recovery:${date}`
+export const garminRecoveryId = dayRecoveryId
 
 const dayOf = (summary: Parameters<typeof garminDayOf>[0]): string => {
   const date = garminDayOf(summary)
@@ -82,23 +83,7 @@ const part = (
   source: string,
   raw: unknown,
   values: Partial<Pick<RecoveryRecord, "restingHeartRate" | "hrvRmssdMs" | "spo2Percent">>
-): RecoveryRecord => ({
-  providerRecordId: garminRecoveryId(date),
-  sleepId: null,
-  date,
-  scoreState: "SCORED",
-  calibrating: null,
-  recoveryScore: null,
-  providerScoreScale: null,
-  restingHeartRate: values.restingHeartRate ?? null,
-  hrvRmssdMs: values.hrvRmssdMs ?? null,
-  spo2Percent: values.spo2Percent ?? null,
-  respiratoryRate: null,
-  skinTempCelsius: null,
-  skinTemperatureDeviationCelsius: null,
-  partial: true,
-  rawJson: JSON.stringify({ [source]: raw })
-})
+): RecoveryRecord => dayRecovery(date, values, JSON.stringify({ [source]: raw }), true)
 
 export const normaliseGarminHrv = (hrv: GarminHrv, raw: unknown = hrv): RecoveryRecord =>
   part(dayOf(hrv), "hrv", withoutAccessToken(raw), { hrvRmssdMs: hrv.lastNightAvg ?? null })

@@ -138,110 +138,115 @@ export const makeFitbitApi = (core: FitbitCore) => {
 
   const rollUpPath = /^\/v4\/users\/([^/]+)\/dataTypes\/([^/]+)\/dataPoints:dailyRollUp$/
 
-  const dailyRollUp = (req: SimRequestShape) => {
-    const m = rollUpPath.exec(req.path)
-    if (m === null) return googleError(404, `Method not found: POST ${req.path}`)
+  /**
+   * A call on one data type (`/v4/users/{user}/dataTypes/{dataType}/...` matched by `path`): a known data type,
+   * then the token's user and the data type's scope (read-only or the full one), then `handle`.
+   */
+  const onDataType = (
+    req: SimRequestShape,
+    path: RegExp,
+    method: string,
+    handle: (
+      dataType: string,
+      known: (typeof DATA_TYPES)[string],
+      record: AccessRecord
+    ) => HttpServerResponse.HttpServerResponse
+  ) => {
+    const m = path.exec(req.path)
+    if (m === null) return googleError(404, `Method not found: ${method} ${req.path}`)
     const [, pathUser, dataType] = m
-    const known = DATA_TYPES[dataType!]
+    const known = DATA_TYPES[dataType]
     if (known === undefined) return googleError(400, `Invalid data type: ${dataType}`)
     return api(
       req,
       pathUser!,
       (scope) => scope === known.scope || scope === known.scope.replace(".readonly", ""),
-      (record) => {
-        if (!known.dailyRollUp) {
-          return googleError(
-            400,
-            `DailyRollup is not supported for data type ${dataType}, but the following actions are supported: list, reconcile`
-          )
-        }
-        let body: Record<string, unknown>
-        try {
-          const parsed: unknown = JSON.parse(req.body === "" ? "{}" : req.body)
-          if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not an object")
-          body = parsed as Record<string, unknown>
-        } catch {
-          return googleError(400, "Invalid JSON payload received.")
-        }
-        const range = body["range"] as Record<string, unknown> | undefined
-        if (range === undefined || typeof range !== "object" || range === null) {
-          return googleError(400, "range is required")
-        }
-        const start = civilDayOf(range["start"], "start")
-        if (typeof start !== "string") return googleError(400, start.error)
-        const end = civilDayOf(range["end"], "end")
-        if (typeof end !== "string") return googleError(400, end.error)
-        const days = parseDay(end)! - parseDay(start)!
-        if (days <= 0) return googleError(400, "range.end must be after range.start")
-        const maxDays = SHORT_RANGE_TYPES.includes(dataType!) ? SHORT_RANGE_DAYS : LONG_RANGE_DAYS
-        if (days > maxDays) return rollupTooLong(dataType!, maxDays)
-        const windowSizeDays = body["windowSizeDays"] ?? 1
-        if (typeof windowSizeDays !== "number" || !Number.isInteger(windowSizeDays) || windowSizeDays < 1) {
-          return googleError(400, "windowSizeDays must be a positive whole number of days")
-        }
-        if (windowSizeDays > days) return googleError(400, "windowSizeDays must not exceed the range")
-        const pageSize = body["pageSize"] ?? DEFAULT_PAGE_SIZE
-        if (typeof pageSize !== "number" || !Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_PAGE_SIZE) {
-          return googleError(400, "pageSize must be a whole number from 0 to 10000")
-        }
-        // a page of windows is itself a duration: Google refuses one longer than the data type's range
-        if (body["pageSize"] !== undefined && pageSize * windowSizeDays > maxDays) {
-          return rollupTooLong(dataType!, maxDays)
-        }
-        // this simulator never issues a page token (its pages hold every window)
-        if (body["pageToken"] !== undefined && body["pageToken"] !== "") return googleError(400, "Invalid page token")
-        const limit = pageSize === 0 ? DEFAULT_PAGE_SIZE : pageSize
-        const { memberSinceDay, zone } = userTraits("fitbit", record.userId)
-        const today = localDayOf(core.nowMs(), zone.offsetMinutes)
-        const points: Array<unknown> = []
-        for (let first = parseDay(start)!; first < parseDay(end)! && points.length < limit; first += windowSizeDays) {
-          const last = Math.min(first + windowSizeDays, parseDay(end)!)
-          const values: Array<Record<string, unknown>> = []
-          let field: string | undefined
-          for (let day = first; day < last; day++) {
-            // nothing before the user had a device or after the user's own today
-            if (day < memberSinceDay || day > today) continue
-            const progress = day < today ? 1 : (core.nowMs() - localMidnight(day, zone.offsetMinutes)) / DAY_MS
-            const summary = fitbitDailySummary(core.seed, record.userId, formatDay(day), progress, "METRIC").summary
-            const value = rollupValueOf(dataType!, summary)
-            if (value === undefined) continue
-            field = value[0]
-            values.push(value[1])
-          }
-          if (field === undefined) continue
-          points.push({
-            civilStartTime: { date: googleDateOf(formatDay(first)) },
-            civilEndTime: { date: googleDateOf(formatDay(last)) },
-            [field]: sumRollupValues(values)
-          })
-        }
-        return json({ rollupDataPoints: points })
-      }
+      (record) => handle(dataType, known, record)
     )
   }
+
+  const dailyRollUp = (req: SimRequestShape) =>
+    onDataType(req, rollUpPath, "POST", (dataType, known, record) => {
+      if (!known.dailyRollUp) {
+        return googleError(
+          400,
+          `DailyRollup is not supported for data type ${dataType}, but the following actions are supported: list, reconcile`
+        )
+      }
+      let body: Record<string, unknown>
+      try {
+        const parsed: unknown = JSON.parse(req.body === "" ? "{}" : req.body)
+        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not an object")
+        body = parsed as Record<string, unknown>
+      } catch {
+        return googleError(400, "Invalid JSON payload received.")
+      }
+      const range = body["range"] as Record<string, unknown> | undefined
+      if (range === undefined || typeof range !== "object" || range === null) {
+        return googleError(400, "range is required")
+      }
+      const start = civilDayOf(range["start"], "start")
+      if (typeof start !== "string") return googleError(400, start.error)
+      const end = civilDayOf(range["end"], "end")
+      if (typeof end !== "string") return googleError(400, end.error)
+      const days = parseDay(end)! - parseDay(start)!
+      if (days <= 0) return googleError(400, "range.end must be after range.start")
+      const maxDays = SHORT_RANGE_TYPES.includes(dataType) ? SHORT_RANGE_DAYS : LONG_RANGE_DAYS
+      if (days > maxDays) return rollupTooLong(dataType, maxDays)
+      const windowSizeDays = body["windowSizeDays"] ?? 1
+      if (typeof windowSizeDays !== "number" || !Number.isInteger(windowSizeDays) || windowSizeDays < 1) {
+        return googleError(400, "windowSizeDays must be a positive whole number of days")
+      }
+      if (windowSizeDays > days) return googleError(400, "windowSizeDays must not exceed the range")
+      const pageSize = body["pageSize"] ?? DEFAULT_PAGE_SIZE
+      if (typeof pageSize !== "number" || !Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_PAGE_SIZE) {
+        return googleError(400, "pageSize must be a whole number from 0 to 10000")
+      }
+      // a page of windows is itself a duration: Google refuses one longer than the data type's range
+      if (body["pageSize"] !== undefined && pageSize * windowSizeDays > maxDays) {
+        return rollupTooLong(dataType, maxDays)
+      }
+      // this simulator never issues a page token (its pages hold every window)
+      if (body["pageToken"] !== undefined && body["pageToken"] !== "") return googleError(400, "Invalid page token")
+      const limit = pageSize === 0 ? DEFAULT_PAGE_SIZE : pageSize
+      const { memberSinceDay, zone } = userTraits("fitbit", record.userId)
+      const today = localDayOf(core.nowMs(), zone.offsetMinutes)
+      const points: Array<unknown> = []
+      for (let first = parseDay(start)!; first < parseDay(end)! && points.length < limit; first += windowSizeDays) {
+        const last = Math.min(first + windowSizeDays, parseDay(end)!)
+        const values: Array<Record<string, unknown>> = []
+        let field: string | undefined
+        for (let day = first; day < last; day++) {
+          // nothing before the user had a device or after the user's own today
+          if (day < memberSinceDay || day > today) continue
+          const progress = day < today ? 1 : (core.nowMs() - localMidnight(day, zone.offsetMinutes)) / DAY_MS
+          const summary = fitbitDailySummary(core.seed, record.userId, formatDay(day), progress, "METRIC").summary
+          const value = rollupValueOf(dataType, summary)
+          if (value === undefined) continue
+          field = value[0]
+          values.push(value[1])
+        }
+        if (field === undefined) continue
+        points.push({
+          civilStartTime: { date: googleDateOf(formatDay(first)) },
+          civilEndTime: { date: googleDateOf(formatDay(last)) },
+          [field]: sumRollupValues(values)
+        })
+      }
+      return json({ rollupDataPoints: points })
+    })
 
   const listPath = /^\/v4\/users\/([^/]+)\/dataTypes\/([^/]+)\/dataPoints$/
 
   /** `dataPoints.list`: the raw points of a data type, filtered, newest first, page by page. */
-  const listDataPoints = (req: SimRequestShape) => {
-    const m = listPath.exec(req.path)
-    if (m === null) return googleError(404, `Method not found: GET ${req.path}`)
-    const [, pathUser, dataType] = m
-    const known = DATA_TYPES[dataType!]
-    if (known === undefined) return googleError(400, `Invalid data type: ${dataType}`)
-    return api(
-      req,
-      pathUser!,
-      (scope) => scope === known.scope || scope === known.scope.replace(".readonly", ""),
-      (record) => {
-        const query = readListQuery(dataType!, req.query)
-        if (query._tag === "Invalid") return googleError(400, query.message)
-        const { zone } = userTraits("fitbit", record.userId)
-        const now = core.nowMs()
-        return json(listPage(core.seed, record.userId, dataType!, query, localDayOf(now, zone.offsetMinutes), now))
-      }
-    )
-  }
+  const listDataPoints = (req: SimRequestShape) =>
+    onDataType(req, listPath, "GET", (dataType, _known, record) => {
+      const query = readListQuery(dataType, req.query)
+      if (query._tag === "Invalid") return googleError(400, query.message)
+      const { zone } = userTraits("fitbit", record.userId)
+      const now = core.nowMs()
+      return json(listPage(core.seed, record.userId, dataType, query, localDayOf(now, zone.offsetMinutes), now))
+    })
 
   return { userResource, dailyRollUp, listDataPoints }
 }
