@@ -5,8 +5,9 @@
  * envelope, the table, and the mapping of each family onto a `ProviderError` the server acts on:
  *
  * - Authentication failed (100..102, 200, 401): on a data call the access token is invalid or expired, `status`
- *   401 (the server refreshes and tries again); on a token call the code or refresh token is no longer valid,
- *   `invalid_grant` (the server asks the user to connect again).
+ *   401 (the server refreshes and tries again); on a token call 401 is the code or refresh token no longer valid,
+ *   `invalid_grant` (the server asks the user to connect again), and 100..102 or 200 the app's credentials refused
+ *   (`invalid_client`: the operator's configuration, not the user's grant).
  * - Invalid params: 400 and `invalid_params`; on a token call an error naming the code or the refresh token is
  *   `invalid_grant` (Withings answers a spent code or refresh token with 503 "Invalid Params: invalid code" /
  *   "invalid refresh_token", as clients of the live API report: home-assistant/home-assistant.io#34285,
@@ -114,9 +115,13 @@ export const withingsStatusError = (ctx: CallContext, envelope: WithingsEnvelope
     new ProviderError({ provider: ctx.provider, operation: ctx.operation, message, ...fields })
   switch (family) {
     case "authenticationFailed":
-      return kind._tag === "token"
-        ? error({ status: 400, code: "invalid_grant" })
-        : error({ status: 401, code: "invalid_token" })
+      // On a token call 401 is the grant's token refused; the other codes of the family are the app's credentials.
+      if (kind._tag === "token") {
+        return envelope.status === 401
+          ? error({ status: 400, code: "invalid_grant" })
+          : error({ status: 401, code: "invalid_client" })
+      }
+      return error({ status: 401, code: "invalid_token" })
     case "invalidParams":
       return kind._tag === "token" && text !== undefined && /\b(code|refresh_token)\b/i.test(text)
         ? error({ status: 400, code: "invalid_grant" })
