@@ -8,7 +8,6 @@
  * minutes.
  */
 import * as os from "node:os"
-import * as path from "node:path"
 import { defineConfig } from "vitest/config"
 import shared from "./vitest.shared.js"
 
@@ -33,8 +32,6 @@ export default defineConfig({
   test: {
     ...shared.test,
     include: [`packages/${packages}/test/**/*.test.ts`],
-    // The portal's browser tests load its built bundle: rebuilt first when a source is newer.
-    globalSetup: [path.join(__dirname, "packages", "portal", "test", "globalSetup.ts")],
     maxWorkers: workers,
     minWorkers: 1,
     // The files a worker runs share its process and every module (Effect, the platform, PGlite, the project's
