@@ -34,7 +34,10 @@ export default defineConfig({
     ...shared.test,
     include: [`packages/${packages}/test/**/*.test.ts`],
     maxWorkers: workers,
-    minWorkers: 1,
+    // As many from the start: with fewer, the pool ends a worker it finds idle beyond the minimum, and with
+    // `isolate: false` that raced a file being handed to it (an unhandled "Terminating worker thread" that failed
+    // the run, seen on a short run of the quick files).
+    minWorkers: workers,
     // The files a worker runs share its process and every module (Effect, the platform, PGlite, the project's
     // own): a new process per file, loading them all again, was a third of the suite's CPU. What a file leaves in
     // the process is therefore seen by the next: metrics are the process's (tests compare counts before and
