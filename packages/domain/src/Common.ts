@@ -210,12 +210,20 @@ export const Timestamp = Schema.transformOrFail(Schema.String, Schema.DateFromSe
 })
 
 /** The providers PulseBridge ships, each written as the provider's product name. */
-export const BuiltinProvider = Schema.Literal("Fitbit", "Garmin", "WHOOP", "Dexcom").annotations({
+export const BuiltinProvider = Schema.Literal("Fitbit", "Garmin", "WHOOP", "Dexcom", "Oura", "Withings").annotations({
   identifier: "BuiltinProvider",
   description: "A provider PulseBridge ships"
 })
 export type BuiltinProvider = typeof BuiltinProvider.Type
 export const providers: ReadonlyArray<BuiltinProvider> = BuiltinProvider.literals
+
+/**
+ * The providers the service contract names. The others PulseBridge ships (Oura, Withings) are listed outside
+ * sandbox mode only to an app whose credentials for them are configured, so a client that follows the contract
+ * sees exactly these by default.
+ */
+export const ContractProvider = Schema.Literal("Fitbit", "Garmin", "WHOOP", "Dexcom")
+export type ContractProvider = typeof ContractProvider.Type
 
 /** The name of a provider a deployment registers besides the built-in ones (a provider plug-in). */
 export const ProviderName = Schema.String.pipe(
@@ -230,8 +238,8 @@ export const ProviderName = Schema.String.pipe(
  */
 export const Provider = Schema.Union(BuiltinProvider, ProviderName).annotations({
   identifier: "Provider",
-  description: "A wearable provider, written as the provider's product name (Fitbit, Garmin, WHOOP, Dexcom, or " +
-    "a provider plug-in this deployment registers); a provider this deployment does not know is a 400"
+  description: "A wearable provider, written as the provider's product name (Fitbit, Garmin, WHOOP, Dexcom, Oura, " +
+    "Withings, or a provider plug-in this deployment registers); a provider this deployment does not know is a 400"
 })
 export type Provider = typeof Provider.Type
 

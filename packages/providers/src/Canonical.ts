@@ -424,6 +424,12 @@ export type NotificationOutcome =
 export interface AfterBackfillInput extends FetchInput {
   /** Our id for the connection (Fitbit uses it as the subscription id). */
   readonly connectionId: string
+  /**
+   * Where the provider should send this app's notifications (`<PUBLIC_URL>/webhooks/<slug>/<appId>`), for a
+   * provider whose subscriptions name a callback (Oura's per app, Withings' per user). The plug-in decides whether
+   * its provider would accept it (the real providers want a public HTTPS address; a simulator takes any).
+   */
+  readonly webhookUrl: string
 }
 
 /**

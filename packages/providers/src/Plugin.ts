@@ -68,6 +68,12 @@ export interface CatalogEntry<Name extends string = string> {
    * data is pending rather than missing. Absent: `DefaultDataDelayHours`.
    */
   readonly dataDelayHours?: number | undefined
+  /**
+   * A provider beyond the service contract's four: outside sandbox mode it is listed (`GET .../providers`) only to
+   * an app whose credentials for it are configured, so that a client that follows the contract sees exactly the
+   * four by default. In sandbox mode every provider is listed.
+   */
+  readonly listedWhenConfigured?: true | undefined
 }
 
 /**
@@ -126,8 +132,15 @@ export interface WebhookNotification {
 }
 
 export type WebhookResult =
-  /** A verification request answered with the right code (answer `status`, 204 when absent; Google wants 201). */
-  | { readonly _tag: "Verified"; readonly status?: 201 | 204 | undefined }
+  /**
+   * A verification request answered with the right code: answer `status` (204 when absent; Google wants 201), with
+   * `body` as JSON when given (Oura wants its challenge back in `{"challenge": ...}`, with 200).
+   */
+  | {
+    readonly _tag: "Verified"
+    readonly status?: 200 | 201 | 204 | undefined
+    readonly body?: unknown
+  }
   /** The delivery failed its check or could not be read; nothing may change. */
   | { readonly _tag: "Rejected"; readonly status: 400 | 401 | 404; readonly message: string }
   /** A good delivery: answer `status`, then hand each notification to `ProviderData.notify`. */

@@ -10,16 +10,20 @@ import type { ProviderAdapter, ProviderEndpoints } from "./Adapter.js"
 import { DexcomPlugin } from "./dexcom/index.js"
 import { FitbitPlugin } from "./fitbit/index.js"
 import { GarminPlugin } from "./garmin/index.js"
+import { OuraPlugin } from "./oura/index.js"
 import type { ProviderPlugin, ScoreInput } from "./Plugin.js"
 import { scoreOrder } from "./Plugin.js"
 import { WhoopPlugin } from "./whoop/index.js"
+import { WithingsPlugin } from "./withings/index.js"
 
 /** The providers PulseBridge ships, in listing order. */
 export const builtinPlugins = [
   FitbitPlugin,
   GarminPlugin,
   WhoopPlugin,
-  DexcomPlugin
+  DexcomPlugin,
+  OuraPlugin,
+  WithingsPlugin
 ] as const satisfies ReadonlyArray<ProviderPlugin<Provider>>
 
 export interface Registry {

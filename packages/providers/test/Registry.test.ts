@@ -14,11 +14,13 @@ import {
   FitbitPlugin,
   GarminPlugin,
   makeRegistry,
+  OuraPlugin,
   ProviderError,
   ProviderRegistry,
   scoreInputs,
   toProviderInfo,
-  WhoopPlugin
+  WhoopPlugin,
+  WithingsPlugin
 } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -98,37 +100,47 @@ describe("ProviderRegistry", () => {
 // ---- the plug-ins ----
 
 /** A provider the domain does not list, as a test or a deployment would plug it in. */
-const ouraAdapter: ProviderAdapter = {
+const polarAdapter: ProviderAdapter = {
   ...FitbitPlugin.adapter,
-  provider: "Oura",
+  provider: "Polar",
   defaultScopes: ["daily"],
-  defaultEndpoints: { authBaseUrl: "https://cloud.ouraring.test", tokenBaseUrl: "t", apiBaseUrl: "a" }
+  defaultEndpoints: { authBaseUrl: "https://auth.polar.test", tokenBaseUrl: "t", apiBaseUrl: "a" }
 }
-const ouraData: ProviderData = {
+const polarData: ProviderData = {
   windowDays: 10,
   maxBackfillDays: 90,
   fetchWindow: () => Effect.succeed(emptyBatch),
   notify: (_input, notification) =>
-    Effect.fail(new ProviderError({ provider: "Oura", operation: "notification", message: String(notification) }))
+    Effect.fail(new ProviderError({ provider: "Polar", operation: "notification", message: String(notification) }))
 }
-const ouraPlugin: ProviderPlugin = {
+const polarPlugin: ProviderPlugin = {
   catalog: {
-    name: "Oura",
-    slug: "oura",
+    name: "Polar",
+    slug: "polar",
     authType: "OAuth2",
     logoUrl: null,
     supportedDataTypes: ["Sleep"],
     scorePriority: { sleep: 1, hrv: 0 },
     limits: { maxBackfillDays: 90, windowDays: 10, rateLimits: [{ requests: 5000, windowSeconds: 300, per: "app" }] }
   },
-  adapter: ouraAdapter,
-  data: ouraData
+  adapter: polarAdapter,
+  data: polarData
 }
 
 describe("the plug-in registry", () => {
-  it("lists the four built-in plug-ins in listing order, each consistent with itself", () => {
+  it("lists the six built-in plug-ins in listing order, each consistent with itself", () => {
     const registry = makeRegistry()
-    expect(registry.plugins.map((p) => p.catalog.name)).toEqual(["Fitbit", "Garmin", "WHOOP", "Dexcom"])
+    expect(registry.plugins.map((p) => p.catalog.name)).toEqual([
+      "Fitbit",
+      "Garmin",
+      "WHOOP",
+      "Dexcom",
+      "Oura",
+      "Withings"
+    ])
+    // beyond the contract's four: listed outside sandbox mode only where an app configured them
+    expect(registry.plugins.filter((p) => p.catalog.listedWhenConfigured === true).map((p) => p.catalog.name))
+      .toEqual(["Oura", "Withings"])
     expect(builtinPlugins.map((p) => p.catalog.name)).toEqual([...providers])
     for (const plugin of registry.plugins) {
       expect(plugin.adapter.provider).toBe(plugin.catalog.name)
@@ -139,7 +151,9 @@ describe("the plug-in registry", () => {
     expect(builtinPlugins.filter((p) => p.webhooks !== undefined).map((p) => p.catalog.name)).toEqual([
       "Fitbit",
       "Garmin",
-      "WHOOP"
+      "WHOOP",
+      "Oura",
+      "Withings"
     ])
   })
 
@@ -148,47 +162,55 @@ describe("the plug-in registry", () => {
     expect(registry.find("WHOOP")).toEqual(Option.some(WhoopPlugin))
     expect(registry.bySlug("whoop")).toEqual(Option.some(WhoopPlugin))
     expect(registry.bySlug("garmin").pipe(Option.map((p) => p.catalog.name))).toEqual(Option.some("Garmin"))
-    expect(registry.find("Oura")).toEqual(Option.none())
+    expect(registry.find("Polar")).toEqual(Option.none())
     expect(registry.bySlug("WHOOP")).toEqual(Option.none())
     expect(registry.plugin("Dexcom")).toBe(DexcomPlugin)
     expect(registry.get("Fitbit")).toBe(FitbitPlugin.adapter)
-    expect(() => registry.plugin("Oura")).toThrow(/No provider plug-in is named Oura/)
-    expect(() => registry.get("Oura")).toThrow(/Oura/)
+    expect(() => registry.plugin("Polar")).toThrow(/No provider plug-in is named Polar/)
+    expect(() => registry.get("Polar")).toThrow(/Polar/)
   })
 
   it("registers a fifth provider the domain does not list, next to the built-in ones", () => {
-    const registry = makeRegistry([...builtinPlugins, ouraPlugin])
-    expect(registry.plugins.map((p) => p.catalog.slug)).toEqual(["fitbit", "garmin", "whoop", "dexcom", "oura"])
-    expect(registry.get("Oura")).toBe(ouraAdapter)
-    expect(registry.defaultEndpoints("Oura").authBaseUrl).toBe("https://cloud.ouraring.test")
-    expect(registry.bySlug("oura")).toEqual(Option.some(ouraPlugin))
-    expect(registry.adapters.Oura).toBe(ouraAdapter)
+    const registry = makeRegistry([...builtinPlugins, polarPlugin])
+    expect(registry.plugins.map((p) => p.catalog.slug)).toEqual([
+      "fitbit",
+      "garmin",
+      "whoop",
+      "dexcom",
+      "oura",
+      "withings",
+      "polar"
+    ])
+    expect(registry.get("Polar")).toBe(polarAdapter)
+    expect(registry.defaultEndpoints("Polar").authBaseUrl).toBe("https://auth.polar.test")
+    expect(registry.bySlug("polar")).toEqual(Option.some(polarPlugin))
+    expect(registry.adapters.Polar).toBe(polarAdapter)
     // equal ranks keep the listing order
-    expect(registry.scoreOrder("hrv")).toEqual(["WHOOP", "Oura", "Garmin", "Fitbit"])
-    expect(registry.scoreOrder("sleep")).toEqual(["WHOOP", "Garmin", "Oura", "Fitbit"])
+    expect(registry.scoreOrder("hrv")).toEqual(["WHOOP", "Oura", "Polar", "Garmin", "Fitbit"])
+    expect(registry.scoreOrder("sleep")).toEqual(["WHOOP", "Oura", "Garmin", "Polar", "Fitbit", "Withings"])
   })
 
   it("refuses two plug-ins with one name or one slug, and an adapter for another provider", () => {
     expect(() => makeRegistry([...builtinPlugins, FitbitPlugin])).toThrow(/named Fitbit/)
     expect(() =>
-      makeRegistry([...builtinPlugins, { ...ouraPlugin, catalog: { ...ouraPlugin.catalog, slug: "dexcom" } }])
+      makeRegistry([...builtinPlugins, { ...polarPlugin, catalog: { ...polarPlugin.catalog, slug: "dexcom" } }])
     )
       .toThrow(/slug dexcom/)
-    expect(() => makeRegistry([{ ...ouraPlugin, adapter: WhoopPlugin.adapter }])).toThrow(/adapter is for WHOOP/)
+    expect(() => makeRegistry([{ ...polarPlugin, adapter: WhoopPlugin.adapter }])).toThrow(/adapter is for WHOOP/)
   })
 
   it("ranks score sources exactly as the scoring's provider priority table", () => {
     const registry = makeRegistry()
     const table: Record<ScoreInput, ReadonlyArray<string>> = {
-      sleep: ["WHOOP", "Garmin", "Fitbit"],
-      hrv: ["WHOOP", "Garmin", "Fitbit"],
-      restingHeartRate: ["WHOOP", "Garmin", "Fitbit"],
-      skinTemperature: ["WHOOP", "Garmin", "Fitbit"],
-      spo2: ["WHOOP", "Garmin", "Fitbit"],
-      steps: ["Garmin", "Fitbit", "WHOOP"],
-      activeMinutes: ["Garmin", "Fitbit", "WHOOP"],
-      sedentaryTime: ["Garmin", "Fitbit"],
-      activeCalories: ["Garmin", "Fitbit"],
+      sleep: ["WHOOP", "Oura", "Garmin", "Fitbit", "Withings"],
+      hrv: ["WHOOP", "Oura", "Garmin", "Fitbit"],
+      restingHeartRate: ["WHOOP", "Oura", "Garmin", "Fitbit"],
+      skinTemperature: ["WHOOP", "Oura", "Garmin", "Fitbit"],
+      spo2: ["WHOOP", "Oura", "Garmin", "Fitbit"],
+      steps: ["Garmin", "Fitbit", "WHOOP", "Oura", "Withings"],
+      activeMinutes: ["Garmin", "Fitbit", "WHOOP", "Oura", "Withings"],
+      sedentaryTime: ["Garmin", "Fitbit", "Oura"],
+      activeCalories: ["Garmin", "Fitbit", "Oura", "Withings"],
       trainingLoad: ["WHOOP", "Garmin", "Fitbit"]
     }
     expect([...scoreInputs].sort()).toEqual(Object.keys(table).sort())
@@ -207,6 +229,11 @@ describe("the plug-in registry", () => {
     ])
     expect(DexcomPlugin.catalog.limits.rateLimits).toEqual([{ requests: 60_000, windowSeconds: 3600, per: "app" }])
     expect(GarminPlugin.catalog.limits.rateLimits).toEqual([])
+    expect(OuraPlugin.catalog.limits.rateLimits).toEqual([
+      { requests: 5000, windowSeconds: 86_400, per: "user" },
+      { requests: 300, windowSeconds: 60, per: "user" }
+    ])
+    expect(WithingsPlugin.catalog.limits.rateLimits).toEqual([{ requests: 120, windowSeconds: 60, per: "app" }])
   })
 
   it("lists the built-in providers in order, each catalogue entry as the contract's ProviderInfo", () => {
@@ -225,7 +252,14 @@ describe("the plug-in registry", () => {
         })
       )
     }
-    expect(registry.plugins.map((plugin) => plugin.catalog.name)).toEqual(["Fitbit", "Garmin", "WHOOP", "Dexcom"])
+    expect(registry.plugins.map((plugin) => plugin.catalog.name)).toEqual([
+      "Fitbit",
+      "Garmin",
+      "WHOOP",
+      "Dexcom",
+      "Oura",
+      "Withings"
+    ])
     expect(WhoopPlugin.catalog.supportedDataTypes).toContain("Recovery")
     expect(DexcomPlugin.catalog.supportedDataTypes).toEqual(["GlucoseReading", "GlucoseEvent", "GlucoseCalibration"])
   })

@@ -15,8 +15,12 @@ import type { FitbitSimulator } from "./fitbit/Simulator.js"
 import { makeFitbitSimulator } from "./fitbit/Simulator.js"
 import type { GarminSimulator } from "./garmin/Simulator.js"
 import { makeGarminSimulator } from "./garmin/Simulator.js"
+import type { OuraSimulator } from "./oura/Simulator.js"
+import { makeOuraSimulator } from "./oura/Simulator.js"
 import type { WhoopSimulator } from "./whoop/Simulator.js"
 import { makeWhoopSimulator } from "./whoop/Simulator.js"
+import type { WithingsSimulator } from "./withings/Simulator.js"
+import { makeWithingsSimulator } from "./withings/Simulator.js"
 
 /** One provider's simulator: its provider name, the path segment it is mounted under, its factory. */
 export interface SimulatorEntry {
@@ -32,12 +36,16 @@ export const simulatorRegistry: SimulatorRegistry = [
   { provider: "Fitbit", slug: "fitbit", make: makeFitbitSimulator },
   { provider: "Garmin", slug: "garmin", make: makeGarminSimulator },
   { provider: "WHOOP", slug: "whoop", make: makeWhoopSimulator },
-  { provider: "Dexcom", slug: "dexcom", make: makeDexcomSimulator }
+  { provider: "Dexcom", slug: "dexcom", make: makeDexcomSimulator },
+  { provider: "Oura", slug: "oura", make: makeOuraSimulator },
+  { provider: "Withings", slug: "withings", make: makeWithingsSimulator }
 ]
 
 export type SimulatorFor<P extends BuiltinProvider> = P extends "Fitbit" ? FitbitSimulator
   : P extends "Garmin" ? GarminSimulator
   : P extends "WHOOP" ? WhoopSimulator
+  : P extends "Oura" ? OuraSimulator
+  : P extends "Withings" ? WithingsSimulator
   : DexcomSimulator
 
 /** The registry entry for `provider`, if it has one. */

@@ -11,6 +11,8 @@ export const ouraCatalog: CatalogEntry<"Oura"> = {
   slug: "oura",
   authType: "OAuth2",
   logoUrl: null,
+  // beyond the service contract's four: listed outside sandbox mode only where an app configured it
+  listedWhenConfigured: true,
   supportedDataTypes: ["DailyActivity", "Sleep", "ActivitySession", "Recovery", "BodyMeasurementSnapshot"],
   // the ring syncs through the phone when the app is opened, usually in the morning; readiness follows the sync
   dataDelayHours: 12,

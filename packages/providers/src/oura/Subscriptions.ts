@@ -150,12 +150,6 @@ export const ouraPublicCallback = (url: string | null | undefined, endpoints: Pr
   return parsed.protocol === "https:" && !privateHost.test(parsed.hostname) ? url : null
 }
 
-/**
- * The webhook callback URL the server passes with `afterBackfill`. `AfterBackfillInput` has no such field yet:
- * until it does, the server adds `webhookCallbackUrl` to the input it passes (null or absent when its address is
- * not public), and nothing is subscribed without one.
- */
-export const callbackUrlOf = (input: AfterBackfillInput): string | null => {
-  const value = (input as AfterBackfillInput & { readonly webhookCallbackUrl?: unknown }).webhookCallbackUrl
-  return ouraPublicCallback(typeof value === "string" ? value : null, input.endpoints)
-}
+/** The app's callback URL the server passes with `afterBackfill`, when Oura could reach it. */
+export const callbackUrlOf = (input: AfterBackfillInput): string | null =>
+  ouraPublicCallback(input.webhookUrl, input.endpoints)

@@ -3,8 +3,7 @@
  *
  * - the verification of a subscription: `GET ?verification_token=...&challenge=...`, made when a subscription is
  *   created (or renewed). The token must be the one the subscription was created with; Oura then expects
- *   `200` with the JSON body `{"challenge": "<challenge>"}`. A `WebhookResult` carries no body, so the receiver
- *   answers `Verified` and `ouraChallengeAnswer` gives the server the body to send (see docs/providers/oura.md).
+ *   `200` with the JSON body `{"challenge": "<challenge>"}`, which the receiver's `Verified` carries.
  * - a notification: a `POST` of `{event_type, data_type, object_id, user_id, event_time}` (`event_type` create,
  *   update or delete), signed: `x-oura-signature` is the upper-case hex HMAC-SHA256 of `x-oura-timestamp` +
  *   the exact body, keyed with the app's client secret. A bad signature is 401. The docs give the timestamp as
@@ -20,7 +19,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as crypto from "node:crypto"
 import { accepted, rejected, sameSecret } from "../internal/Webhooks.js"
-import type { WebhookApp, WebhookReceiver, WebhookRequest } from "../Plugin.js"
+import type { WebhookApp, WebhookReceiver } from "../Plugin.js"
 
 /** How far a delivery's `x-oura-timestamp` may be from now, either way. */
 export const OuraTimestampToleranceMs = 15 * 60 * 1000
@@ -59,21 +58,6 @@ export const ouraVerificationToken = (clientSecret: Redacted.Redacted | string):
 
 const expectedToken = (app: WebhookApp): string => app.verificationCode ?? ouraVerificationToken(app.clientSecret)
 
-/**
- * What the server answers a verification request the receiver said `Verified` to: `200` with
- * `{"challenge": "<challenge>"}` as JSON. Undefined for any other request.
- */
-export const ouraChallengeAnswer = (
-  request: WebhookRequest,
-  app: WebhookApp
-): { readonly status: 200; readonly body: { readonly challenge: string } } | undefined => {
-  const challenge = request.query.get("challenge")
-  const token = request.query.get("verification_token")
-  return request.method === "GET" && challenge !== null && token !== null && sameSecret(expectedToken(app), token)
-    ? { status: 200, body: { challenge } }
-    : undefined
-}
-
 const decodeBody = Schema.decodeUnknownEither(Schema.parseJson(Schema.Struct({
   event_type: Schema.String,
   data_type: Schema.String,
@@ -98,7 +82,9 @@ export const ouraWebhooks: WebhookReceiver = (request, app, nowMs) => {
     if (token === null || request.query.get("challenge") === null) {
       return rejected(400, "verification_token and challenge are required")
     }
-    return sameSecret(expectedToken(app), token) ? { _tag: "Verified" } : rejected(401, "Wrong verification_token")
+    return sameSecret(expectedToken(app), token)
+      ? { _tag: "Verified", status: 200, body: { challenge: request.query.get("challenge") } }
+      : rejected(401, "Wrong verification_token")
   }
   const timestamp = request.headers["x-oura-timestamp"]
   const sentAt = timestamp === undefined ? Number.NaN : timestampMs(timestamp)

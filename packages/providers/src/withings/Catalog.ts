@@ -12,6 +12,8 @@ export const withingsCatalog: CatalogEntry<"Withings"> = {
   slug: "withings",
   authType: "OAuth2",
   logoUrl: null,
+  // beyond the service contract's four: listed outside sandbox mode only where an app configured it
+  listedWhenConfigured: true,
   supportedDataTypes: ["DailyActivity", "Sleep", "ActivitySession", "BodyMeasurementSnapshot"],
   // devices sync through the Withings app (a scale and a sleep mat over Wi-Fi, soon after the measure)
   dataDelayHours: 12,

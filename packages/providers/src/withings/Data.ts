@@ -19,7 +19,7 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ProviderError } from "../Adapter.js"
-import type { AfterBackfillInput, CanonicalBatch, FetchInput, NotificationOutcome, ProviderData } from "../Canonical.js"
+import type { CanonicalBatch, FetchInput, NotificationOutcome, ProviderData } from "../Canonical.js"
 import { emptyBatch } from "../Canonical.js"
 import type { CallContext } from "../internal/ProviderHttp.js"
 import {
@@ -33,7 +33,7 @@ import {
   utcDate,
   utcMidnight
 } from "../Shared.js"
-import { withingsScopeList } from "./Adapter.js"
+import { withingsDefaultEndpoints, withingsScopeList } from "./Adapter.js"
 import {
   normaliseWithingsActivities,
   normaliseWithingsMeasureGroups,
@@ -320,14 +320,6 @@ export const withingsSubscriptions: ReadonlyArray<{ readonly appli: number; read
 ]
 
 /**
- * What `afterBackfill` needs beyond the shared input: the server's callback URL of the app
- * (`/webhooks/withings/<appId>`), when the server provides one.
- */
-export interface WithingsAfterBackfillInput extends AfterBackfillInput {
-  readonly webhookUrl?: string | null | undefined
-}
-
-/**
  * Subscribes the user's categories (those whose scope was granted) to `callbackUrl`, one `notify subscribe` each;
  * Withings checks the URL answers before it accepts. Subscribing a category already subscribed to the same URL is
  * answered as a success by the simulator; Withings' reference does not say.
@@ -369,11 +361,12 @@ export const WithingsData: ProviderData = {
       }
       return merge(batches)
     }),
-  // Notifications need a public callback URL; without one, periodic sync alone keeps the connection fresh.
-  afterBackfill: (input: WithingsAfterBackfillInput) =>
-    input.webhookUrl === undefined || input.webhookUrl === null || !isWithingsCallbackUrl(input.webhookUrl)
-      ? Effect.void
-      : withingsSubscribe(input, input.webhookUrl),
+  // Notifications need a callback URL Withings accepts; without one, periodic sync alone keeps the connection
+  // fresh. Any other API than Withings' own (the sandbox's simulator, on the server's own network) takes any.
+  afterBackfill: (input) =>
+    isWithingsCallbackUrl(input.webhookUrl) || input.endpoints.apiBaseUrl !== withingsDefaultEndpoints.apiBaseUrl
+      ? withingsSubscribe(input, input.webhookUrl)
+      : Effect.void,
   notify: (input, notification) =>
     Effect.flatMap(
       decode(notification),

@@ -10,7 +10,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import type { WebhookApp, WebhookNotification, WebhookRequest } from "@pulsebridge/providers"
 import {
-  ouraChallengeAnswer,
+  OuraAdapter,
   OuraData,
   ouraPublicCallback,
   ouraSignatureOf,
@@ -55,16 +55,14 @@ const signed = (text: string, timestamp = String(Math.floor(nowMs / 1000)), secr
 describe("ouraWebhooks", () => {
   it("answers the verification challenge with the app's token, and only with it", () => {
     const request = verification({ verification_token: token, challenge: "abc123" })
-    expect(ouraWebhooks(request, app, nowMs)).toEqual({ _tag: "Verified" })
-    expect(ouraChallengeAnswer(request, app)).toEqual({ status: 200, body: { challenge: "abc123" } })
+    expect(ouraWebhooks(request, app, nowMs)).toEqual({ _tag: "Verified", status: 200, body: { challenge: "abc123" } })
     const wrong = verification({ verification_token: "guess", challenge: "abc123" })
     expect(ouraWebhooks(wrong, app, nowMs)).toMatchObject({ _tag: "Rejected", status: 401 })
-    expect(ouraChallengeAnswer(wrong, app)).toBeUndefined()
     expect(ouraWebhooks(verification({ challenge: "x" }), app, nowMs)).toMatchObject({ status: 400 })
     // an operator-set verification code replaces the derived token
     const configured = { ...app, verificationCode: "operator-token" }
     expect(ouraWebhooks(verification({ verification_token: "operator-token", challenge: "c" }), configured, nowMs))
-      .toEqual({ _tag: "Verified" })
+      .toEqual({ _tag: "Verified", status: 200, body: { challenge: "c" } })
   })
 
   it("accepts a signed notification as a notification for its user", () => {
@@ -130,10 +128,7 @@ const endpoint = (now: () => number) =>
         body: text
       }
       const result = ouraWebhooks(delivery, app, now())
-      if (result._tag === "Verified") {
-        const answer = ouraChallengeAnswer(delivery, app)!
-        return HttpServerResponse.unsafeJson(answer.body, { status: answer.status })
-      }
+      if (result._tag === "Verified") return HttpServerResponse.unsafeJson(result.body, { status: result.status })
       if (result._tag === "Rejected") return HttpServerResponse.text(result.message, { status: result.status })
       notifications.push(...result.notifications)
       return HttpServerResponse.empty({ status: result.status })
@@ -148,10 +143,11 @@ describe("Oura subscriptions and notifications", () => {
       const { clock, input, sim } = yield* connectOura()
       const hook = yield* endpoint(() => clock.ms)
       const after = OuraData.afterBackfill!
-      // no callback URL: nothing is subscribed (periodic sync stays)
-      yield* after({ ...input(), connectionId: "c-1" })
+      // against Oura itself, a callback Oura cannot reach (loopback): nothing is subscribed (no call is made at
+      // all), periodic sync stays
+      yield* after({ ...input(), endpoints: OuraAdapter.defaultEndpoints, connectionId: "c-1", webhookUrl: hook.url })
       expect(sim.control.subscriptions()).toHaveLength(0)
-      const withCallback = { ...input(), connectionId: "c-1", webhookCallbackUrl: hook.url }
+      const withCallback = { ...input(), connectionId: "c-1", webhookUrl: hook.url }
       yield* after(withCallback)
       const first = sim.control.subscriptions(ouraClient.clientId)
       expect(first).toHaveLength(14)
@@ -172,7 +168,7 @@ describe("Oura subscriptions and notifications", () => {
     withHttp(Effect.gen(function*() {
       const { clock, input, providerUserId, sim } = yield* connectOura()
       const hook = yield* endpoint(() => clock.ms)
-      const withCallback = { ...input(), connectionId: "c-1", webhookCallbackUrl: hook.url }
+      const withCallback = { ...input(), connectionId: "c-1", webhookUrl: hook.url }
       yield* OuraData.afterBackfill!(withCallback)
       yield* sim.control.notify({
         userId: providerUserId,

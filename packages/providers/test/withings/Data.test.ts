@@ -11,7 +11,9 @@ import { describe, expect, it } from "@effect/vitest"
 import type { WebhookApp } from "@pulsebridge/providers"
 import { batchSize } from "@pulsebridge/providers"
 import {
+  isWithingsCallbackUrl,
   WithingsData,
+  withingsDefaultEndpoints,
   WithingsPlugin,
   withingsSubscribe,
   withingsWebhooks
@@ -91,11 +93,20 @@ describe("WithingsData", () => {
         probe: (url) => Effect.sync(() => (probed.push(url), true))
       })
       const after = WithingsPlugin.data.afterBackfill!
-      // a callback Withings would not accept (plain HTTP): nothing is subscribed, polling stays
-      yield* after({ ...input(), connectionId: "c1", webhookUrl: "http://localhost/webhooks/withings/app" } as never)
+      // against Withings itself, a callback it would not accept (plain HTTP, loopback): nothing is subscribed (no
+      // call is made at all), polling stays
+      yield* after({
+        ...input(),
+        endpoints: withingsDefaultEndpoints,
+        connectionId: "c1",
+        webhookUrl: "http://localhost/webhooks/withings/app"
+      })
+      expect(isWithingsCallbackUrl("http://localhost/webhooks/withings/app")).toBe(false)
+      expect(isWithingsCallbackUrl("https://pulsebridge.example.test:8443/webhooks/withings/app")).toBe(false)
       expect(sim.control.subscriptions(providerUserId)).toEqual([])
       const url = "https://pulsebridge.example.test/webhooks/withings/app-1"
-      yield* after({ ...input(), connectionId: "c1", webhookUrl: url } as never)
+      expect(isWithingsCallbackUrl(url)).toBe(true)
+      yield* after({ ...input(), connectionId: "c1", webhookUrl: url })
       expect(sim.control.subscriptions(providerUserId).map((s) => s.appli).sort((a, b) => a - b)).toEqual([
         1,
         16,
@@ -188,7 +199,6 @@ describe("withingsWebhooks", () => {
         })
       }))
       const { input, providerUserId, sim } = yield* connectWithings()
-      // a loopback hook is no URL afterBackfill subscribes (not HTTPS): subscribe as a development app would
       yield* withingsSubscribe(input(), `${hook.baseUrl}/hook`)
       const deliveries = yield* sim.control.sendNotification(providerUserId, 44, {
         startdate: 1749945600,

@@ -3,7 +3,7 @@
  * the control every simulator exposes, and the `Simulator` itself. Types only, so provider
  * modules, the registry and callers can share them without pulling in the machinery.
  */
-import type { HttpApp, HttpRouter } from "@effect/platform"
+import type { HttpApp, HttpClient, HttpRouter } from "@effect/platform"
 import type { SimulatorStore } from "./Store.js"
 
 /** An app registered at the simulated provider (for Garmin: consumer key and secret). */
@@ -26,9 +26,14 @@ export interface SimulatorOptions {
    * (benches); the `rateLimit` fault still works. Default `true`.
    */
   readonly rateLimits?: boolean | undefined
+  /**
+   * The client of the simulator's own calls to a subscriber (a callback checked before a subscription is made);
+   * default: the platform's `fetch`. A server that mounts simulators passes its own, which trusts its certificate.
+   */
+  readonly httpClient?: HttpClient.HttpClient | undefined
 }
 
-export type SimulatorSlug = "fitbit" | "garmin" | "whoop" | "dexcom"
+export type SimulatorSlug = "fitbit" | "garmin" | "whoop" | "dexcom" | "oura" | "withings"
 
 export type FaultKind = "rateLimit" | "serverError" | "slow" | "expiredToken" | "malformedJson" | "gone"
 

@@ -49,7 +49,7 @@ export const makeOuraSimulator = (options: SimulatorOptions): OuraSimulator => {
     spoilt.has(`${userId}:${kind}:${doc.day}`) ? malformed(kind, doc.body) : doc.body
   const { authorizePage, revoke, token } = makeOuraOAuth(core)
   const api = makeOuraApi(core, data, served)
-  const hooks = makeOuraWebhooks(core, data)
+  const hooks = makeOuraWebhooks(core, data, options.httpClient)
 
   const malformRecords: OuraControl["malformRecords"] = (userId, collection, day) => {
     const parsed = parseDay(day)

@@ -10,7 +10,7 @@
  * lifetime is `SUBSCRIPTION_TTL_MS`; a request without valid client headers is 401.
  */
 import type { HttpServerResponse } from "@effect/platform"
-import { HttpServerResponse as Response } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientRequest, HttpServerResponse as Response } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
 import type { Delivery } from "../core/Deliver.js"
@@ -34,20 +34,26 @@ const model = (s: Subscription) => ({
   expiration_time: new Date(s.expiresAt).toISOString().replace(/\.\d{3}Z$/, "+00:00")
 })
 
-/** Oura's GET to a callback; whether it answered the challenge. */
-const verifyCallback = (url: string, verificationToken: string) =>
-  Effect.tryPromise(async () => {
+/** Oura's GET to a callback (through `client`, else the platform's fetch); whether it answered the challenge. */
+const verifyCallbackWith = (client: HttpClient.HttpClient | undefined) => (url: string, verificationToken: string) =>
+  Effect.gen(function*() {
     const challenge = randomToken(16)
     const target = new URL(url)
     target.searchParams.set("verification_token", verificationToken)
     target.searchParams.set("challenge", challenge)
-    const response = await fetch(target, { signal: AbortSignal.timeout(10_000), redirect: "manual" })
+    const response = yield* HttpClient.execute(HttpClientRequest.get(target.toString()))
     if (response.status !== 200) return false
-    const body = await response.json().catch(() => undefined) as { challenge?: unknown } | undefined
-    return body?.challenge === challenge
-  }).pipe(Effect.orElseSucceed(() => false))
+    const body: unknown = yield* Effect.orElseSucceed(response.json, () => undefined)
+    return typeof body === "object" && body !== null && (body as { challenge?: unknown }).challenge === challenge
+  }).pipe(
+    Effect.scoped,
+    Effect.timeout("10 seconds"),
+    Effect.orElseSucceed(() => false),
+    client === undefined ? Effect.provide(FetchHttpClient.layer) : Effect.provideService(HttpClient.HttpClient, client)
+  )
 
-export const makeOuraWebhooks = (core: OuraCore, data: OuraData) => {
+export const makeOuraWebhooks = (core: OuraCore, data: OuraData, httpClient?: HttpClient.HttpClient) => {
+  const verifyCallback = verifyCallbackWith(httpClient)
   /** The app a management call is for, when its client headers are right. */
   const appOf = (req: SimRequestShape): string | undefined => {
     const id = req.headers["x-client-id"]

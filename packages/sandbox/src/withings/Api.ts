@@ -223,11 +223,11 @@ export const makeWithingsApi = (
 }
 
 /** Withings' check of a callback URL: a HEAD request answered 2xx within a few seconds. */
-export const headProbe = (url: string): Effect.Effect<boolean> =>
+export const headProbe = (client?: HttpClient.HttpClient) => (url: string): Effect.Effect<boolean> =>
   HttpClient.execute(HttpClientRequest.head(url)).pipe(
     Effect.map((response) => response.status >= 200 && response.status < 300),
     Effect.timeout("5 seconds"),
     Effect.orElseSucceed(() => false),
     Effect.scoped,
-    Effect.provide(FetchHttpClient.layer)
+    client === undefined ? Effect.provide(FetchHttpClient.layer) : Effect.provideService(HttpClient.HttpClient, client)
   )

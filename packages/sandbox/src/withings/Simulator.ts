@@ -37,7 +37,12 @@ export const makeWithingsSimulator = (options: WithingsSimulatorOptions): Within
   const core = new SimulatorCore<WithingsState>("Withings", "withings", options, freshWithingsState)
   const data = makeWithingsData(core.seed)
   const { authorizePage, oauth2, overLimit, signature } = makeWithingsOAuth(core)
-  const { measure, measureV2, notify, sleepV2 } = makeWithingsApi(core, data, overLimit, options.probe ?? headProbe)
+  const { measure, measureV2, notify, sleepV2 } = makeWithingsApi(
+    core,
+    data,
+    overLimit,
+    options.probe ?? headProbe(options.httpClient)
+  )
 
   const routes = HttpRouter.empty.pipe(
     HttpRouter.get("/oauth2_user/authorize2", handle(authorizePage)),

@@ -2,12 +2,14 @@
  * A user's connections as the listings show them (endpoints 8 and 15): each with its sync
  * state, and every registered provider with the user's connection or null.
  */
-import type { UserId } from "@pulsebridge/domain"
+import type { AppId, UserId } from "@pulsebridge/domain"
 import { Connection, dayNumber, ProviderListingEntry, SyncProgress } from "@pulsebridge/domain"
 import { ProviderRegistry, toProviderInfo } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { ProviderCredentialsRepo } from "../apps/ProviderCredentialsRepo.js"
 import { addDays } from "../platform/Calendar.js"
+import { ServerConfig } from "../platform/ServerConfig.js"
 import type { ConnectionRow } from "./ConnectionsRepo.js"
 import { ConnectionsRepo } from "./ConnectionsRepo.js"
 
@@ -53,6 +55,8 @@ export class Connections extends Effect.Service<Connections>()("@pulsebridge/ser
   effect: Effect.gen(function*() {
     const repo = yield* ConnectionsRepo
     const registry = yield* ProviderRegistry
+    const config = yield* ServerConfig
+    const credentials = yield* ProviderCredentialsRepo
 
     const windowDaysOf = (provider: string) =>
       Option.match(registry.find(provider), { onNone: () => 1, onSome: (plugin) => plugin.data.windowDays })
@@ -69,20 +73,30 @@ export class Connections extends Effect.Service<Connections>()("@pulsebridge/ser
       /**
        * Every provider in listing order, each with the user's connection or null: an Active one, or
        * one waiting for the user to connect again (`Reauthorize`, with its `statusReason`), so an
-       * app can tell the user why and offer to reconnect.
+       * app can tell the user why and offer to reconnect. A provider beyond the contract's four
+       * (`listedWhenConfigured`) is listed in sandbox mode, where every provider connects, and otherwise
+       * only when the app has configured its credentials for it (or the user is connected to it).
        */
-      listProviders: (userId: UserId) =>
-        Effect.map(repo.listOpen(userId), (rows) => rows.map(show)).pipe(
-          Effect.map((connections) =>
-            registry.plugins.map((plugin) =>
-              new ProviderListingEntry({
-                provider: toProviderInfo(plugin.catalog),
-                connection: connections.find((c) => c.provider === plugin.catalog.name) ?? null
-              })
+      listProviders: (appId: AppId, userId: UserId) =>
+        Effect.gen(function*() {
+          const connections = (yield* repo.listOpen(userId)).map(show)
+          const configured = config.sandbox
+            ? undefined
+            : new Set((yield* credentials.listOfApp(appId)).map((row) => row.provider as string))
+          return registry.plugins
+            .map((plugin) => ({
+              plugin,
+              connection: connections.find((c) => c.provider === plugin.catalog.name) ?? null
+            }))
+            .filter(({ connection, plugin }) =>
+              plugin.catalog.listedWhenConfigured !== true || configured === undefined || connection !== null ||
+              configured.has(plugin.catalog.name)
             )
-          )
-        )
+            .map(({ connection, plugin }) =>
+              new ProviderListingEntry({ provider: toProviderInfo(plugin.catalog), connection })
+            )
+        })
     } as const
   }),
-  dependencies: [ConnectionsRepo.Default]
+  dependencies: [ConnectionsRepo.Default, ProviderCredentialsRepo.Default]
 }) {}

@@ -90,6 +90,6 @@ export const ConnectionsHttpLive = HttpApiBuilder.group(Api, "connections", (han
         "providers",
         ({ path }) =>
           Effect.flatMap(requireSelf(path.userId), (user) =>
-            connections.listProviders(user.userId))
+            connections.listProviders(user.appId, user.userId))
       )
   })).pipe(Layer.provide(UserTokenAuthLive))

@@ -5,7 +5,7 @@
  * sandbox survive a restart. The meal-analyser simulator (the `sandbox` analyser) is mounted under
  * `/sandbox/analyzer`.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpClient } from "@effect/platform"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import type { SimulatorRegistry, SimulatorStore } from "@pulsebridge/sandbox"
 import { fileStore, makeAnalyzerSimulator, memoryStore, simulatorRegistry } from "@pulsebridge/sandbox"
@@ -43,6 +43,9 @@ const ProviderSandboxRoutesLive = HttpApiBuilder.Router.use((router) =>
     const access = yield* ProviderAccess
     const bases = yield* ServerBases
     const plugins = yield* ProviderRegistry
+    // the simulators' own calls (a callback checked before a subscription) go as this server's do, trusting its
+    // certificate and marked as its own
+    const httpClient = yield* HttpClient.HttpClient
     const dir = path.join(config.dataDir, "sandbox")
     yield* Effect.sync(() => fs.mkdirSync(dir, { recursive: true, mode: 0o700 }))
     for (const entry of simulators) {
@@ -57,7 +60,8 @@ const ProviderSandboxRoutesLive = HttpApiBuilder.Router.use((router) =>
         baseUrl: bases.publicBase + mount,
         clients: [{ clientId: credentials.clientId, clientSecret: Redacted.value(credentials.clientSecret) }],
         seed: "pulsebridge-sandbox",
-        store
+        store,
+        httpClient
       })
       yield* router.mountApp(mount as `/${string}`, simulator.app)
     }

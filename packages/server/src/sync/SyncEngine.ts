@@ -9,7 +9,7 @@
  * The cluster entity (`ConnectionSync.ts`) calls these one at a time per connection.
  */
 import { HttpClient } from "@effect/platform"
-import type { CanonicalBatch, DateWindow, FetchInput, ProviderError } from "@pulsebridge/providers"
+import type { CanonicalBatch, DateWindow, FetchInput, ProviderEndpoints, ProviderError } from "@pulsebridge/providers"
 import { emptyBatch, isAccessLost, isInvalidNotification, ProviderRegistry } from "@pulsebridge/providers"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -27,6 +27,7 @@ import type { SyncTarget as ConnectionInfo } from "../connections/ConnectionsRep
 import { ConnectionTokens, ConnectionUnusable } from "../connections/ConnectionTokens.js"
 import { ProviderAccess } from "../connections/ProviderAccess.js"
 import { addDays, localToday } from "../platform/Calendar.js"
+import { ServerBases } from "../platform/ServerBases.js"
 import { defaultServerConfig } from "../platform/ServerConfig.js"
 import { RecordStore } from "./RecordStore.js"
 import { countProviderError, countStored, countWindow } from "./SyncMetrics.js"
@@ -100,6 +101,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
     const registry = yield* ProviderRegistry
     const httpClient = yield* HttpClient.HttpClient
     const settings = yield* SyncSettings
+    const bases = yield* ServerBases
     const writes = yield* Effect.makeSemaphore(Math.max(1, settings.storeConcurrency))
     /** A window's write, in its turn among the sync's writes (see `storeConcurrency`). */
     const write = writes.withPermits(1)
@@ -279,6 +281,15 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
     const dataOf = (info: ConnectionInfo) => registry.plugin(info.provider).data
 
     /**
+     * Where the provider sends the app's notifications: this server's webhook route for the app. A provider served
+     * by this server itself (a sandbox simulator, reached at the internal base) calls it there too.
+     */
+    const webhookUrlOf = (info: ConnectionInfo, endpoints: ProviderEndpoints) => {
+      const base = endpoints.apiBaseUrl.startsWith(`${bases.internalBase}/`) ? bases.internalBase : bases.publicBase
+      return `${base}/webhooks/${slugOf(info)}/${info.appId}`
+    }
+
+    /**
      * What the provider wants once history is in (a per-user subscription, for a provider that
      * needs one, so it notifies us of new data). A failure is logged: polling still runs.
      */
@@ -294,7 +305,8 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           tokens: current,
           providerUserId: info.providerUserId,
           now,
-          connectionId: info.id
+          connectionId: info.id,
+          webhookUrl: webhookUrlOf(info, resolved.endpoints)
         }).pipe(Effect.provideService(HttpClient.HttpClient, httpClient))
       }).pipe(
         Effect.catchAll((error) =>

@@ -1,6 +1,6 @@
 /**
  * The provider webhook routes, outside the `/api/v1` contract: providers call them, apps never
- * do. `GET` (a provider's verification of the subscriber) and `POST` (deliveries) on
+ * do. `GET` and `HEAD` (a provider's verification of the subscriber) and `POST` (deliveries) on
  * `/webhooks/<provider slug>/<appId>`. Every answer is JSON or empty; a rejected delivery changes
  * nothing.
  */
@@ -15,7 +15,9 @@ const errorTags = { 400: "BadRequest", 401: "Unauthorized", 404: "NotFound" } as
 const answer = (outcome: WebhookOutcome) => {
   switch (outcome._tag) {
     case "Verified":
-      return HttpServerResponse.empty({ status: outcome.status ?? 204 })
+      return outcome.body === undefined
+        ? HttpServerResponse.empty({ status: outcome.status ?? 204 })
+        : HttpServerResponse.unsafeJson(outcome.body, { status: outcome.status ?? 200 })
     case "Accepted":
       return HttpServerResponse.empty({ status: outcome.status })
     case "Rejected":
@@ -39,13 +41,15 @@ const readBody = (request: HttpServerRequest.HttpServerRequest) =>
 
 export const WebhookRoutesLive = Layer.unwrapEffect(Effect.gen(function*() {
   const webhooks = yield* Webhooks
-  const handle = (method: "GET" | "POST") =>
+  const handle = (method: "GET" | "HEAD" | "POST") =>
     Effect.gen(function*() {
       const { appId, slug } = yield* HttpRouter.params
       const request = yield* HttpServerRequest.HttpServerRequest
       const body = method === "POST" ? yield* readBody(request) : ""
+      // A HEAD (Withings checks a callback with one before it subscribes it) is the GET without its body, which
+      // the platform leaves out of the answer.
       const outcome = yield* webhooks.receive(slug ?? "", appId ?? "", {
-        method,
+        method: method === "HEAD" ? "GET" : method,
         query: new URL(request.url, "http://x").searchParams,
         headers: request.headers,
         body
@@ -55,6 +59,7 @@ export const WebhookRoutesLive = Layer.unwrapEffect(Effect.gen(function*() {
   return HttpApiBuilder.Router.use((router) =>
     Effect.gen(function*() {
       yield* router.get("/webhooks/:slug/:appId", handle("GET"))
+      yield* router.head("/webhooks/:slug/:appId", handle("HEAD"))
       yield* router.post("/webhooks/:slug/:appId", handle("POST"))
     })
   )

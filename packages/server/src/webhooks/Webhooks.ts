@@ -24,7 +24,7 @@ import { SyncQueue } from "../sync/SyncQueue.js"
 import { SigningKeys } from "./SigningKeys.js"
 
 export type WebhookOutcome =
-  | { readonly _tag: "Verified"; readonly status?: 201 | 204 | undefined }
+  | { readonly _tag: "Verified"; readonly status?: 200 | 201 | 204 | undefined; readonly body?: unknown }
   | { readonly _tag: "Accepted"; readonly status: 200 | 204; readonly notified: number }
   | { readonly _tag: "Rejected"; readonly status: 400 | 401 | 404; readonly message: string }
   /** The delivery cannot be checked now (the provider's signing keys cannot be read): the provider sends it again. */

@@ -3,8 +3,11 @@
  * listing (endpoint 15) of a user without connections, called with the user's own token.
  */
 import { expect, it } from "@effect/vitest"
+import type { AppId } from "@pulsebridge/domain"
 import { apiClient, createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import { ProviderCredentials } from "../../src/apps/ProviderCredentials.js"
 import { json, preview, send } from "../fixtures/Http.js"
 
 /** Every data type the spec names, plus daily activity of the two daily-activity providers. */
@@ -71,6 +74,35 @@ it.layer(makeTestServer(), { timeout: "120 seconds" })("connections", (it) => {
         expect(entry.provider.supportedDataTypes.length, label).toBeGreaterThan(0)
         for (const dataType of entry.provider.supportedDataTypes) expect(knownDataTypes, label).toContain(dataType)
       }
+    }))
+
+  it.effect("Oura and Withings are listed, and connect, only for an app that configured their credentials", () =>
+    Effect.gen(function*() {
+      const { token, user } = yield* createUser("listing-beyond")
+      const names = Effect.map(
+        send("GET", `/api/v1/users/${user.id}/connections/providers`, { bearer: token }),
+        (reply) => (json(reply) as Array<any>).map((entry) => entry.provider.name)
+      )
+      expect(yield* names).toEqual(["Fitbit", "Garmin", "WHOOP", "Dexcom"])
+      const session = (provider: string) =>
+        send("POST", `/api/v1/users/${user.id}/connections/sessions`, {
+          bearer: token,
+          json: { provider, redirectUrl: "https://app.example.com/done" }
+        })
+      const refused = yield* session("Withings")
+      expect(refused.status, preview(refused)).toBe(400)
+      expect((json(refused) as { message: string }).message).toContain("no Withings credentials")
+
+      yield* (yield* ProviderCredentials).set(user.appId as AppId, "Withings", {
+        clientId: "withings-client",
+        clientSecret: Redacted.make("withings-secret")
+      })
+      expect(yield* names).toEqual(["Fitbit", "Garmin", "WHOOP", "Dexcom", "Withings"])
+      const started = yield* session("Withings")
+      expect(started.status, preview(started)).toBe(200)
+      const url = new URL((json(started) as { authorizationUrl: string }).authorizationUrl)
+      expect(`${url.origin}${url.pathname}`).toBe("https://account.withings.com/oauth2_user/authorize2")
+      expect(url.searchParams.get("client_id")).toBe("withings-client")
     }))
 
   it.effect("the provider listing names the load and glucose data types of the spec", () =>

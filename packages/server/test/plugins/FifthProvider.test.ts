@@ -34,7 +34,7 @@ layer(makeTestServer({ sandbox: true }, registries), { timeout: "180 seconds", e
         const listing = yield* send("GET", `/api/v1/users/${user.id}/connections/providers`, { bearer: token })
         expect(listing.status, preview(listing)).toBe(200)
         const names = (json(listing) as Array<any>).map((entry) => entry.provider.name)
-        expect(names).toEqual(["Fitbit", "Garmin", "WHOOP", "Dexcom", "Acme"])
+        expect(names).toEqual(["Fitbit", "Garmin", "WHOOP", "Dexcom", "Oura", "Withings", "Acme"])
         const acme = (json(listing) as Array<any>).find((entry) => entry.provider.name === "Acme")
         expect(acme.provider).toEqual({
           name: "Acme",

@@ -89,7 +89,9 @@ layer(makeTestServer(), { timeout: "120 seconds" })("portal apps", (it) => {
         "Fitbit",
         "Garmin",
         "WHOOP",
-        "Dexcom"
+        "Dexcom",
+        "Oura",
+        "Withings"
       ])
       const whoop = before.body.data.find((p: { provider: string }) => p.provider === "WHOOP")
       expect(whoop).toMatchObject({

@@ -119,7 +119,14 @@ layer(makeTestServer({ sandbox: true }), { excludeTestServices: true, timeout: "
 
         const all = yield* client.get("/portal/api/sandbox/faults")
         expect(all.status).toBe(200)
-        expect(all.body.data.map((s: any) => s.provider).sort()).toEqual(["Dexcom", "Fitbit", "Garmin", "WHOOP"])
+        expect(all.body.data.map((s: any) => s.provider).sort()).toEqual([
+          "Dexcom",
+          "Fitbit",
+          "Garmin",
+          "Oura",
+          "WHOOP",
+          "Withings"
+        ])
         expect(all.body.data.find((s: any) => s.provider === "Dexcom").faults).toEqual([{ ...spec, remaining: 2 }])
 
         for (
