@@ -26,6 +26,7 @@ import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import type { SyncTarget as ConnectionInfo } from "../connections/ConnectionsRepo.js"
 import { ConnectionTokens, ConnectionUnusable } from "../connections/ConnectionTokens.js"
 import { ProviderAccess } from "../connections/ProviderAccess.js"
+import { ProviderPacing } from "../connections/ProviderPacing.js"
 import { addDays, localToday } from "../platform/Calendar.js"
 import { ServerBases } from "../platform/ServerBases.js"
 import { defaultServerConfig } from "../platform/ServerConfig.js"
@@ -102,6 +103,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
     const httpClient = yield* HttpClient.HttpClient
     const settings = yield* SyncSettings
     const bases = yield* ServerBases
+    const pacing = yield* ProviderPacing
     const writes = yield* Effect.makeSemaphore(Math.max(1, settings.storeConcurrency))
     /** A window's write, in its turn among the sync's writes (see `storeConcurrency`). */
     const write = writes.withPermits(1)
@@ -185,7 +187,10 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
             now
           })
         }).pipe(
-          Effect.provideService(HttpClient.HttpClient, httpClient),
+          Effect.provideService(
+            HttpClient.HttpClient,
+            pacing.paced(info.provider, resolved.credentials.clientId, httpClient)
+          ),
           Effect.tapError((error) =>
             error._tag === "ProviderError" ? countProviderError(slugOf(info), error) : Effect.void
           )
@@ -307,7 +312,10 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           now,
           connectionId: info.id,
           webhookUrl: webhookUrlOf(info, resolved.endpoints)
-        }).pipe(Effect.provideService(HttpClient.HttpClient, httpClient))
+        }).pipe(Effect.provideService(
+          HttpClient.HttpClient,
+          pacing.paced(info.provider, resolved.credentials.clientId, httpClient)
+        ))
       }).pipe(
         Effect.catchAll((error) =>
           Effect.logWarning("Could not finish the provider's set-up after the backfill").pipe(
@@ -487,5 +495,5 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       usable
     } as const
   }),
-  dependencies: [ConnectionsRepo.Default, ConnectionEvents.Default]
+  dependencies: [ConnectionsRepo.Default, ConnectionEvents.Default, ProviderPacing.Default]
 }) {}
