@@ -448,8 +448,10 @@ export interface ProviderData {
     window: DateWindow
   ) => Effect.Effect<CanonicalBatch, ProviderError, HttpClient.HttpClient>
   /**
-   * Runs after a backfill has stored its last window (Fitbit subscribes to notifications). The
-   * caller logs a failure and carries on: polling still covers the connection.
+   * The provider's set-up of a connection (Oura's app-level and Withings' per-user notification subscriptions):
+   * runs after a backfill has stored its last window, then again with the connection's first sync a day later
+   * (and the first after the server starts), so it must be idempotent. The caller logs a failure and carries on:
+   * polling still covers the connection.
    */
   readonly afterBackfill?: (input: AfterBackfillInput) => Effect.Effect<void, ProviderError, HttpClient.HttpClient>
   /**

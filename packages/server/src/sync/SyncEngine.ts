@@ -286,6 +286,13 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
     const dataOf = (info: ConnectionInfo) => registry.plugin(info.provider).data
 
     /**
+     * When this process last ran each connection's provider set-up (`afterBackfill`): it runs again with the first
+     * sync a day after (a connection's entry is a number; the map holds one per connection this process synced).
+     */
+    const setUpAt = new Map<string, number>()
+    const setUpEveryMs = 86_400_000
+
+    /**
      * Where the provider sends the app's notifications: this server's webhook route for the app. A provider served
      * by this server itself (a sandbox simulator, reached at the internal base) calls it there too.
      */
@@ -405,7 +412,10 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           const next = window.from > from ? addDays(window.from, -1) : null
           yield* write(records.storeBackfillWindow(ownerOf(info), batch, yield* todayOf(info), next))
           yield* countStored(slugOf(info), batch)
-          if (next === null) yield* afterBackfill(info)
+          if (next === null) {
+            yield* afterBackfill(info)
+            setUpAt.set(info.id, yield* Clock.currentTimeMillis)
+          }
           // A disconnect or a user's deletion stops the backfill at the next window.
           if (next !== null && (yield* usable(connectionId)) === undefined) return
         }
@@ -434,6 +444,13 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
           yield* countStored(slugOf(info), batch)
         }
         yield* states.setState(connectionId, { state: "Idle", synced: true })
+        // The provider's set-up again once a day (subscriptions that expire, or that the provider dropped after
+        // failed deliveries), and once after this process starts.
+        const now = yield* Clock.currentTimeMillis
+        if (now - (setUpAt.get(connectionId) ?? Number.NEGATIVE_INFINITY) >= setUpEveryMs) {
+          setUpAt.set(connectionId, now)
+          yield* afterBackfill(info)
+        }
       }).pipe(
         Effect.catchTag("SyncFailed", recordFailure(connectionId)),
         Effect.withSpan("SyncEngine.syncWindow", { attributes: { connectionId } })
