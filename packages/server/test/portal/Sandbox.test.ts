@@ -20,6 +20,31 @@ const settled = (connection: any) => connection.syncState === "Idle" && connecti
 layer(makeTestServer({ sandbox: true }), { excludeTestServices: true, timeout: "300 seconds" })(
   "portal sandbox",
   (it) => {
+    it.effect("Oura and Withings connect in a click each, and their backfills fill the user page", () =>
+      Effect.gen(function*() {
+        const { client } = yield* loggedIn
+        const { app } = yield* createApp()
+        const made = yield* client.post("/portal/api/sandbox/test-users", { json: { appId: app.id } })
+        expect(made.status, made.text).toBe(201)
+        const userId = made.body.user.id as string
+        for (const provider of ["Oura", "Withings"]) {
+          const reply = yield* client.post(`/portal/api/sandbox/users/${userId}/connections`, { json: { provider } })
+          expect(reply.status, reply.text).toBe(201)
+          expect(reply.body).toMatchObject({ userId, provider, status: "Active" })
+        }
+        yield* eventually(
+          client.get(`/portal/api/users/${userId}`),
+          (reply) => reply.body.connections.length === 2 && reply.body.connections.every(settled),
+          "the two backfills",
+          { every: "500 millis", within: "120 seconds" }
+        )
+        const overview = yield* client.get(`/portal/api/users/${userId}/overview?days=14`)
+        expect(overview.status, overview.text.slice(0, 300)).toBe(200)
+        const providersOf = (rows: Array<any>) => [...new Set(rows.map((row) => row.provider))].sort()
+        expect(providersOf(overview.body.dailyActivity)).toEqual(["Oura", "Withings"])
+        expect(overview.body.dailyActivity.some((d: any) => d.steps > 0)).toBe(true)
+      }))
+
     it.effect("a test user connected to Dexcom, Fitbit and WHOOP in one call each gets data the user page charts", () =>
       Effect.gen(function*() {
         const { client, email } = yield* loggedIn
