@@ -7,8 +7,9 @@
  *
  * Dates: the docs say nothing of whether `end_date` is inclusive, and clients measuring the live API report that
  * it is not for `daily_activity`, `sleep` and `workout` (and that `workout` is filtered by the UTC date of its
- * start while its `day` is local). So a window is read from the day before `from` to the day after `to`, and
- * only documents whose `day` lies in the window are kept: every day is read whole, whatever the filter does.
+ * start while its `day` is local). So a window is read from the day before `from` to the day after `to` (workouts
+ * to two days after, since an evening workout west of UTC starts on the next UTC day), and only documents whose
+ * `day` lies in the window are kept: every day is read whole, whatever the filter does.
  *
  * Every document is decoded on its own: one that does not read is quarantined with its raw JSON and the others
  * are kept. A collection whose scope the user did not grant is not asked for; one Oura refuses with a 403 naming
@@ -172,6 +173,9 @@ interface Read {
 const readWindow = (input: FetchInput, window: DateWindow) =>
   Effect.gen(function*() {
     const range = { startDate: addDays(window.from, -1), endDate: addDays(window.to, 1) }
+    // workouts are filtered by the UTC date of their start, before an exclusive end: one of the window's last day
+    // that starts on the next UTC day (an evening west of UTC) is only listed up to the day after that
+    const workoutRange = { ...range, endDate: addDays(window.to, 2) }
     // one collection at a time: the per-minute limit is the user's, and a 429 should stop the window early
     const activity = decodeDocuments(
       "DailyActivity",
@@ -193,7 +197,7 @@ const readWindow = (input: FetchInput, window: DateWindow) =>
     const workouts = decodeDocuments(
       "Workout",
       WorkoutSchema,
-      yield* ouraCollection(input, "workout", range),
+      yield* ouraCollection(input, "workout", workoutRange),
       normaliseOuraWorkout
     )
     const keep = inWindow(window)

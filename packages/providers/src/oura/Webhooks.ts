@@ -10,9 +10,11 @@
  *   the header's value without a unit; deliveries carry Unix seconds, and one more than
  *   `OuraTimestampToleranceMs` from now is refused as a replay (a choice: the docs name no tolerance).
  *
- * The verification token is the app's webhook verification code when the operator set one, else one derived
- * from the client secret (`ouraVerificationToken`), which `afterBackfill` creates subscriptions with: nothing
- * needs configuring, and nobody without the secret can answer for the app.
+ * `afterBackfill` creates subscriptions with a verification token derived from the client secret
+ * (`ouraVerificationToken`): nothing needs configuring, and nobody without the secret can answer for the app. A
+ * verification is answered for that token, and for the app's webhook verification code when the operator set one
+ * (subscriptions made by hand with it): `afterBackfill` is not given the code, so accepting only the code would
+ * refuse the challenge of every subscription it makes.
  */
 import * as Either from "effect/Either"
 import * as Redacted from "effect/Redacted"
@@ -56,7 +58,9 @@ export const ouraVerificationToken = (clientSecret: Redacted.Redacted | string):
     .digest("base64url")
     .slice(0, 32)
 
-const expectedToken = (app: WebhookApp): string => app.verificationCode ?? ouraVerificationToken(app.clientSecret)
+const isAppToken = (app: WebhookApp, token: string): boolean =>
+  sameSecret(ouraVerificationToken(app.clientSecret), token) ||
+  (app.verificationCode !== null && sameSecret(app.verificationCode, token))
 
 const decodeBody = Schema.decodeUnknownEither(Schema.parseJson(Schema.Struct({
   event_type: Schema.String,
@@ -82,7 +86,7 @@ export const ouraWebhooks: WebhookReceiver = (request, app, nowMs) => {
     if (token === null || request.query.get("challenge") === null) {
       return rejected(400, "verification_token and challenge are required")
     }
-    return sameSecret(expectedToken(app), token)
+    return isAppToken(app, token)
       ? { _tag: "Verified", status: 200, body: { challenge: request.query.get("challenge") } }
       : rejected(401, "Wrong verification_token")
   }

@@ -88,6 +88,26 @@ describe("OuraData.fetchWindow", () => {
       expect(batch.bodyMeasurements).toEqual([])
     })))
 
+  it.scopedLive("a window's last day keeps its evening workouts that start on the next UTC day", () =>
+    withHttp(Effect.gen(function*() {
+      // users west of UTC work out in the evening on the UTC day after their local one: Oura files a workout under
+      // the UTC date of its start, with an exclusive end_date
+      let crossing = 0
+      for (const user of ["ana", "ben", "cai", "dee", "eli", "fay", "gus", "hal", "ida", "jon", "kim", "lea"]) {
+        const { input, providerUserId, sim } = yield* connectOura({ user })
+        const batch = yield* OuraData.fetchWindow(input(), past)
+        const served = sim.control.documents(providerUserId, "workout", past.from, past.to)
+        crossing += served.filter((w) =>
+          w["day"] === past.to && String(w["start_datetime"]).startsWith(past.to) &&
+          new Date(String(w["start_datetime"])).toISOString().slice(0, 10) > past.to
+        ).length
+        expect(batch.workouts.map((w) => w.providerRecordId).sort(), user).toEqual(
+          served.map((w) => w["id"]).sort()
+        )
+      }
+      expect(crossing).toBeGreaterThan(0)
+    })))
+
   it.scopedLive("a window reaching today reads personal info (height, weight) as today's snapshot", () =>
     withHttp(Effect.gen(function*() {
       const { input, providerUserId } = yield* connectOura()

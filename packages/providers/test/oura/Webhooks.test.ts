@@ -59,10 +59,15 @@ describe("ouraWebhooks", () => {
     const wrong = verification({ verification_token: "guess", challenge: "abc123" })
     expect(ouraWebhooks(wrong, app, nowMs)).toMatchObject({ _tag: "Rejected", status: 401 })
     expect(ouraWebhooks(verification({ challenge: "x" }), app, nowMs)).toMatchObject({ status: 400 })
-    // an operator-set verification code replaces the derived token
+    // an operator-set verification code is accepted beside the derived token, which the subscriptions made after a
+    // backfill carry
     const configured = { ...app, verificationCode: "operator-token" }
     expect(ouraWebhooks(verification({ verification_token: "operator-token", challenge: "c" }), configured, nowMs))
       .toEqual({ _tag: "Verified", status: 200, body: { challenge: "c" } })
+    expect(ouraWebhooks(verification({ verification_token: token, challenge: "d" }), configured, nowMs))
+      .toEqual({ _tag: "Verified", status: 200, body: { challenge: "d" } })
+    expect(ouraWebhooks(verification({ verification_token: "guess", challenge: "e" }), configured, nowMs))
+      .toMatchObject({ _tag: "Rejected", status: 401 })
   })
 
   it("accepts a signed notification as a notification for its user", () => {
