@@ -113,7 +113,12 @@ const EmptyObject = Schema.Unknown.pipe(
 export const ResyncPayload = Schema.transform(
   Schema.Union(ResyncRange, Schema.Null, EmptyObject),
   Schema.NullOr(Schema.typeSchema(ResyncRange)),
-  { strict: true, decode: (body) => (body instanceof ResyncRange ? body : null), encode: (range) => range }
+  {
+    strict: true,
+    decode: (body) => (body instanceof ResyncRange ? body : null),
+    // no range is sent as `{}`: the server refuses a JSON body that is not an object, `null` included
+    encode: (range) => range ?? {}
+  }
 )
 
 export class ResyncAccepted extends Schema.Class<ResyncAccepted>("ResyncAccepted")({
