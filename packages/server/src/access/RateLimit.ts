@@ -5,24 +5,27 @@
  * a per-address bucket, and an address whose failures have emptied it is refused before its
  * credentials are looked up, so that spraying random keys earns no fresh buckets.
  *
- * The bucket is one short statement (`RateLimitRepo.take`), which also looks the presented API key or
- * user token up, so that authentication needs no statement of its own. A bucket found empty is remembered
- * for up to a second (never past its refill), so that a client that keeps knocking is refused without a
- * statement. Requests on one bucket that
- * arrive while its statement runs wait for the next one, which takes all their tokens at once: a busy
- * credential costs one statement per round trip, not one per request, and each request is still
- * decided by a statement that started after it arrived (a key revoked before it is refused). When the
- * database does not answer, requests are let through (fail open) with a warning: the limiter protects
- * the service, and the requests themselves will meet the same database.
+ * A bucket lives in the database and is drawn from by a short statement (`RateLimitRepo.take`), which also looks
+ * the presented API key or user token up. A process takes a bucket's tokens ahead of its requests, a tenth of the
+ * burst at a time (`leaseOf`: one for a burst under 20), and serves the next requests of that bucket from them in
+ * memory: a busy credential costs one statement per ten requests, not one per request. Tokens only leave the shared
+ * bucket, so every process together still lets through no more than the bucket holds; the stated error is the other
+ * way, a client spread over several processes may be refused while others hold unspent tokens of their leases
+ * (fewer than a lease each). A request served from a lease has its credential looked up by authentication's own
+ * statement, after it arrived, so a key revoked before it is refused. Requests on one bucket that arrive while its
+ * statement runs wait for it and are served from what it brings. A bucket found empty is remembered for up to a
+ * second (never past its refill), so that a client that keeps knocking is refused without a statement. When the
+ * database does not answer, requests are let through (fail open) with a warning: the limiter protects the
+ * service, and the requests themselves will meet the same database.
  *
  * The server's own calls to the simulators it mounts in sandbox mode (`SelfCalls`) are not limited: they come
  * from this machine's address, whose bucket a newcomer's browser draws from, and the simulators keep limits of
  * their own as the providers do.
  */
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
@@ -35,7 +38,7 @@ import { ServerConfig } from "../platform/ServerConfig.js"
 import { ApiKeyPrefix, isWellFormed, UserTokenPrefix } from "./CredentialHash.js"
 import type { PresentedCredentials } from "./Credentials.js"
 import { Caller, portalSessionCookie, withCaller } from "./Credentials.js"
-import type { CredentialLookup, TakeResult } from "./RateLimitRepo.js"
+import type { CredentialLookup } from "./RateLimitRepo.js"
 import { RateLimitRepo } from "./RateLimitRepo.js"
 
 /** Routes never limited: probes, the landing page and the API's documentation. */
@@ -144,21 +147,27 @@ export const bucketFor = (
   return { key: hashKey("address", address), limit: settings.address, failures: undefined }
 }
 
-/** What a request waiting on its bucket's batch is told: its outcome, or to lead the next statement. */
-type Signal =
-  | { readonly _tag: "Served"; readonly result: Exit.Exit<TakeResult, unknown> }
-  | { readonly _tag: "Lead" }
-
-interface Waiter {
-  readonly resume: (signal: Exit.Exit<Signal>) => void
-  /** Interrupted while waiting (its request's deadline): skipped. */
-  cancelled: boolean
+/**
+ * This process's share of one bucket: tokens it took from the shared bucket ahead of its requests (a lease) and has
+ * not spent yet, what the shared bucket held after that take (for the headers), and the take under way, which the
+ * requests that arrive meanwhile wait for.
+ */
+interface Local {
+  leased: number
+  shared: number
+  sharedAt: number
+  pending: Deferred.Deferred<void> | undefined
+  usedAt: number
 }
 
-/** The requests of one bucket waiting for its next statement. */
-interface Group {
-  readonly waiting: Array<Waiter>
-}
+/**
+ * How many tokens one statement takes for this process: a tenth of the burst (one for a burst under 20). The rest
+ * serve the bucket's next requests here without a statement; tokens are only ever taken from the shared bucket,
+ * never added but by its refill, so several processes together never let through more than the bucket holds. A
+ * client whose requests are spread over several processes may meanwhile be refused by one while another still
+ * holds tokens of its lease: at most `lease - 1` per process, until they are spent or the entry is forgotten.
+ */
+export const leaseOf = (limit: RateLimit): number => Math.max(1, Math.floor(limit.burst / 10))
 
 /** A bucket found empty: refused without a statement until `until` (ms since the epoch). */
 interface KnownEmpty {
@@ -170,7 +179,7 @@ interface KnownEmpty {
   readonly message: string
 }
 
-/** The batch key of a bucket: its own key, with the failure bucket that gates it. */
+/** The key of a bucket's local share: its own key, with the failure bucket that gates it. */
 const groupKeyOf = (bucket: Bucket) =>
   bucket.failures === undefined ? bucket.key : `${bucket.key} ${bucket.failures.key}`
 
@@ -235,90 +244,63 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
       )
     }
 
-    /**
-     * The takes of each bucket: while one statement runs, the requests that arrive wait in `waiting`; the first
-     * of them then leads the next statement, which takes a token for each of them at once (all or none).
-     */
-    const groups = new Map<string, Group>()
+    /** This process's share of each bucket in use, by its local key (bounded: see `forget`). */
+    const locals = new Map<string, Local>()
 
-    /** What the request at `index` of a batch of `count` that was served whole would have seen alone. */
-    const nth = (taken: TakeResult, index: number, count: number): TakeResult =>
-      count === 1 || taken.remaining === null ? taken : {
-        ...taken,
-        remaining: taken.remaining + (count - 1 - index),
-        level: taken.remaining + (count - index)
+    const localOf = (groupKey: string, now: number): Local => {
+      let local = locals.get(groupKey)
+      if (local === undefined) {
+        local = { leased: 0, shared: 0, sharedAt: now, pending: undefined, usedAt: now }
+        locals.set(groupKey, local)
       }
-
-    /** The outcome of each of `count` requests on `bucket`, decided together when the bucket can serve them all. */
-    const decide = (bucket: Bucket, count: number) =>
-      Effect.gen(function*() {
-        const take = (n: number) =>
-          Effect.exit(
-            repo.take({ key: bucket.key, limit: bucket.limit, gate: bucket.failures, lookup: bucket.lookup, count: n })
-          )
-        const taken = yield* take(count)
-        if (taken._tag === "Failure" || taken.value.remaining !== null || count === 1) {
-          return Array.from({ length: count }, (_, i) =>
-            taken._tag === "Failure" ? taken : Exit.succeed(nth(taken.value, i, count)))
-        }
-        if (bucket.failures !== undefined && taken.value.gate !== null && taken.value.gate < 1) {
-          return Array.from({ length: count }, () =>
-            taken)
-        }
-        // Not tokens enough for all of them: one statement each, in order, as if they had come one by one.
-        const results: Array<Exit.Exit<TakeResult, unknown>> = []
-        for (let i = 0; i < count; i++) results.push(yield* take(1))
-        return results
-      })
-
-    /** Hands the next statement of the group to the first live request waiting, or ends the group. */
-    const handOver = (groupKey: string, group: Group) => {
-      for (let next = group.waiting.shift(); next !== undefined; next = group.waiting.shift()) {
-        if (!next.cancelled) return next.resume(Exit.succeed({ _tag: "Lead" }))
-      }
-      groups.delete(groupKey)
+      local.usedAt = now
+      return local
     }
 
-    /** Runs one statement for this request and those waiting, tells each its outcome, and hands over. */
-    const lead = (bucket: Bucket, groupKey: string, group: Group): Effect.Effect<TakeResult, unknown> =>
-      Effect.uninterruptibleMask((restore) => {
-        const followers = group.waiting.splice(0).filter((waiter) => !waiter.cancelled)
-        return Effect.flatMap(Effect.exit(restore(decide(bucket, 1 + followers.length))), (exit) => {
-          // Interrupted (this request's deadline): the others wait for the next statement instead.
-          if (exit._tag === "Failure") group.waiting.unshift(...followers)
-          else {followers.forEach((waiter, i) =>
-              waiter.resume(Exit.succeed({ _tag: "Served", result: exit.value[i + 1]! }))
-            )}
-          handOver(groupKey, group)
-          return exit._tag === "Failure" ? Exit.failCause(exit.cause) : exit.value[0]!
-        })
+    /** What a request served from the lease is told remains: the lease's tokens and the shared bucket's refill. */
+    const remainingOf = (local: Local, limit: RateLimit, now: number) =>
+      Math.min(limit.burst, local.leased + local.shared + Math.max(0, now - local.sharedAt) / 1000 * limit.perSecond)
+
+    /**
+     * Takes the next lease of `bucket` for this request: `leaseOf` tokens at once, or, when the bucket holds fewer,
+     * one. The first statement also looks the request's credential up.
+     */
+    const takeLease = (bucket: Bucket) =>
+      Effect.gen(function*() {
+        const lease = leaseOf(bucket.limit)
+        const take = (count: number) =>
+          repo.take({ key: bucket.key, limit: bucket.limit, gate: bucket.failures, lookup: bucket.lookup, count })
+        const taken = yield* take(lease)
+        const gateShut = bucket.failures !== undefined && taken.gate !== null && taken.gate < 1
+        if (taken.remaining !== null || lease === 1 || gateShut || (taken.level !== null && taken.level < 1)) {
+          return { taken, count: taken.remaining === null ? 0 : lease }
+        }
+        const one = yield* take(1)
+        return {
+          taken: { ...one, credential: taken.credential ?? one.credential },
+          count: one.remaining === null ? 0 : 1
+        }
       })
 
-    const batched = (bucket: Bucket): Effect.Effect<TakeResult, unknown> =>
-      Effect.suspend(() => {
-        const groupKey = groupKeyOf(bucket)
-        const group = groups.get(groupKey)
-        if (group === undefined) {
-          const fresh: Group = { waiting: [] }
-          groups.set(groupKey, fresh)
-          return lead(bucket, groupKey, fresh)
-        }
-        return Effect.uninterruptibleMask((restore) =>
-          Effect.flatMap(
-            restore(Effect.async<Signal>((resume): Effect.Effect<void> => {
-              const waiter: Waiter = { resume, cancelled: false }
-              group.waiting.push(waiter)
-              return Effect.sync(() => {
-                waiter.cancelled = true
-                const at = group.waiting.indexOf(waiter)
-                if (at >= 0) group.waiting.splice(at, 1)
-              })
-            })),
-            (signal): Effect.Effect<TakeResult, unknown> =>
-              signal._tag === "Lead" ? lead(bucket, groupKey, group) : signal.result
-          )
-        )
-      })
+    /**
+     * Forgets the shares of buckets unused for as long as the slowest bucket takes to fill (their leased tokens go
+     * with them, to be taken afresh), and keeps at most `rememberEmptyAtMost` of them.
+     */
+    const forgetAfterMillis = 1000 * Math.max(
+      ...[settings.apiKey, settings.userToken, settings.address].map((limit) => limit.burst / limit.perSecond)
+    )
+    if (settings.enabled) {
+      yield* Effect.sleep(Duration.minutes(1)).pipe(
+        Effect.zipRight(Effect.sync(() => {
+          const now = Date.now()
+          for (const [key, local] of locals) {
+            if (local.pending === undefined && now - local.usedAt > forgetAfterMillis) locals.delete(key)
+          }
+        })),
+        Effect.forever,
+        Effect.forkScoped
+      )
+    }
 
     /**
      * The buckets this process found empty, by batch key. A refusal remembered here is one the database would
@@ -360,28 +342,58 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
         }
         const bucket = bucketFor(request, caller, settings, config.trustProxy)
         const groupKey = groupKeyOf(bucket)
-        const known = stillEmpty(groupKey)
-        if (known !== undefined) return Option.some({ verdict: known, bucket })
-        const taken = yield* batched(bucket)
-        if (bucket.lookup !== undefined && taken.credential !== undefined) {
-          caller.setFound({ ...bucket.lookup, row: taken.credential })
-        }
-        if (taken.remaining !== null) {
-          const verdict: Verdict = {
-            allowed: true,
-            headers: limitHeaders(bucket.limit, taken.remaining),
-            retryAfterSeconds: 0,
-            message: ""
+        const allowed = (remaining: number) =>
+          Option.some({
+            verdict: {
+              allowed: true,
+              headers: limitHeaders(bucket.limit, remaining),
+              retryAfterSeconds: 0,
+              message: ""
+            },
+            bucket
+          })
+        for (;;) {
+          const now = Date.now()
+          const local = localOf(groupKey, now)
+          if (local.leased >= 1) {
+            local.leased -= 1
+            return allowed(remainingOf(local, bucket.limit, now))
           }
-          return Option.some({ verdict, bucket })
+          const known = stillEmpty(groupKey)
+          if (known !== undefined) return Option.some({ verdict: known, bucket })
+          if (local.pending !== undefined) {
+            // Another request of this bucket is taking the next lease: decide after it, from what it brings.
+            yield* Deferred.await(local.pending)
+            continue
+          }
+          const pending = yield* Deferred.make<void>()
+          local.pending = pending
+          const leased = yield* takeLease(bucket).pipe(
+            Effect.ensuring(Effect.suspend(() => {
+              local.pending = undefined
+              return Deferred.succeed(pending, undefined)
+            })),
+            Effect.uninterruptible
+          )
+          const { count, taken } = leased
+          if (bucket.lookup !== undefined && taken.credential !== undefined) {
+            caller.setFound({ ...bucket.lookup, row: taken.credential })
+          }
+          if (count >= 1) {
+            const at = Date.now()
+            local.leased += count - 1
+            local.shared = taken.remaining ?? 0
+            local.sharedAt = at
+            return allowed(remainingOf(local, bucket.limit, at))
+          }
+          if (bucket.failures !== undefined && taken.gate !== null && taken.gate < 1) {
+            const message = "Too many failed authentications from this address"
+            rememberEmpty(groupKey, bucket.failures.limit, taken.gate, message)
+            return Option.some({ verdict: refused(bucket.failures.limit, taken.gate, message), bucket })
+          }
+          if (taken.level !== null) rememberEmpty(groupKey, bucket.limit, taken.level, "Rate limit reached")
+          return Option.some({ verdict: refused(bucket.limit, taken.level ?? 0, "Rate limit reached"), bucket })
         }
-        if (bucket.failures !== undefined && taken.gate !== null && taken.gate < 1) {
-          const message = "Too many failed authentications from this address"
-          rememberEmpty(groupKey, bucket.failures.limit, taken.gate, message)
-          return Option.some({ verdict: refused(bucket.failures.limit, taken.gate, message), bucket })
-        }
-        if (taken.level !== null) rememberEmpty(groupKey, bucket.limit, taken.level, "Rate limit reached")
-        return Option.some({ verdict: refused(bucket.limit, taken.level ?? 0, "Rate limit reached"), bucket })
       }).pipe(Effect.catchAllCause((cause) => Effect.as(failOpen(cause), Option.none())))
 
     /** A failed authentication draws from its address's failure bucket. */

@@ -420,7 +420,7 @@ it.layer(makeTestServer({ rateLimits: limits }), { timeout: "120 seconds" })(
 )
 
 /** A server of one route behind the request middleware, its limiter over the given bucket store. */
-const limitedServer = (repo: Layer.Layer<RateLimitRepo>) =>
+const limitedServer = (repo: Layer.Layer<RateLimitRepo>, rateLimits: RateLimitSettings = limits) =>
   Layer.unwrapEffect(Effect.map(RateLimiter, (limiter) =>
     HttpServer.serve(
       HttpRouter.empty.pipe(
@@ -436,7 +436,7 @@ const limitedServer = (repo: Layer.Layer<RateLimitRepo>) =>
       Layer.provide(RateLimiter.DefaultWithoutDependencies),
       Layer.provide(SelfCalls.Default),
       Layer.provide(repo),
-      Layer.provide(Layer.succeed(ServerConfig, testConfig("unused", { rateLimits: limits }))),
+      Layer.provide(Layer.succeed(ServerConfig, testConfig("unused", { rateLimits }))),
       Layer.provide(Logger.minimumLogLevel(LogLevel.None))
     )
 
@@ -526,5 +526,54 @@ it.layer(
       // An answer that is not a 401 charges nothing.
       expect((yield* client.get("/ok", { headers: { authorization: "Bearer pb_sk_guess" } })).status).toBe(200)
       expect(charged).toHaveLength(1)
+    }))
+})
+
+/** A bucket of 50 as the database would keep it (no refill during the test), and the token counts asked of it. */
+const shared = { tokens: 50, asked: [] as Array<number> }
+
+it.layer(
+  limitedServer(
+    stubRepo(({ count }) =>
+      Effect.sync(() => {
+        const n = count ?? 1
+        shared.asked.push(n)
+        const level = shared.tokens
+        if (level < n) return { remaining: null, level, gate: null }
+        shared.tokens -= n
+        return { remaining: shared.tokens, level, gate: null }
+      })
+    ),
+    { ...limits, address: { perSecond: 0.001, burst: 50 } }
+  )
+)("a bucket of 50 (leases of 5)", (it) => {
+  it.effect("serves five requests per statement, each told what remains", () =>
+    Effect.gen(function*() {
+      shared.asked.length = 0
+      const remaining: Array<string | undefined> = []
+      for (let i = 0; i < 12; i++) {
+        const response = yield* getOk
+        expect(response.status).toBe(200)
+        remaining.push(response.headers["ratelimit-remaining"])
+      }
+      expect(shared.asked).toEqual([5, 5, 5])
+      expect(remaining).toEqual(Array.from({ length: 12 }, (_, i) => String(49 - i)))
+      expect(shared.tokens).toBe(35)
+    }))
+
+  it.effect("concurrent requests wait for the lease under way and share it; near the end, one token at a time", () =>
+    Effect.gen(function*() {
+      // three are still leased from the test before: 38 in all
+      shared.asked.length = 0
+      const replies = yield* Effect.forEach(Array.from({ length: 45 }), () => getOk, { concurrency: "unbounded" })
+      const served = replies.filter((response) => response.status === 200)
+      expect(served).toHaveLength(38)
+      expect(replies.filter((response) => response.status === 429)).toHaveLength(7)
+      expect(shared.tokens).toBe(0)
+      // leases of five while five remain, then a lease refused and the last tokens one by one
+      expect(shared.asked.filter((n) => n === 5).length).toBeLessThanOrEqual(8)
+      expect(shared.asked.length).toBeLessThan(served.length)
+      expect(served.map((response) => Number(response.headers["ratelimit-remaining"])).sort((a, b) => a - b))
+        .toEqual(Array.from({ length: 38 }, (_, i) => i))
     }))
 })
