@@ -93,6 +93,31 @@ export const issueTokens = (
   return { accessToken, refreshToken, scope: grant.scope, expiresIn: accessTtlSeconds }
 }
 
+/**
+ * Exchanges a refresh token once (a rotating provider's rule): the token is marked used and a new pair is issued for
+ * the same grant; undefined when the token is unknown, another client's, or already used. Spent records are pruned.
+ */
+export const rotateRefreshToken = (
+  state: OAuth2State,
+  refreshToken: string,
+  clientId: string,
+  nowMs: number,
+  accessTtlSeconds: number
+): { readonly record: RefreshRecord; readonly issued: IssuedTokens } | undefined => {
+  const record = state.refresh[tokenKey(refreshToken)]
+  if (record === undefined || record.clientId !== clientId || record.usedAt !== null) return undefined
+  record.usedAt = nowMs
+  const issued = issueTokens(
+    state,
+    { clientId, userId: record.userId, scope: record.scope, grantId: record.grantId },
+    nowMs,
+    accessTtlSeconds,
+    true
+  )
+  prune(state, nowMs)
+  return { record, issued }
+}
+
 export const newGrantId = (): string => crypto.randomUUID()
 
 export type Authentication =

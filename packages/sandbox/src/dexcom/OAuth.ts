@@ -5,8 +5,17 @@
  * single-use rotating refresh tokens.
  */
 import type { HttpServerResponse } from "@effect/platform"
-import { bodyClient, issueCode, issueTokens, newGrantId, prune, redeemCode, rememberUser } from "../core/OAuth2.js"
-import { providerUserIds, tokenKey } from "../core/Random.js"
+import {
+  bodyClient,
+  issueCode,
+  issueTokens,
+  newGrantId,
+  prune,
+  redeemCode,
+  rememberUser,
+  rotateRefreshToken
+} from "../core/OAuth2.js"
+import { providerUserIds } from "../core/Random.js"
 import type { SimRequestShape } from "../core/Request.js"
 import { consentPage, errorPage, isAbsoluteUrl, json, readConsent, redirectWith, selfUrl } from "../core/Responses.js"
 import type { DexcomCore } from "./Shapes.js"
@@ -97,20 +106,12 @@ export const makeDexcomOAuth = (core: DexcomCore) => {
       return json(tokenBody(issued))
     }
     if (grantType === "refresh_token") {
-      const record = s.refresh[tokenKey(req.form.get("refresh_token") ?? "")]
-      if (record === undefined || record.clientId !== clientId || record.usedAt !== null) {
+      const rotated = rotateRefreshToken(s, req.form.get("refresh_token") ?? "", clientId, now, ACCESS_TTL_SECONDS)
+      if (rotated === undefined) {
         return dexcomError(400, "invalid_grant", "Invalid refresh token")
       }
+      const { issued, record } = rotated
       req.identify({ userId: record.userId })
-      record.usedAt = now
-      const issued = issueTokens(
-        s,
-        { clientId, userId: record.userId, scope: record.scope, grantId: record.grantId },
-        now,
-        ACCESS_TTL_SECONDS,
-        true
-      )
-      prune(s, now)
       core.commit()
       return json(tokenBody(issued))
     }

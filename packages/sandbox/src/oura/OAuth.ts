@@ -9,7 +9,16 @@
  * previous access token valid until it expires; revocation answers 200 with `{}` to GET or POST.
  */
 import type { HttpServerResponse } from "@effect/platform"
-import { issueCode, issueTokens, newGrantId, prune, redeemCode, rememberUser, revokeWhere } from "../core/OAuth2.js"
+import {
+  issueCode,
+  issueTokens,
+  newGrantId,
+  prune,
+  redeemCode,
+  rememberUser,
+  revokeWhere,
+  rotateRefreshToken
+} from "../core/OAuth2.js"
 import { tokenKey } from "../core/Random.js"
 import type { SimRequestShape } from "../core/Request.js"
 import { consentPage, errorPage, isAbsoluteUrl, json, readConsent, redirectWith, selfUrl } from "../core/Responses.js"
@@ -126,20 +135,12 @@ export const makeOuraOAuth = (core: OuraCore) => {
         return json(tokenBody(issued))
       }
       case "refresh_token": {
-        const record = s.refresh[tokenKey(req.form.get("refresh_token") ?? "")]
-        if (record === undefined || record.clientId !== clientId || record.usedAt !== null) {
+        const rotated = rotateRefreshToken(s, req.form.get("refresh_token") ?? "", clientId, now, ACCESS_TTL_SECONDS)
+        if (rotated === undefined) {
           return oauthError(400, "invalid_grant", "Token already used or revoked.")
         }
+        const { issued, record } = rotated
         req.identify({ userId: record.userId })
-        record.usedAt = now
-        const issued = issueTokens(
-          s,
-          { clientId, userId: record.userId, scope: record.scope, grantId: record.grantId },
-          now,
-          ACCESS_TTL_SECONDS,
-          true
-        )
-        prune(s, now)
         core.commit()
         return json(tokenBody(issued))
       }

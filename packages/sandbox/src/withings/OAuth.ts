@@ -14,7 +14,16 @@
  */
 import type { HttpServerResponse } from "@effect/platform"
 import * as crypto from "node:crypto"
-import { issueCode, issueTokens, newGrantId, prune, redeemCode, rememberUser, revokeWhere } from "../core/OAuth2.js"
+import {
+  issueCode,
+  issueTokens,
+  newGrantId,
+  prune,
+  redeemCode,
+  rememberUser,
+  revokeWhere,
+  rotateRefreshToken
+} from "../core/OAuth2.js"
 import { tokenKey } from "../core/Random.js"
 import type { SimRequestShape } from "../core/Request.js"
 import { consentPage, errorPage, isAbsoluteUrl, readConsent, redirectWith, selfUrl } from "../core/Responses.js"
@@ -114,20 +123,12 @@ export const makeWithingsOAuth = (core: WithingsCore) => {
       return ok(tokenBody(record.userId, issued))
     }
     if (grantType === "refresh_token") {
-      const record = s.refresh[tokenKey(req.form.get("refresh_token") ?? "")]
-      if (record === undefined || record.clientId !== clientId || record.usedAt !== null) {
+      const rotated = rotateRefreshToken(s, req.form.get("refresh_token") ?? "", clientId, now, ACCESS_TTL_SECONDS)
+      if (rotated === undefined) {
         return invalidParams("invalid refresh_token")
       }
+      const { issued, record } = rotated
       req.identify({ userId: record.userId })
-      record.usedAt = now
-      const issued = issueTokens(
-        s,
-        { clientId, userId: record.userId, scope: record.scope, grantId: record.grantId },
-        now,
-        ACCESS_TTL_SECONDS,
-        true
-      )
-      prune(s, now)
       core.commit()
       return ok(tokenBody(record.userId, issued))
     }
