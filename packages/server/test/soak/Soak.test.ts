@@ -236,6 +236,12 @@ it.live(
             const until = Date.now() + seconds * 1000
             const errors: Array<string> = []
             const latencies = { probe: [] as Array<number>, app: [] as Array<number>, login: [] as Array<number> }
+            // the app's figure by call, to tell which of the three a tail comes from
+            const appCalls = {
+              testEvent: [] as Array<number>,
+              connections: [] as Array<number>,
+              mcp: [] as Array<number>
+            }
             const eventsBefore = receiver.received.filter((r) => r.event?.type === "webhook.test").length
             let eventsSent = 0
             const appParty = repeatUntil(
@@ -247,6 +253,7 @@ it.live(
                   headers: from("198.51.100.20")
                 }))
                 latencies.app.push(tested.ms)
+                appCalls.testEvent.push(tested.ms)
                 if (tested.value.status !== 202) {
                   errors.push(`test event: ${tested.value.status} ${preview(tested.value)}`)
                 } else eventsSent++
@@ -255,6 +262,7 @@ it.live(
                   headers: from("198.51.100.21")
                 }))
                 latencies.app.push(read.ms)
+                appCalls.connections.push(read.ms)
                 if (read.value.status !== 200) errors.push(`connections: ${read.value.status} ${preview(read.value)}`)
                 const mcp = yield* timed(send("POST", "/mcp", {
                   bearer: healthy.token,
@@ -262,6 +270,7 @@ it.live(
                   json: { jsonrpc: "2.0", id: 1, method: "tools/list" }
                 }))
                 latencies.app.push(mcp.ms)
+                appCalls.mcp.push(mcp.ms)
                 if (mcp.value.status !== 200) errors.push(`mcp: ${mcp.value.status} ${preview(mcp.value)}`)
               })
             )
@@ -344,6 +353,11 @@ it.live(
             return {
               probe: figures(latencies.probe),
               app: figures(latencies.app),
+              appCalls: {
+                testEvent: figures(appCalls.testEvent),
+                connections: figures(appCalls.connections),
+                mcp: figures(appCalls.mcp)
+              },
               login: figures(latencies.login),
               peakRss,
               healthyEvents: eventsSent,
