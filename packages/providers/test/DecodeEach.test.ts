@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { decodeEach, defaultRecordId } from "../src/Shared.js"
+import { decodeEach, decodeEachInSlices, defaultRecordId } from "../src/Shared.js"
 
 const Day = Schema.Struct({ id: Schema.String, steps: Schema.Number, date: Schema.String })
 
@@ -61,4 +62,28 @@ describe("decodeEach", () => {
     expect(defaultRecordId({ id: "" })).toBeNull()
     expect(defaultRecordId(null)).toBeNull()
   })
+})
+
+describe("decodeEachInSlices", () => {
+  it.live("gives what decodeEach gives, in order, over slices with bad records across their edges", () =>
+    Effect.gen(function*() {
+      const items = Array.from(
+        { length: 23 },
+        (_, i) =>
+          i % 5 === 4
+            ? { id: `x${i}`, steps: "bad", date: "2026-11-01" }
+            : { id: `d${i}`, steps: i, date: "2026-11-01" }
+      )
+      const options = {
+        kind: "DailyActivity",
+        schema: Day,
+        items,
+        normalise: (day: typeof Day.Type) => ({ providerRecordId: day.id, steps: day.steps })
+      }
+      const whole = decodeEach(options)
+      expect(whole.quarantined).toHaveLength(4)
+      expect(yield* decodeEachInSlices(options, 3)).toEqual(whole)
+      expect(yield* decodeEachInSlices(options, 500)).toEqual(whole)
+      expect(yield* decodeEachInSlices({ ...options, items: [] }, 3)).toEqual({ records: [], quarantined: [] })
+    }))
 })

@@ -13,7 +13,7 @@ import { ProviderError } from "../Adapter.js"
 import type { ProviderData } from "../Canonical.js"
 import type { CallContext } from "../internal/ProviderHttp.js"
 import * as ProviderHttp from "../internal/ProviderHttp.js"
-import { batchOf, checkWindow, dayMs, decodeEach, lastByKey, utcMidnight } from "../Shared.js"
+import { batchOf, checkWindow, dayMs, decodeEach, decodeEachInSlices, lastByKey, utcMidnight } from "../Shared.js"
 import {
   DexcomCalibrationOfPage,
   DexcomEgvOfPage,
@@ -86,33 +86,37 @@ export const DexcomData: ProviderData = {
         events: all("event", "events"),
         calibrations: all("calibration", "calibrations")
       }, { concurrency: "unbounded" })),
-      Effect.map(({ calibrations, egvs, events }) => {
-        const readings = decodeEach({
-          kind: "GlucoseReading",
-          schema: DexcomEgvOfPage,
-          items: egvs,
-          normalise: normaliseDexcomEgv
-        })
-        const glucoseEvents = decodeEach({
-          kind: "GlucoseEvent",
-          schema: DexcomEventOfPage,
-          items: events,
-          normalise: normaliseDexcomEvent
-        })
-        const glucoseCalibrations = decodeEach({
-          kind: "GlucoseCalibration",
-          schema: DexcomCalibrationOfPage,
-          items: calibrations,
-          normalise: normaliseDexcomCalibration
-        })
-        return batchOf({
-          // Ranges do not overlap, but one record id must still give one record.
-          glucoseReadings: lastByKey(readings.records, (r) => r.providerRecordId),
-          glucoseEvents: lastByKey(glucoseEvents.records, (r) => r.providerRecordId),
-          glucoseCalibrations: lastByKey(glucoseCalibrations.records, (r) => r.providerRecordId),
-          quarantined: [...readings.quarantined, ...glucoseEvents.quarantined, ...glucoseCalibrations.quarantined]
-        })
-      })
+      Effect.flatMap(({ calibrations, egvs, events }) =>
+        Effect.map(
+          decodeEachInSlices({
+            kind: "GlucoseReading",
+            schema: DexcomEgvOfPage,
+            items: egvs,
+            normalise: normaliseDexcomEgv
+          }),
+          (readings) => {
+            const glucoseEvents = decodeEach({
+              kind: "GlucoseEvent",
+              schema: DexcomEventOfPage,
+              items: events,
+              normalise: normaliseDexcomEvent
+            })
+            const glucoseCalibrations = decodeEach({
+              kind: "GlucoseCalibration",
+              schema: DexcomCalibrationOfPage,
+              items: calibrations,
+              normalise: normaliseDexcomCalibration
+            })
+            return batchOf({
+              // Ranges do not overlap, but one record id must still give one record.
+              glucoseReadings: lastByKey(readings.records, (r) => r.providerRecordId),
+              glucoseEvents: lastByKey(glucoseEvents.records, (r) => r.providerRecordId),
+              glucoseCalibrations: lastByKey(glucoseCalibrations.records, (r) => r.providerRecordId),
+              quarantined: [...readings.quarantined, ...glucoseEvents.quarantined, ...glucoseCalibrations.quarantined]
+            })
+          }
+        )
+      )
     )
   },
   notify: () =>
