@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { egvsInSlices, recordsIn } from "../src/dexcom/Data.js"
+import { Glucose } from "../src/dexcom/Glucose.js"
 import {
   bearer,
   CLIENT,
@@ -286,4 +288,15 @@ describe("Dexcom simulator", () => {
       expect((yield* get(url, bearer(tokens.access))).status).toBe(401)
       expect((yield* get(url, bearer("nope"))).status).toBe(401)
     }).pipe(Effect.provide(HttpLive)))
+})
+
+describe("the Dexcom simulator's EGVs built in slices", () => {
+  it.live("are the records built at once, in the same order", () =>
+    Effect.gen(function*() {
+      const glucose = new Glucose("slices", "user-1")
+      const to = glucose.t.start + 30 * 86_400_000
+      const whole = recordsIn(glucose, "egv", glucose.t.start, to)
+      expect(whole.length).toBeGreaterThan(8000)
+      expect(yield* egvsInSlices(glucose, glucose.t.start, to)).toEqual(whole)
+    }))
 })

@@ -4,13 +4,14 @@
  * `dataRange`.
  */
 import type { HttpServerResponse } from "@effect/platform"
+import * as Effect from "effect/Effect"
 import type { AccessRecord } from "../core/OAuth2.js"
 import { authenticate } from "../core/OAuth2.js"
 import { localDayOf } from "../core/Random.js"
 import type { SimRequestShape } from "../core/Request.js"
 import { json } from "../core/Responses.js"
 import type { DexcomRecordKind } from "./Data.js"
-import { clip, parseDexcomDate, plainTime, recordsIn } from "./Data.js"
+import { clip, egvsInSlices, parseDexcomDate, plainTime, recordsIn } from "./Data.js"
 import { Glucose } from "./Glucose.js"
 import type { DexcomCore } from "./Shapes.js"
 import { DATA_DELAY_MS, dexcomError, HOUR_MS, MAX_WINDOW_MS, RATE_LIMIT, SLOT_MS, style } from "./Shapes.js"
@@ -18,7 +19,11 @@ import { DATA_DELAY_MS, dexcomError, HOUR_MS, MAX_WINDOW_MS, RATE_LIMIT, SLOT_MS
 export const makeDexcomApi = (core: DexcomCore) => {
   const api = (
     req: SimRequestShape,
-    f: (record: AccessRecord, glucose: Glucose, latestMs: number) => HttpServerResponse.HttpServerResponse
+    f: (
+      record: AccessRecord,
+      glucose: Glucose,
+      latestMs: number
+    ) => HttpServerResponse.HttpServerResponse | Effect.Effect<HttpServerResponse.HttpServerResponse>
   ) => {
     const now = core.nowMs()
     const bearer = /^bearer\s+(\S+)$/i.exec((req.headers["authorization"] ?? "").trim())?.[1]
@@ -72,7 +77,11 @@ export const makeDexcomApi = (core: DexcomCore) => {
     api(req, (record, glucose, latestMs) => {
       const w = window(req, glucose, latestMs)
       if (!("from" in w)) return w
-      return envelope(kind, record.userId, recordsIn(glucose, kind, w.from, w.to))
+      // A month of readings is some 8,600 records: built a slice at a time, letting the event loop go between
+      // slices, since sandbox mode serves this simulator from the server's own process.
+      return kind === "egv"
+        ? Effect.map(egvsInSlices(glucose, w.from, w.to), (records) => envelope(kind, record.userId, records))
+        : envelope(kind, record.userId, recordsIn(glucose, kind, w.from, w.to))
     })
 
   const devices = (req: SimRequestShape) =>

@@ -3,6 +3,8 @@
  * request to what exists (first day, retrospective delay), the records of a kind in a window
  * newest first, and `dexcomRecords`, the same answer for assertions.
  */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import { localDayOf } from "../core/Random.js"
 import { Glucose } from "./Glucose.js"
 import { DATA_DELAY_MS, SLOT_MS } from "./Shapes.js"
@@ -33,6 +35,19 @@ const daysDescending = (glucose: Glucose, from: number, to: number) => {
   for (let day = localDayOf(to, offset); day >= localDayOf(from, offset); day--) days.push(day)
   return days
 }
+
+/** The EGVs whose `systemTime` lies in [from, to), newest first, as `recordsIn` gives them, 500 at a time. */
+export const egvsInSlices = (glucose: Glucose, from: number, to: number) =>
+  Effect.gen(function*() {
+    const records: Array<Record<string, unknown>> = []
+    let made = 0
+    for (let ms = glucose.firstSlotAtOrAfter(from); ms < to; ms += SLOT_MS) {
+      if (made > 0 && made % 500 === 0) yield* Effect.sleep(Duration.zero)
+      records.push(glucose.egv(ms))
+      made++
+    }
+    return records.reverse()
+  })
 
 /** The records of a kind whose `systemTime` lies in [from, to), newest first. */
 export const recordsIn = (
