@@ -162,7 +162,7 @@ layer(makeTestServer({ sandbox: true, syncCron: "0 0 1 1 *" }), { timeout: "300 
           urlParams: { from: settled, to: settled }
         })
         expect(typed.days[0]!.data.glucose.provider).toBe("Dexcom")
-        expect(typed.days[0]!.data.dailyLoad.status).toBe("complete")
+        expect(typed.days[0]!.data.dailyLoad.status).toBe(unscorable ? "partial" : "complete")
       }))
 
     it.effect("a user without connections: every provider type missing for notConnected, the journal is the app's", () =>
