@@ -21,6 +21,7 @@ import * as path from "node:path"
 import { Worker } from "node:worker_threads"
 import * as Pg from "pg"
 import { trackPool } from "./DatabasePool.js"
+import { EmbeddedPool } from "./EmbeddedPool.js"
 import { migrations } from "./migrations/index.js"
 import { defaultServerConfig, ServerConfig } from "./ServerConfig.js"
 
@@ -362,7 +363,7 @@ const embeddedCheckoutTimeoutMs = 120_000
 
 export const pgClientFromEndpoint = (endpoint: EmbeddedEndpoint) =>
   pgClientFromPool(() =>
-    new Pg.Pool({
+    new EmbeddedPool({
       host: endpoint.host,
       port: endpoint.port,
       database: "postgres",
