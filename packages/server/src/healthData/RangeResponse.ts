@@ -1,11 +1,13 @@
 /**
  * The HTTP answer of a range read (endpoints 10, 12 and 14), built from `RangeReads`:
  *
- * - **ETag.** A weak ETag from the read's version (count and row versions of what the range covers), the query
- *   and the page asked for; taken before the rows are read, so it never names newer data than the body it goes
- *   with. `If-None-Match` naming it (or `*`) gets 304 with no body, and the rows are not read at all. An
- *   unconditional read of a short range (`RangeRead.wholeDays`) takes the same version from the rows it serves,
- *   which saves the version query on the most common read.
+ * - **ETag.** A weak ETag from the read's version (count and row versions of what the range covers) and the query;
+ *   taken before the rows are read, so it never names newer data than the body it goes with. `If-None-Match`
+ *   naming it (or `*`) gets 304 with no body, and the rows are not read at all. An unconditional read of a short
+ *   range (`RangeRead.wholeDays`) takes the same version from the rows it serves, which saves the version query on
+ *   the most common read. A page (`limit`) is priced as a page: its ETag is a digest of the page itself (its body
+ *   and its next link), so a page costs its own keyset statement and nothing over the whole range, and a change
+ *   outside the page leaves it valid; a page that still matches gets 304 with no body.
  * - **Paging.** With `limit`, one page of at most `limit` items in the contract's shape (glucose fills its page
  *   with readings, then events, then calibrations), and `Link: <...>; rel="next"` while more remain. The cursor
  *   is the key of the page's last item (opaque to clients: base64url JSON), so pages walk every item once
@@ -196,7 +198,6 @@ export const rangeResponse = (read: RangeRead, userId: UserId, query: PagedQuery
             query.from,
             query.to,
             query.provider ?? null,
-            query.limit ?? null,
             query.cursor ?? null,
             versions.map((v) => v.version)
           ]))
@@ -204,8 +205,30 @@ export const rangeResponse = (read: RangeRead, userId: UserId, query: PagedQuery
           .slice(0, 27)
       }"`
     const conditional = request.headers["if-none-match"]
+    if (query.limit !== undefined) {
+      const page = yield* readPage(read, userId, query, start, query.limit)
+      const headers: Record<string, string> = { "cache-control": "private, no-cache" }
+      if (page.next !== undefined) {
+        const url = new URL(request.url, "http://localhost")
+        url.searchParams.set("cursor", encodeCursor(read, page.next))
+        headers["link"] = `<${url.pathname}${url.search}>; rel="next"`
+      }
+      const body = Buffer.from(bodyOf(read, page.sections), "utf8")
+      headers["etag"] = `W/"${
+        crypto.createHash("sha256")
+          .update(JSON.stringify([representation, read.name, userId, query.from, query.to, query.provider ?? null]))
+          .update(headers["link"] ?? "")
+          .update(body)
+          .digest("base64url")
+          .slice(0, 27)
+      }"`
+      if (noneMatch(conditional, headers["etag"])) {
+        return HttpServerResponse.empty({ status: 304, headers })
+      }
+      return HttpServerResponse.uint8Array(body, { contentType: json, headers })
+    }
     if (
-      conditional === undefined && query.limit === undefined && query.cursor === undefined &&
+      conditional === undefined && query.cursor === undefined &&
       dayNumber(query.to) - dayNumber(query.from) + 1 <= read.wholeDays
     ) {
       // The whole answer of a short range, unconditionally: its version comes with its rows, no query of its own.
@@ -225,18 +248,6 @@ export const rangeResponse = (read: RangeRead, userId: UserId, query: PagedQuery
     const headers: Record<string, string> = { etag, "cache-control": "private, no-cache" }
     if (noneMatch(conditional, etag)) {
       return HttpServerResponse.empty({ status: 304, headers })
-    }
-    if (query.limit !== undefined) {
-      const page = yield* readPage(read, userId, query, start, query.limit)
-      if (page.next !== undefined) {
-        const url = new URL(request.url, "http://localhost")
-        url.searchParams.set("cursor", encodeCursor(read, page.next))
-        headers["link"] = `<${url.pathname}${url.search}>; rel="next"`
-      }
-      return HttpServerResponse.uint8Array(Buffer.from(bodyOf(read, page.sections), "utf8"), {
-        contentType: json,
-        headers
-      })
     }
     // From a cursor without a limit: the rest of the range, in one piece.
     if (query.cursor !== undefined || versions.every((v) => v.count <= StreamPageRows)) {

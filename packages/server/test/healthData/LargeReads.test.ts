@@ -353,6 +353,46 @@ it.layer(makeTestServer(), { timeout: "180 seconds" })("large range reads", (it)
       }
     }))
 
+  it.effect("a page's ETag is the page's own: a change inside the page changes it, one after it does not", () =>
+    Effect.gen(function*() {
+      const { token, user } = yield* createUser("large-page-etag")
+      const dexcom = yield* addConnection(user, "Dexcom")
+      yield* insertReadings(user.id, dexcom, "2026-01-01T00:00:00Z", 500)
+      const path = `/api/v1/users/${user.id}/connections/glucose?from=2026-01-01&to=2026-01-31&limit=100`
+      const first = yield* getRaw(path, token)
+      expect(first.status).toBe(200)
+      const etag = first.headers["etag"]!
+      expect(etag).toMatch(/^W\/"[A-Za-z0-9_-]+"$/)
+      const again = yield* getRaw(path, token, { "if-none-match": etag })
+      expect(again.status).toBe(304)
+      expect(again.bytes.length).toBe(0)
+      expect(again.headers["etag"]).toBe(etag)
+      expect(again.headers["link"]).toBe(first.headers["link"])
+      const sql = yield* SqlClient.SqlClient
+      // Readings r1..r500 five minutes apart: the first page holds r1..r100. A change far after it keeps the page.
+      yield* sql`update glucose_readings set value = 99 where connection_id = ${dexcom} and provider_record_id = 'r400'`
+      expect((yield* getRaw(path, token, { "if-none-match": etag })).status).toBe(304)
+      // The second page, through the first one's link, is another answer with its own ETag.
+      const link = /^<([^>]+)>; rel="next"$/.exec(first.headers["link"]!)![1]!
+      const second = yield* getRaw(link, token, { "if-none-match": etag })
+      expect(second.status).toBe(200)
+      expect(second.headers["etag"]).not.toBe(etag)
+      // A changed value inside the page, a removed row of it and a new row within it each change it.
+      const changes = [
+        sql`update glucose_readings set value = 98 where connection_id = ${dexcom} and provider_record_id = 'r50'`,
+        sql`delete from glucose_readings where connection_id = ${dexcom} and provider_record_id = 'r60'`,
+        insertReadings(user.id, dexcom, "2026-01-01T00:02:00Z", 1, "new")
+      ]
+      let previous = etag
+      for (const change of changes) {
+        yield* change
+        const reply = yield* getRaw(path, token, { "if-none-match": previous })
+        expect(reply.status).toBe(200)
+        expect(reply.headers["etag"]).not.toBe(previous)
+        previous = reply.headers["etag"]!
+      }
+    }))
+
   it.effect("paging by limit walks every glucose item exactly once, readings then events then calibrations", () =>
     Effect.gen(function*() {
       const { token, user } = yield* createUser("large-paging")
