@@ -1,10 +1,10 @@
-# PulseBridge as a container image: compiled JavaScript on Node 20, production dependencies only,
+# PulseBridge as a container image: compiled JavaScript on Node 24 (the active LTS), production dependencies only,
 # run as the unprivileged `node` user. Build: `docker build -t pulsebridge .`
 # Run (see docs/deployment.md): `docker run -e SECRET_KEY=... -e DATABASE_URL=... -p 8443:8443 pulsebridge`
 # The image's default command is `serve`; any other `pulsebridge` command replaces it
 # (`docker run --rm ... pulsebridge apps create --name NAME`).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- build: install every dependency, compile, then drop what does not run ----
 FROM ${NODE_IMAGE} AS build

