@@ -15,8 +15,11 @@ import * as Pg from "pg"
 /** How many single statements may pass a waiting transaction before it is served. */
 export const passesBeforeTransaction = 16
 
+/** A waiting checkout of `pg-pool`, marked here: whether it is a single statement, and how often it was passed. */
 interface PendingItem {
   readonly callback: (...args: Array<unknown>) => void
+  statement?: boolean
+  passed?: number
 }
 
 type ConnectCallback = (err: Error | undefined, client?: Pg.PoolClient, release?: () => void) => void
@@ -26,9 +29,6 @@ interface PoolInternals {
 }
 
 export class EmbeddedPool extends Pg.Pool {
-  private readonly statements = new WeakSet<PendingItem>()
-  private readonly passed = new WeakMap<PendingItem, number>()
-
   override connect(): Promise<Pg.PoolClient>
   override connect(callback: ConnectCallback): void
   override connect(callback?: ConnectCallback): Promise<Pg.PoolClient> | void {
@@ -38,18 +38,18 @@ export class EmbeddedPool extends Pg.Pool {
     super.connect(callback as never)
     if (queue.length !== before + 1 || callback.length >= 3) return
     const item = queue.pop()!
-    this.statements.add(item)
+    item.statement = true
     // Behind the last statement already waiting, and behind any transaction that was passed over enough.
     let at = queue.length
     while (at > 0) {
       const ahead = queue[at - 1]!
-      if (this.statements.has(ahead)) break
-      if ((this.passed.get(ahead) ?? 0) >= passesBeforeTransaction) break
+      if (ahead.statement === true) break
+      if ((ahead.passed ?? 0) >= passesBeforeTransaction) break
       at--
     }
     for (let i = at; i < queue.length; i++) {
       const skipped = queue[i]!
-      this.passed.set(skipped, (this.passed.get(skipped) ?? 0) + 1)
+      skipped.passed = (skipped.passed ?? 0) + 1
     }
     queue.splice(at, 0, item)
   }
