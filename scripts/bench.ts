@@ -34,6 +34,7 @@ import { BenchError, measure, positiveFromEnv, requestOnce } from "./bench/Load.
 import { fileConsole } from "./bench/LogSink.js"
 import type { DatabaseKind, RouteResult, RouteSummary } from "./bench/Report.js"
 import { currentMachine, databaseTitle, rate, runProblems, terminalTable, writeMarkdown } from "./bench/Report.js"
+import { describeRouteMemory, measureRouteMemory, routeMemorySummary } from "./bench/RouteMemory.js"
 import { measureStartup } from "./bench/Startup.js"
 
 const docsFile = fileURLToPath(new URL("../docs/benchmarks.md", import.meta.url))
@@ -503,40 +504,47 @@ const program = Effect.gen(function*() {
         mcpGlucoseRoute(glucoseUser.token, glucoseRange(backfill.to)),
         ...routes(apiKey, user.id)
       ]
-    for (const route of measured) {
-      const ours = route.target(pulsebridgeBase, cert)
-      const theirs = route.target(route.baseline === "strong" ? `${baselineBase}/strong` : baselineBase, cert)
-      const answer = yield* preflight(route, ours, theirs)
-      const load = route.load?.(settings) ?? settings
-      const pulsebridge = yield* measure(ours, load, `${profileSlug(route.route)}-${kind}`)
-      yield* describe("PulseBridge", route.route, pulsebridge)
-      const base = yield* measure(theirs, load)
-      yield* describe("baseline", route.route, base)
-      const floorRun = route.floor === true
-        ? yield* Effect.gen(function*() {
-          const target = route.target(`https://127.0.0.1:${floor.port}`, cert)
-          yield* preflight(route, target, theirs)
-          const measured = yield* measure(target, load)
-          yield* describe("floor", route.route, measured)
-          return measured
+    const loadRoutes = Effect.forEach(measured, (route) =>
+      Effect.gen(function*() {
+        const ours = route.target(pulsebridgeBase, cert)
+        const theirs = route.target(route.baseline === "strong" ? `${baselineBase}/strong` : baselineBase, cert)
+        const answer = yield* preflight(route, ours, theirs)
+        const load = route.load?.(settings) ?? settings
+        const pulsebridge = yield* measure(ours, load, `${profileSlug(route.route)}-${kind}`)
+        yield* describe("PulseBridge", route.route, pulsebridge)
+        const base = yield* measure(theirs, load)
+        yield* describe("baseline", route.route, base)
+        const floorRun = route.floor === true
+          ? yield* Effect.gen(function*() {
+            const target = route.target(`https://127.0.0.1:${floor.port}`, cert)
+            yield* preflight(route, target, theirs)
+            const measured = yield* measure(target, load)
+            yield* describe("floor", route.route, measured)
+            return measured
+          })
+          : undefined
+        results.push({
+          route: route.route,
+          description: route.load === undefined ? route.description : `${route.description} ${answerSize(answer)}`,
+          pulsebridge,
+          baseline: base,
+          floor: floorRun,
+          targetRatio: route.targetRatio,
+          load,
+          summary: route.summary
         })
-        : undefined
-      results.push({
-        route: route.route,
-        description: route.load === undefined ? route.description : `${route.description} ${answerSize(answer)}`,
-        pulsebridge,
-        baseline: base,
-        floor: floorRun,
-        targetRatio: route.targetRatio,
-        load,
-        summary: route.summary
-      })
-    }
-    return { databaseVersion, results, backfill }
+      }), { discard: true })
+    const memory = measured.length === 0 || requestsOnly ? undefined : yield* Effect.gen(function*() {
+      const { memory } = yield* measureRouteMemory(loadRoutes)
+      yield* say(`  Memory of the route load: ${describeRouteMemory(memory)}`)
+      return memory
+    })
+    if (memory === undefined) yield* loadRoutes
+    return { databaseVersion, results, backfill, memory }
   }).pipe(Effect.scoped)
 
   const shutdown = { finished: true }
-  const { backfill, databaseVersion, results } = yield* withServer(ServerLive, serverConsole, shutdown, run)
+  const { backfill, databaseVersion, memory, results } = yield* withServer(ServerLive, serverConsole, shutdown, run)
   const partial = requestsOnly || backfillOnly
   if (!partial) yield* say("  Start-up and CLI...")
   const startup = partial
@@ -551,7 +559,9 @@ const program = Effect.gen(function*() {
     settings,
     backfill,
     routes: results,
-    startup
+    startup,
+    routeMemory: memory,
+    extraSummary: memory === undefined ? undefined : [routeMemorySummary(memory)]
   }
   yield* say(`\n${terminalTable(benchRun)}\n`)
   if (!partial) {
