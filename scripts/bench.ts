@@ -109,6 +109,8 @@ const backfillOnly = process.env["BENCH_ONLY"] === "backfill"
  * it; no start-up runs and no section is written.
  */
 const requestsOnly = process.env["BENCH_ONLY"] === "requests"
+/** `BENCH_ONLY=memory`: the memory of the route load alone, after the backfill; no section is written. */
+const memoryOnly = process.env["BENCH_ONLY"] === "memory"
 
 interface Route {
   readonly route: string
@@ -493,17 +495,14 @@ const program = Effect.gen(function*() {
 
     const results: Array<RouteResult> = []
     const glucose = glucoseRoute(glucoseUser.id, glucoseUser.token, glucoseRange(backfill.to))
-    const measured = backfillOnly
-      ? []
-      : requestsOnly
-      ? routes(apiKey, user.id)
-      : [
-        glucose,
-        ...strongGlucoseRoutes(glucose),
-        ...pagedGlucoseRoutes(glucose),
-        mcpGlucoseRoute(glucoseUser.token, glucoseRange(backfill.to)),
-        ...routes(apiKey, user.id)
-      ]
+    const allRoutes = [
+      glucose,
+      ...strongGlucoseRoutes(glucose),
+      ...pagedGlucoseRoutes(glucose),
+      mcpGlucoseRoute(glucoseUser.token, glucoseRange(backfill.to)),
+      ...routes(apiKey, user.id)
+    ]
+    const measured = backfillOnly || memoryOnly ? [] : requestsOnly ? routes(apiKey, user.id) : allRoutes
     const loadRoutes = Effect.forEach(measured, (route) =>
       Effect.gen(function*() {
         const ours = route.target(pulsebridgeBase, cert)
@@ -534,18 +533,24 @@ const program = Effect.gen(function*() {
           summary: route.summary
         })
       }), { discard: true })
-    const memory = measured.length === 0 || requestsOnly ? undefined : yield* Effect.gen(function*() {
-      const { memory } = yield* measureRouteMemory(loadRoutes)
+    if (!memoryOnly) yield* loadRoutes
+    // PulseBridge's memory under the same routes, loaded on it alone (the baselines idle), each for the run's time.
+    const memoryRoutes = memoryOnly ? allRoutes : measured
+    const memory = memoryRoutes.length === 0 || requestsOnly ? undefined : yield* Effect.gen(function*() {
+      yield* say("  Memory of the route load (PulseBridge alone, each route once more)...")
+      const { memory } = yield* measureRouteMemory(Effect.forEach(memoryRoutes, (route) => {
+        const load = route.load?.(settings) ?? settings
+        return measure(route.target(pulsebridgeBase, cert), { ...load, warmupSeconds: 0 })
+      }, { discard: true }))
       yield* say(`  Memory of the route load: ${describeRouteMemory(memory)}`)
       return memory
     })
-    if (memory === undefined) yield* loadRoutes
     return { databaseVersion, results, backfill, memory }
   }).pipe(Effect.scoped)
 
   const shutdown = { finished: true }
   const { backfill, databaseVersion, memory, results } = yield* withServer(ServerLive, serverConsole, shutdown, run)
-  const partial = requestsOnly || backfillOnly
+  const partial = requestsOnly || backfillOnly || memoryOnly
   if (!partial) yield* say("  Start-up and CLI...")
   const startup = partial
     ? undefined

@@ -1,8 +1,9 @@
 /**
  * The memory of the route load: the resident size of the benchmark's process (PulseBridge's server, and the idle
- * baseline servers beside it) when idle before the routes are loaded, its peak while they are, and a minute after
- * the last run, with nothing forced: what an operator's server shows after a burst of traffic. The idle figure is
- * taken after a full collection and a few quiet seconds, so that the backfill's garbage does not count as idle.
+ * baseline servers beside it) when idle before every route is loaded once more on PulseBridge alone, its peak while
+ * they are, and a minute after the last run, with nothing forced: what an operator's server shows after a burst of
+ * traffic. The idle figure is taken after a full collection and a few quiet seconds, so that the garbage of the
+ * backfill and of the comparisons does not count as idle.
  * Goals: the peak at most +150 MiB over idle, and back within +50 MiB of it a minute after.
  */
 import * as Effect from "effect/Effect"
@@ -83,8 +84,9 @@ export const routeMemoryMarkdown = (m: RouteMemory) =>
     "### Memory of the route load",
     "",
     "Resident size of the benchmark's process (the PulseBridge server, and the baseline servers idle beside it), " +
-    "idle after a full collection, at its peak while the routes above were loaded, and a minute after the last " +
-    "run with nothing forced (`scripts/bench/RouteMemory.ts`).",
+    "idle after a full collection, at its peak while every route above was loaded once more on PulseBridge alone " +
+    "(the same load, no warm-up), and a minute after the last run with nothing forced " +
+    "(`scripts/bench/RouteMemory.ts`).",
     "",
     "| idle | peak under load | a minute after | heap used a minute after | heap after a full collection |",
     "| ---: | ---: | ---: | ---: | ---: |",
