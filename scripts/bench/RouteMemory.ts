@@ -24,6 +24,9 @@ export interface RouteMemory {
 
 const mib = (bytes: number) => bytes / 2 ** 20
 
+/** A difference in MiB with its sign: "+12", "-3". */
+const signed = (value: number) => `${value < 0 ? "-" : "+"}${Math.abs(Math.round(value))}`
+
 const gc = (): (() => void) | undefined => {
   try {
     v8.setFlagsFromString("--expose-gc")
@@ -67,8 +70,8 @@ export const measureRouteMemory = <A, E, R>(
 
 /** The line of the terminal and the row of the summary table. */
 export const describeRouteMemory = (m: RouteMemory) =>
-  `RSS idle ${Math.round(m.idleMiB)} MiB, peak +${Math.round(m.peakMiB - m.idleMiB)} MiB, a minute after +${
-    Math.round(m.afterMiB - m.idleMiB)
+  `RSS idle ${Math.round(m.idleMiB)} MiB, peak ${signed(m.peakMiB - m.idleMiB)} MiB, a minute after ${
+    signed(m.afterMiB - m.idleMiB)
   } MiB`
 
 export const routeMemorySummary = (m: RouteMemory): SummaryRow => ({
@@ -90,9 +93,9 @@ export const routeMemoryMarkdown = (m: RouteMemory) =>
     "",
     "| idle | peak under load | a minute after | heap used a minute after | heap after a full collection |",
     "| ---: | ---: | ---: | ---: | ---: |",
-    `| ${Math.round(m.idleMiB)} MiB | ${Math.round(m.peakMiB)} MiB (+${Math.round(m.peakMiB - m.idleMiB)}) | ${
+    `| ${Math.round(m.idleMiB)} MiB | ${Math.round(m.peakMiB)} MiB (${signed(m.peakMiB - m.idleMiB)}) | ${
       Math.round(m.afterMiB)
-    } MiB (+${Math.round(m.afterMiB - m.idleMiB)}) | ${Math.round(m.heapAfterMiB)} MiB | ${
+    } MiB (${signed(m.afterMiB - m.idleMiB)}) | ${Math.round(m.heapAfterMiB)} MiB | ${
       m.heapAfterGcMiB === undefined ? "-" : `${Math.round(m.heapAfterGcMiB)} MiB`
     } |`,
     "",
