@@ -20,6 +20,7 @@ import m0016 from "./0016_record_owner_key.js"
 import m0017 from "./0017_meal_responses.js"
 import m0018 from "./0018_webhook_breaker.js"
 import m0019 from "./0019_health_records.js"
+import m0020 from "./0020_glucose_page_key.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -40,5 +41,6 @@ export const migrations = {
   "0016_record_owner_key": m0016,
   "0017_meal_responses": m0017,
   "0018_webhook_breaker": m0018,
-  "0019_health_records": m0019
+  "0019_health_records": m0019,
+  "0020_glucose_page_key": m0020
 }
