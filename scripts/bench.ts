@@ -493,6 +493,11 @@ const program = Effect.gen(function*() {
         }${backfill.problems.length === 0 ? "" : `  INVALID: ${backfill.problems.join("; ")}`}`
     )
 
+    // The tables' statistics as the database's own maintenance has them a minute after a backfill (autovacuum on
+    // PostgreSQL, the server's round on the embedded database, `platform/EmbeddedMaintenance.ts`), so that the
+    // routes are planned as they are in a running deployment rather than with the estimates of empty tables.
+    yield* sql`analyze`
+
     const results: Array<RouteResult> = []
     const glucose = glucoseRoute(glucoseUser.id, glucoseUser.token, glucoseRange(backfill.to))
     const allRoutes = [

@@ -45,6 +45,7 @@ import { McpRoutesLive } from "./mcp/Http.js"
 import { McpTools } from "./mcp/Tools.js"
 import { MetricsListenerLive, MetricsRoutesLive } from "./observability/MetricsRoutes.js"
 import { ShardingLive } from "./platform/Cluster.js"
+import { EmbeddedMaintenanceLive } from "./platform/EmbeddedMaintenance.js"
 import { HttpServerLive, ProviderHttpClientLive } from "./platform/HttpServer.js"
 import { SelfCallMarkingLive } from "./platform/SelfCalls.js"
 import { ServerBases } from "./platform/ServerBases.js"
@@ -248,6 +249,7 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
  * `ProviderRegistry`.
  */
 export const AppLive = HttpAppLive.pipe(
+  Layer.provideMerge(EmbeddedMaintenanceLive),
   Layer.provideMerge(MetricsListenerLive),
   Layer.provideMerge(WebhooksOutLive),
   Layer.provideMerge(ErasureLive),
