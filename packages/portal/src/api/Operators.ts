@@ -1,9 +1,22 @@
 /** The operators' group: the audit log of every change made through the portal or the CLI, and the operators. */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { AppId, BadRequest, Timestamp } from "@pulsebridge/domain"
 import * as Schema from "effect/Schema"
 import { PageCursor, PageLimit } from "./Paging.js"
 import { Operator, OperatorId, PortalAuth } from "./Session.js"
+
+/**
+ * Who made a change: an operator in the portal, the CLI (run by an account of the system), an app's API key, or
+ * nobody known (a failed login or setup).
+ */
+export const AuditActorType = Schema.Literal("operator", "cli", "apiKey", "anonymous")
+export type AuditActorType = typeof AuditActorType.Type
+
+/** A name to show for an id, and the portal page it links to (null where there is none). */
+export class AuditName extends Schema.Class<AuditName>("AuditName")({
+  label: Schema.String,
+  href: Schema.NullOr(Schema.String)
+}) {}
 
 export class AuditEvent extends Schema.Class<AuditEvent>("AuditEvent")({
   id: Schema.String,
@@ -17,7 +30,16 @@ export class AuditEvent extends Schema.Class<AuditEvent>("AuditEvent")({
   detail: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
     description: "What changed; never a secret or a password"
   }),
-  address: Schema.NullOr(Schema.String)
+  address: Schema.NullOr(Schema.String),
+  actorType: AuditActorType,
+  actor: AuditName.annotations({
+    description: "The operator's email, `CLI (os user)`, `API key <name>`, `anonymous <address>`"
+  }),
+  app: Schema.NullOr(AuditName).annotations({ description: "The app's name (its id when the app is gone)" }),
+  subject: Schema.NullOr(AuditName).annotations({
+    description: "What the change was done to, by name (an erased user is named by nothing of its own)"
+  }),
+  summary: Schema.String.annotations({ description: "The detail as one short line, e.g. `permissions: read, write`" })
 }) {}
 
 export class AuditPage extends Schema.Class<AuditPage>("AuditPage")({
@@ -25,11 +47,40 @@ export class AuditPage extends Schema.Class<AuditPage>("AuditPage")({
   nextCursor: Schema.NullOr(Schema.String)
 }) {}
 
+/** An action's name: letters, digits and dots. */
+export const AuditAction = Schema.String.pipe(
+  Schema.maxLength(100),
+  Schema.pattern(/^[A-Za-z][A-Za-z0-9.]*$/, { message: () => "action: letters, digits and dots" })
+)
+
+/** The filters of the audit log and its export; `from` is inclusive, `to` exclusive. */
+export const AuditFilters = Schema.Struct({
+  actorType: Schema.optional(AuditActorType),
+  operatorId: Schema.optional(OperatorId),
+  action: Schema.optional(AuditAction),
+  appId: Schema.optional(AppId),
+  from: Schema.optional(Timestamp),
+  to: Schema.optional(Timestamp)
+})
+export type AuditFilters = typeof AuditFilters.Type
+
+export const AuditExportFormat = Schema.Literal("csv", "jsonl")
+
 export class OperatorsGroup extends HttpApiGroup.make("portalOperators")
   .add(
     HttpApiEndpoint.get("audit", "/portal/api/audit")
-      .setUrlParams(Schema.Struct({ cursor: Schema.optional(PageCursor), limit: Schema.optional(PageLimit) }))
+      .setUrlParams(Schema.Struct({
+        ...AuditFilters.fields,
+        cursor: Schema.optional(PageCursor),
+        limit: Schema.optional(PageLimit)
+      }))
       .addSuccess(AuditPage)
+      .addError(BadRequest)
+  )
+  .add(
+    HttpApiEndpoint.get("auditExport", "/portal/api/audit/export")
+      .setUrlParams(Schema.Struct({ ...AuditFilters.fields, format: AuditExportFormat }))
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/csv" }))
       .addError(BadRequest)
   )
   .add(

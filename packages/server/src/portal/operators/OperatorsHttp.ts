@@ -1,14 +1,68 @@
 /**
- * The portal's operators group: the audit log (newest first, keyset paging) and the operators.
+ * The portal's operators group: the audit log (filtered, newest first, keyset paging), its export as CSV or
+ * JSON Lines (streamed), and the operators.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { BadRequest } from "@pulsebridge/domain"
-import { AuditPage } from "@pulsebridge/portal/api"
+import { AuditEvent, AuditPage } from "@pulsebridge/portal/api"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { ServedApi } from "../ServedApi.js"
 import { Audit } from "./Audit.js"
 import { Operators } from "./Operators.js"
 import { toOperator } from "./SessionHttp.js"
+
+const badRequest = (error: { readonly message: string }) => Effect.fail(new BadRequest({ message: error.message }))
+
+const encodeEvent = Schema.encodeSync(AuditEvent)
+
+/** The export's columns, in order. */
+const csvColumns = [
+  "id",
+  "at",
+  "actorType",
+  "actor",
+  "action",
+  "appId",
+  "app",
+  "targetType",
+  "targetId",
+  "subject",
+  "summary",
+  "detail",
+  "address"
+] as const
+
+/**
+ * One CSV cell: quoted, its quotes doubled, and a text a spreadsheet would run as a formula (starting with `=`,
+ * `+`, `-`, `@`, a tab or a carriage return) led by an apostrophe, so it is shown as the text it is.
+ */
+export const csvCell = (value: string | null) => {
+  const text = value ?? ""
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
+  return `"${safe.replace(/"/g, "\"\"")}"`
+}
+
+const csvLine = (event: AuditEvent) => {
+  const cells: Record<(typeof csvColumns)[number], string | null> = {
+    id: event.id,
+    at: event.at.toISOString(),
+    actorType: event.actorType,
+    actor: event.actor.label,
+    action: event.action,
+    appId: event.appId,
+    app: event.app?.label ?? null,
+    targetType: event.targetType,
+    targetId: event.targetId,
+    subject: event.subject?.label ?? null,
+    summary: event.summary,
+    detail: JSON.stringify(event.detail),
+    address: event.address
+  }
+  return csvColumns.map((column) => csvCell(cells[column])).join(",") + "\r\n"
+}
 
 export const OperatorsHttpLive = HttpApiBuilder.group(
   ServedApi,
@@ -18,11 +72,25 @@ export const OperatorsHttpLive = HttpApiBuilder.group(
       const audit = yield* Audit
       const operators = yield* Operators
       return handlers
-        .handle("audit", ({ urlParams }) =>
-          audit.page(urlParams.cursor, urlParams.limit ?? 50).pipe(
+        .handle("audit", ({ urlParams: { cursor, limit, ...filters } }) =>
+          audit.page(cursor, limit ?? 50, filters).pipe(
             Effect.map((page) => new AuditPage(page)),
-            Effect.catchTag("BadCursor", (error) => Effect.fail(new BadRequest({ message: error.message })))
+            Effect.catchTags({ BadCursor: badRequest, BadRange: badRequest })
           ))
+        .handle("auditExport", ({ urlParams: { format, ...filters } }) =>
+          Effect.gen(function*() {
+            const events = yield* audit.stream(filters)
+            const lines = format === "csv"
+              ? Stream.concat(Stream.make(csvColumns.join(",") + "\r\n"), Stream.map(events, csvLine))
+              : Stream.map(events, (event) => JSON.stringify(encodeEvent(event)) + "\n")
+            const stamp = new Date(yield* Clock.currentTimeMillis).toISOString().slice(0, 19).replace(/:/g, "")
+            return HttpServerResponse.stream(Stream.encodeText(lines), {
+              contentType: format === "csv" ? "text/csv; charset=utf-8" : "application/jsonl; charset=utf-8",
+              headers: {
+                "content-disposition": `attachment; filename="audit-${stamp}.${format === "csv" ? "csv" : "jsonl"}"`
+              }
+            })
+          }).pipe(Effect.catchTags({ BadRange: badRequest })))
         .handle("operators", () => Effect.map(operators.list, (rows) => ({ data: rows.map(toOperator) })))
     })
 )
