@@ -57,6 +57,8 @@ import { OperatorsHttpLive } from "./portal/operators/OperatorsHttp.js"
 import { PortalAuthLive } from "./portal/operators/PortalAuthLive.js"
 import { SessionHttpLive } from "./portal/operators/SessionHttp.js"
 import { AppsHttpLive } from "./portal/pages/AppsHttp.js"
+import { OverviewHttpLive } from "./portal/pages/OverviewHttp.js"
+import { OverviewRepo } from "./portal/pages/OverviewRepo.js"
 import { PortalApps } from "./portal/pages/PortalApps.js"
 import { PortalSandbox } from "./portal/pages/Sandbox.js"
 import { PortalSandboxHttpLive } from "./portal/pages/SandboxHttp.js"
@@ -180,9 +182,11 @@ const PortalHttpLive = Layer.mergeAll(
   AppsHttpLive,
   PortalUsersHttpLive,
   PortalWebhooksHttpLive,
-  PortalSandboxHttpLive
+  PortalSandboxHttpLive,
+  OverviewHttpLive
 ).pipe(
   Layer.provide(PortalAuthLive),
+  Layer.provide(OverviewRepo.Default),
   Layer.provide(PortalApps.DefaultWithoutDependencies),
   Layer.provide(
     Layer.mergeAll(UserChanges.Default, PortalWebhooks.Default, PortalSandbox.Default).pipe(

@@ -10,6 +10,7 @@
  */
 export * from "./Apps.js"
 export * from "./Operators.js"
+export * from "./Overview.js"
 export * from "./Paging.js"
 export * from "./Sandbox.js"
 export * from "./Session.js"

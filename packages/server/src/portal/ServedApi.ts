@@ -6,6 +6,7 @@ import { Api } from "@pulsebridge/domain"
 import {
   AppsGroup,
   OperatorsGroup,
+  OverviewGroup,
   SandboxGroup,
   SessionGroup,
   UsersGroup,
@@ -18,3 +19,4 @@ export const ServedApi = Api.add(SessionGroup)
   .add(UsersGroup)
   .add(WebhooksGroup)
   .add(SandboxGroup)
+  .add(OverviewGroup)
