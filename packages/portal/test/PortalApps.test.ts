@@ -186,7 +186,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         await page.getByRole("heading", { level: 1, name: "Audited app, renamed" }).waitFor()
         await page.getByRole("link", { name: "Audit log" }).click()
         // Newest first: the rename, then the creation, both by this operator and naming this app.
-        const rows = page.locator("tbody tr", { has: page.locator(`code[title="${appId}"]`) })
+        const rows = page.locator("tbody tr", { has: page.locator(`a[href="/portal/apps/${appId}"]`) })
         await expect.poll(() => rows.count()).toBe(2)
         expect(await rows.nth(0).textContent()).toContain("app.rename")
         expect(await rows.nth(1).textContent()).toContain("app.create")

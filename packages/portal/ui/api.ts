@@ -14,6 +14,9 @@ export type Operator = typeof PortalApi.Operator.Encoded
 export type Session = typeof PortalApi.PortalSession.Encoded
 export type AuditEvent = typeof PortalApi.AuditEvent.Encoded
 export type AuditPage = typeof PortalApi.AuditPage.Encoded
+export type AuditActorType = typeof PortalApi.AuditActorType.Encoded
+/** The audit log's filters as its URL takes them (times as ISO 8601 in UTC). */
+export type AuditFilters = { readonly [K in keyof typeof PortalApi.AuditFilters.Encoded]?: string }
 
 export type PortalApp = typeof PortalApi.PortalApp.Encoded
 export type ApiKeySummary = typeof PortalApi.ApiKeySummary.Encoded
@@ -120,7 +123,11 @@ export const api = {
   logout: () => request<void>("POST", "/portal/api/logout"),
   setup: (token: string, password: string) =>
     request<void>("POST", "/portal/api/setup", { token, password }, { ignoreUnauthorized: true }),
-  audit: (cursor?: string) => request<AuditPage>("GET", `/portal/api/audit${query({ cursor, limit: 50 })}`),
+  audit: (filters: AuditFilters, cursor?: string) =>
+    request<AuditPage>("GET", `/portal/api/audit${query({ ...filters, cursor, limit: 50 })}`),
+  auditExportUrl: (format: "csv" | "jsonl", filters: AuditFilters) =>
+    `/portal/api/audit/export${query({ format, ...filters })}`,
+  operators: () => request<{ data: ReadonlyArray<Operator> }>("GET", "/portal/api/operators"),
   apps: () => request<{ data: ReadonlyArray<PortalApp> }>("GET", "/portal/api/apps"),
   app: (appId: string) => request<PortalApp>("GET", `/portal/api/apps/${appId}`),
   createApp: (name: string) => request<PortalApp>("POST", "/portal/api/apps", { name }),
