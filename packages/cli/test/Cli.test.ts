@@ -761,6 +761,46 @@ describe("pulsebridge CLI", { sequential: true }, () => {
         const readable = yield* cli(dir, ["audit", "list"])
         expect(readable.code, readable.stderr).toBe(0)
         expect(readable.stdout).toContain("providerCredentials.replace")
+        // The readable list names the actor and the app; an erased user is named by nothing of its own.
+        const eraseLine = readable.stdout.split("\n").find((line) => line.includes("user.erase"))!
+        expect(eraseLine).toContain(osUser === null ? "CLI" : `CLI (${osUser})`)
+        expect(eraseLine).toContain("app audited app")
+        expect(eraseLine).toContain("an erased user")
+        expect(eraseLine).not.toContain("ext-audited")
+
+        // The filters of the portal's audit page, with the paging.
+        const filtered = yield* cliJson(dir, [
+          "audit",
+          "list",
+          "--app",
+          app,
+          "--action",
+          "apiKey.create",
+          "--limit",
+          "1"
+        ])
+        expect(filtered.data.map((event: any) => [event.action, event.appId, event.actorType])).toEqual([
+          ["apiKey.create", app, "cli"]
+        ])
+        const next = yield* cliJson(dir, [
+          "audit",
+          "list",
+          "--app",
+          app,
+          "--action",
+          "apiKey.create",
+          "--limit",
+          "1",
+          "--cursor",
+          filtered.nextCursor
+        ])
+        expect(next.data.map((event: any) => event.targetId)).toEqual([events[5]!.targetId])
+        expect(next.nextCursor).toBeNull()
+        const noOperator = yield* cliJson(dir, ["audit", "list", "--app", app, "--actor-type", "operator"])
+        expect(noOperator.data).toEqual([])
+        const badTime = yield* cli(dir, ["audit", "list", "--from", "yesterday"])
+        expect(badTime.code).toBe(1)
+        expect(badTime.stderr).toContain("from")
       }),
     commandsTimeout
   )

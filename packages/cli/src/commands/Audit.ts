@@ -5,7 +5,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { BadRequest } from "@pulsebridge/domain"
-import { AuditPage } from "@pulsebridge/portal/api"
+import { AuditFilters, AuditPage } from "@pulsebridge/portal/api"
 import { Audit } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -19,13 +19,6 @@ const PageSize = Schema.Int.pipe(
   Schema.between(1, 200, { message: () => "--limit must be an integer from 1 to 200" })
 )
 
-/** Who made the change, in a word: the operator, the CLI (and its OS user), or nobody known. */
-const author = (event: typeof AuditPage.Encoded["data"][number]) => {
-  if (event.operatorEmail !== null) return event.operatorEmail
-  if (event.detail.via !== "cli") return "anonymous"
-  return typeof event.detail.osUser === "string" ? `cli (${event.detail.osUser})` : "cli"
-}
-
 const auditList = Command.make(
   "list",
   {
@@ -37,13 +30,45 @@ const auditList = Command.make(
       Options.optional,
       Options.withDescription("The next cursor a previous page printed")
     ),
+    actorType: Options.choice("actor-type", ["operator", "cli", "apiKey", "anonymous"]).pipe(
+      Options.optional,
+      Options.withDescription("Only the events of this kind of actor")
+    ),
+    operator: Options.text("operator").pipe(
+      Options.optional,
+      Options.withDescription("Only the events of the operator of this id")
+    ),
+    action: Options.text("action").pipe(Options.optional, Options.withDescription("Only this action, e.g. app.create")),
+    app: Options.text("app").pipe(Options.optional, Options.withDescription("Only the events of the app of this id")),
+    from: Options.text("from").pipe(
+      Options.optional,
+      Options.withDescription("Only events at or after this ISO 8601 instant (with its zone)")
+    ),
+    to: Options.text("to").pipe(
+      Options.optional,
+      Options.withDescription("Only events before this ISO 8601 instant (with its zone)")
+    ),
     json
   },
   (args) =>
     Effect.gen(function*() {
       const limit = yield* decodeInput(PageSize, Option.getOrElse(args.limit, () => 50))
-      const page = yield* Effect.flatMap(Audit, (audit) => audit.page(Option.getOrUndefined(args.cursor), limit)).pipe(
-        Effect.catchTag("BadCursor", (error) => Effect.fail(new BadRequest({ message: `--${error.message}` })))
+      const filters = yield* decodeInput(AuditFilters, {
+        ...Option.match(args.actorType, { onNone: () => ({}), onSome: (actorType) => ({ actorType }) }),
+        ...Option.match(args.operator, { onNone: () => ({}), onSome: (operatorId) => ({ operatorId }) }),
+        ...Option.match(args.action, { onNone: () => ({}), onSome: (action) => ({ action }) }),
+        ...Option.match(args.app, { onNone: () => ({}), onSome: (appId) => ({ appId }) }),
+        ...Option.match(args.from, { onNone: () => ({}), onSome: (from) => ({ from }) }),
+        ...Option.match(args.to, { onNone: () => ({}), onSome: (to) => ({ to }) })
+      })
+      const page = yield* Effect.flatMap(
+        Audit,
+        (audit) => audit.page(Option.getOrUndefined(args.cursor), limit, filters)
+      ).pipe(
+        Effect.catchTags({
+          BadCursor: (error) => Effect.fail(new BadRequest({ message: `--${error.message}` })),
+          BadRange: (error) => Effect.fail(new BadRequest({ message: `--${error.message}` }))
+        })
       )
       const encoded = yield* Schema.encode(AuditPage)(new AuditPage(page)).pipe(Effect.orDie)
       yield* printResult(args.json, encoded, () =>
@@ -51,10 +76,11 @@ const auditList = Command.make(
           ...(encoded.data.length === 0 ? ["No events."] : encoded.data.map((event) =>
             [
               event.at,
-              author(event),
+              event.actor.label,
               event.action,
-              event.targetType === null ? "" : `${event.targetType} ${event.targetId ?? ""}`,
-              event.appId === null ? "" : `app ${event.appId}`
+              event.subject === null ? "" : event.subject.label,
+              event.app === null ? "" : `app ${event.app.label}`,
+              event.summary
             ].filter((cell) => cell !== "").join("  ")
           )),
           ...(encoded.nextCursor === null ? [] : ["", `Next page: --cursor ${encoded.nextCursor}`])
