@@ -11,6 +11,7 @@ import { AppPage } from "./pages/AppPage.js"
 import { AppsPage } from "./pages/AppsPage.js"
 import { AuditPage } from "./pages/AuditPage.js"
 import { LoginPage } from "./pages/LoginPage.js"
+import { OverviewPage } from "./pages/OverviewPage.js"
 import { SandboxPage } from "./pages/SandboxPage.js"
 import { SetupPage } from "./pages/SetupPage.js"
 import { UserPage } from "./pages/UserPage.js"
@@ -25,6 +26,7 @@ type SessionState =
 const Page = (props: { readonly path: string; readonly session: Session }) => {
   const { path, session } = props
   if (path === "/portal" || path === "/portal/" || path === "/portal/login") return <AppsPage />
+  if (path === "/portal/overview") return <OverviewPage />
   if (path === "/portal/audit") return <AuditPage />
   if (path === "/portal/sandbox") {
     return session.sandbox ? <SandboxPage /> : <NotFound text="The sandbox page exists only in sandbox mode." />
@@ -117,6 +119,7 @@ export const Shell = () => {
       <header class="top">
         <Link href="/portal" class="brand">PulseBridge admin</Link>
         <nav aria-label="Main">
+          <Link href="/portal/overview" aria-current={current("/portal/overview")}>Overview</Link>
           <Link href="/portal" aria-current={current("/portal")}>Apps</Link>
           <Link href="/portal/audit" aria-current={current("/portal/audit")}>Audit log</Link>
           {session.sandbox

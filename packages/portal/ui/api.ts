@@ -45,6 +45,13 @@ export type UserOverview = typeof PortalApi.UserOverview.Encoded
 export type ResyncAccepted = typeof Domain.ResyncAccepted.Encoded
 export type ErasureAccepted = typeof Domain.ErasureAccepted.Encoded
 
+export type OverviewCounts = typeof PortalApi.OverviewCounts.Encoded
+export type ConnectionIssueKind = typeof PortalApi.ConnectionIssueKind.Encoded
+export type ConnectionIssuePage = typeof PortalApi.ConnectionIssuePage.Encoded
+export type QuarantinePage = typeof PortalApi.QuarantinePage.Encoded
+export type EndpointIssueKind = typeof PortalApi.EndpointIssueKind.Encoded
+export type EndpointIssuePage = typeof PortalApi.EndpointIssuePage.Encoded
+
 export type Fault = typeof PortalApi.FaultSpec.Encoded
 export type SimulatorFaults = typeof PortalApi.SimulatorFaults.Encoded
 
@@ -129,6 +136,16 @@ export const api = {
     `/portal/api/audit/export${query({ format, ...filters })}`,
   operators: () => request<{ data: ReadonlyArray<Operator> }>("GET", "/portal/api/operators"),
   apps: () => request<{ data: ReadonlyArray<PortalApp> }>("GET", "/portal/api/apps"),
+  overviewCounts: (app?: string) => request<OverviewCounts>("GET", `/portal/api/overview${query({ app })}`),
+  overviewConnections: (kind: ConnectionIssueKind, app?: string, cursor?: string) =>
+    request<ConnectionIssuePage>("GET", `/portal/api/overview/connections${query({ kind, app, cursor, limit: 25 })}`),
+  overviewQuarantine: (app?: string, cursor?: string) =>
+    request<QuarantinePage>("GET", `/portal/api/overview/quarantine${query({ app, cursor, limit: 25 })}`),
+  overviewEndpoints: (kind: EndpointIssueKind, app?: string, cursor?: string) =>
+    request<EndpointIssuePage>(
+      "GET",
+      `/portal/api/overview/webhook-endpoints${query({ kind, app, cursor, limit: 25 })}`
+    ),
   app: (appId: string) => request<PortalApp>("GET", `/portal/api/apps/${appId}`),
   createApp: (name: string) => request<PortalApp>("POST", "/portal/api/apps", { name }),
   renameApp: (appId: string, name: string) => request<PortalApp>("PATCH", `/portal/api/apps/${appId}`, { name }),
