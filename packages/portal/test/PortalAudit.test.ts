@@ -6,7 +6,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Audit, byActor, cliActor } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
-import { chromiumAvailable, chromiumPath } from "./fixtures/Browser.js"
+import { Browser, chromiumAvailable, chromiumPath, logIn, phone } from "./fixtures/Browser.js"
 import { screenshot } from "./fixtures/Browser.js"
 import {
   checkPage,
@@ -127,9 +127,46 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: the audit log", () => 
               expect(await row.getByRole("cell").nth(2).textContent()).toContain(session.email)
             }
             await checkPage(session, "audit-log-operator")
+
+            // On a phone the page keeps to the screen's width (the table scrolls in its frame).
+            await page.setViewportSize(phone)
+            await checkPage(session, "audit-log-phone")
+            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+            expect(overflow).toBeLessThanOrEqual(0)
             expect(consoleErrors).toEqual([])
           } catch (error) {
             await screenshot(page, `failed-audit-${Date.now()}`).catch(() => undefined)
+            throw error
+          }
+        })
+
+        // In another time zone (India: UTC+5:30, no daylight saving) the same event reads in that zone.
+        const browser = yield* Browser
+        const india = yield* Effect.acquireRelease(
+          Effect.promise(() =>
+            browser.newContext({ baseURL: session.baseUrl, ignoreHTTPSErrors: true, timezoneId: "Asia/Kolkata" })
+          ),
+          (context) => Effect.promise(() => context.close())
+        )
+        yield* Effect.promise(async () => {
+          const other = await india.newPage()
+          try {
+            await logIn(other, session.email, session.password)
+            await other.goto(`/portal/audit?appId=${appId}&action=app.create`)
+            const time = other.getByRole("row").nth(1).getByRole("cell").nth(0).locator("time")
+            await time.waitFor()
+            const utc = new Date((await time.getAttribute("datetime")) ?? "")
+            const shown = (await time.textContent()) ?? ""
+            expect(shown).toMatch(/GMT\+5:30|IST/)
+            const [, hours, minutes, seconds] = /(\d{1,2}):(\d{2}):(\d{2})/.exec(shown) ?? []
+            const local = new Date(utc.getTime() + 330 * 60_000)
+            expect(Number(minutes)).toBe(local.getUTCMinutes())
+            expect(Number(seconds)).toBe(local.getUTCSeconds())
+            expect(Number(hours) % 12).toBe(local.getUTCHours() % 12)
+            expect(await other.getByText(/Times in your time zone \(Asia\/(Kolkata|Calcutta)\)/).count()).toBe(1)
+            await screenshot(other, "audit-log-kolkata")
+          } catch (error) {
+            await screenshot(other, `failed-audit-zone-${Date.now()}`).catch(() => undefined)
             throw error
           }
         })
