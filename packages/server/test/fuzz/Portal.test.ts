@@ -32,6 +32,7 @@ layer(makeTestServer({ sandbox: true }), { timeout: "600 seconds", excludeTestSe
             "GET /portal/api/apps/{appId}/keys",
             "GET /portal/api/apps/{appId}/providers",
             "GET /portal/api/audit",
+            "GET /portal/api/audit/export",
             "GET /portal/api/operators",
             "GET /portal/api/session",
             "PATCH /portal/api/apps/{appId}",
