@@ -22,6 +22,7 @@ import m0018 from "./0018_webhook_breaker.js"
 import m0019 from "./0019_health_records.js"
 import m0020 from "./0020_glucose_page_key.js"
 import m0021 from "./0021_audit_filters.js"
+import m0022 from "./0022_overview_indexes.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -44,5 +45,6 @@ export const migrations = {
   "0018_webhook_breaker": m0018,
   "0019_health_records": m0019,
   "0020_glucose_page_key": m0020,
-  "0021_audit_filters": m0021
+  "0021_audit_filters": m0021,
+  "0022_overview_indexes": m0022
 }
