@@ -392,7 +392,7 @@ const labels: Record<string, string> = {
 const valueText = (value: unknown): string => {
   if (value === null || value === undefined) return "none"
   if (typeof value === "string") return value
-  if (typeof value === "number" || typeof value === "boolean") return value ? String(value) : String(value)
+  if (typeof value === "number" || typeof value === "boolean") return String(value)
   if (Array.isArray(value)) return value.length === 0 ? "none" : value.map(valueText).join(", ")
   if (typeof value === "object") {
     return Object.entries(value as Record<string, unknown>).map(([k, v]) => `${labels[k] ?? k} ${valueText(v)}`)
