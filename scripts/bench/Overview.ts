@@ -64,7 +64,7 @@ const seed = Effect.gen(function*() {
     insert into webhook_endpoints (id, app_id, url, enabled, disabled_reason, secret_sealed, failing_since,
       paused_until, failure_streak, created_at, updated_at)
     select gen_random_uuid(), a.id, 'https://hooks.example.com/' || a.id || '/' || k, k <> 3,
-      case when k = 3 then 'Failing for 3 days' end, 'sealed',
+      case when k = 3 then 'Failing for 5 days' end, 'sealed',
       case when k in (1, 2) then now() - (k) * interval '1 hour' end,
       case when k = 2 then now() + interval '10 minutes' end,
       case when k in (1, 2) then 6 else 0 end, now() - interval '30 days', now() - interval '1 day'

@@ -69,7 +69,9 @@ export class OverviewCounts extends Schema.Class<OverviewCounts>("OverviewCounts
   webhookEndpoints: Schema.Struct({
     failing: Schema.Int.annotations({ description: "Enabled endpoints whose deliveries fail (`failingSince` set)" }),
     paused: Schema.Int.annotations({ description: "Endpoints paused by the circuit breaker now" }),
-    disabled: Schema.Int.annotations({ description: "Endpoints disabled (by an operator, or after failing 3 days)" })
+    disabled: Schema.Int.annotations({
+      description: "Endpoints disabled (by an operator or the app, or after failing 5 days)"
+    })
   }),
   deliveries: Schema.Struct({
     pending: Schema.Int.annotations({ description: "Deliveries waiting to be sent or retried" }),

@@ -165,7 +165,7 @@ const seedApp = () =>
     const disabledEndpoint = yield* endpoint({
       url: `https://example.com/disabled/${app.id}`,
       enabled: false,
-      disabledReason: "Failing for 3 days"
+      disabledReason: "Failing for 5 days"
     })
     const healthyEndpoint = yield* endpoint({ url: `https://example.com/healthy/${app.id}` })
     const oldest = new Date(Math.floor(hoursAgo(6).getTime() / 1000) * 1000)
@@ -321,7 +321,7 @@ layer(makeTestServer({ webhookDelivery: false }), { excludeTestServices: true, t
         expect((yield* endpoints("paused")).map((r) => r.endpointId)).toEqual([seeded.pausedEndpoint])
         const disabled = yield* endpoints("disabled")
         expect(disabled.map((r) => r.endpointId)).toEqual([seeded.disabledEndpoint])
-        expect(disabled[0]).toMatchObject({ enabled: false, disabledReason: "Failing for 3 days" })
+        expect(disabled[0]).toMatchObject({ enabled: false, disabledReason: "Failing for 5 days" })
         const backlog = yield* endpoints("backlog")
         expect(backlog.map((r) => r.endpointId)).toEqual([seeded.healthyEndpoint, seeded.failingEndpoint])
         expect(backlog[0]).toMatchObject({ pending: 2, oldestPendingAt: seeded.oldest.toISOString() })
