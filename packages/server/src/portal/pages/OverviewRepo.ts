@@ -417,7 +417,7 @@ export class OverviewRepo extends Effect.Service<OverviewRepo>()("@pulsebridge/s
             countQuarantine(appId),
             countEndpoints({ appId, now }),
             countBacklog(appId)
-          ]).pipe(Effect.orDie)
+          ], { concurrency: "unbounded" }).pipe(Effect.orDie)
           const sum = (field: "active" | "reauthorize" | "syncError" | "rateLimited" | "behind") =>
             byProvider.reduce((total, row) => total + row[field], 0)
           const found = new Map(byProvider.map((row) => [row.provider as string, row]))
