@@ -8,7 +8,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { addConnection, createApp } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
-import { chromiumAvailable, screenshot } from "./fixtures/Browser.js"
+import { chromiumAvailable, phone, screenshot } from "./fixtures/Browser.js"
 import { checkPage, PortalTestLive, runScenario } from "./fixtures/Portal.js"
 
 const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000)
@@ -146,5 +146,16 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: overview", () => {
           expect(consoleErrors).toEqual([])
           expect(session.problems).toEqual([])
         })))
+
+    it.effect("on a 390-pixel phone the counts and a list read without the page scrolling sideways", () =>
+      runScenario(async (session) => {
+        const { page } = session
+        await page.goto("/portal/overview?list=active")
+        await page.getByRole("heading", { level: 2, name: "Active connections" }).waitFor()
+        await page.getByRole("region", { name: "Providers" }).waitFor()
+        await checkPage(session, "overview-phone")
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+        expect(overflow).toBeLessThanOrEqual(0)
+      }, phone))
   })
 })

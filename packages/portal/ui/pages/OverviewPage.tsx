@@ -206,7 +206,7 @@ export const OverviewPage = () => {
                     <td>
                       <Time at={p.rateLimitedUntil} empty="—" />
                     </td>
-                    <td class="small">
+                    <td class="small budgets">
                       {p.budgets.length === 0
                         ? <span class="muted">none published</span>
                         : p.budgets.map((b) =>
