@@ -21,7 +21,15 @@
  */
 import type { Statement } from "@effect/sql"
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { AppId, ConnectionId, Provider, UserId, WebhookEndpointId } from "@pulsebridge/domain"
+import {
+  AppId,
+  ConnectionId,
+  ConnectionStatus,
+  Provider,
+  SyncState,
+  UserId,
+  WebhookEndpointId
+} from "@pulsebridge/domain"
 import type { ConnectionIssueKind, EndpointIssueKind } from "@pulsebridge/portal/api"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Clock from "effect/Clock"
@@ -109,9 +117,9 @@ export const ConnectionIssueRow = Schema.Struct({
   userId: UserId,
   externalUserId: Schema.String,
   provider: Provider,
-  status: Schema.Literal("Active", "Reauthorize", "Disconnected"),
+  status: ConnectionStatus,
   statusReason: Schema.NullOr(Schema.String),
-  syncState: Schema.Literal("Pending", "Backfilling", "Idle", "RateLimited", "Error", "Stopped"),
+  syncState: SyncState,
   syncError: Schema.NullOr(Schema.String),
   rateLimitedUntil: Schema.NullOr(Schema.DateFromSelf),
   lastSyncedAt: Schema.NullOr(Schema.DateFromSelf),
@@ -178,14 +186,26 @@ const connectionLists: Record<
 /** Each endpoint list, ordered by a timestamp of the endpoint (`x` is the endpoint with its figures). */
 const endpointLists: Record<
   EndpointIssueKind,
-  { readonly where: string; readonly since: string; readonly ascending: boolean }
+  {
+    readonly where: (sql: Statement.Constructor, now: Date) => Statement.Fragment
+    readonly since: string
+    readonly ascending: boolean
+  }
 > = {
   // The longest failing first: the closest to being disabled.
-  failing: { where: "x.enabled and x.failing_since is not null", since: "x.failing_since", ascending: true },
-  paused: { where: "x.enabled and x.paused_until > $now", since: "x.paused_until", ascending: false },
-  disabled: { where: "not x.enabled", since: "x.updated_at", ascending: false },
+  failing: {
+    where: (sql) => sql.literal("x.enabled and x.failing_since is not null"),
+    since: "x.failing_since",
+    ascending: true
+  },
+  paused: {
+    where: (sql, now) => sql`x.enabled and x.paused_until > ${now}`,
+    since: "x.paused_until",
+    ascending: false
+  },
+  disabled: { where: (sql) => sql.literal("not x.enabled"), since: "x.updated_at", ascending: false },
   // The oldest waiting delivery first.
-  backlog: { where: "x.pending > 0", since: "x.oldest_pending_at", ascending: true }
+  backlog: { where: (sql) => sql.literal("x.pending > 0"), since: "x.oldest_pending_at", ascending: true }
 }
 
 export class OverviewRepo extends Effect.Service<OverviewRepo>()("@pulsebridge/server/OverviewRepo", {
@@ -348,10 +368,7 @@ export class OverviewRepo extends Effect.Service<OverviewRepo>()("@pulsebridge/s
       Result: EndpointIssueRow,
       execute: ({ after, appId, kind, limit, now }) => {
         const list = endpointLists[kind as EndpointIssueKind]
-        const [before, rest] = list.where.split("$now")
-        const where = rest === undefined
-          ? sql.literal(list.where)
-          : sql`${sql.literal(before!)}${now}${sql.literal(rest)}`
+        const where = list.where(sql, now)
         const since = sql.literal(list.since)
         const direction = sql.literal(list.ascending ? "asc" : "desc")
         return sql`
@@ -359,7 +376,8 @@ export class OverviewRepo extends Effect.Service<OverviewRepo>()("@pulsebridge/s
             x.paused_until, x.failure_streak, x.last_error, x.last_status_code, x.last_error_at, x.pending,
             x.oldest_pending_at, ${sql.literal(keyOf(list.since))} as page_key
           from (
-            select e.*, a.name as app_name, le.last_error, le.last_status_code, le.last_attempt_at as last_error_at,
+            select e.id, e.app_id, e.url, e.enabled, e.disabled_reason, e.failing_since, e.paused_until,
+              e.failure_streak, e.updated_at, a.name as app_name, le.last_error, le.last_status_code, le.last_attempt_at as last_error_at,
               coalesce(p.pending, 0) as pending, p.oldest_pending_at
             from webhook_endpoints e
             join apps a on a.id = e.app_id
