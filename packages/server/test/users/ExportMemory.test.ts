@@ -2,7 +2,7 @@
  * The export streams with flat memory: the real server in a child process, a user with a year of
  * Dexcom glucose (a 365-day backfill in the sandbox, about 105,000 readings), and the server's
  * resident memory sampled while the whole export is read. The peak growth must stay below the size
- * of the export (half of it on PostgreSQL; a server buffering it would need twice that at the very least), and the NDJSON parses
+ * of the export (a server buffering it would need twice that at the very least), and the NDJSON parses
  * line by line with as many readings as the glucose read answers.
  */
 import { HttpClient } from "@effect/platform"
@@ -114,10 +114,12 @@ it.live(
         const { bytes, growth } = yield* exportOnce
         // Flat: the growth (garbage between collections, and the embedded database's own cache) stays
         // below the size of the body, while a server buffering the export would hold the body at least
-        // twice (its lines, then their bytes). On PostgreSQL it grows by a few MiB. The embedded database
-        // runs in the server's process and makes garbage of its own: on the same export RSS grew by
-        // 6 MiB one time and 53 MiB the next, as collections fell, so there the bound is the body itself.
-        expect(growth).toBeLessThan(process.env.DATABASE_URL ? bytes / 2 : bytes)
+        // twice (its lines, then their bytes). On a quiet machine it grows by a few MiB on PostgreSQL; how
+        // much garbage piles up before a collection ends depends on the CPU the collector's threads get:
+        // on PostgreSQL with a load average of 6 on two cores RSS grew by 76 MiB, and the embedded
+        // database (in the server's process, with garbage of its own) moved it by 6 MiB one time and
+        // 53 MiB the next. The bound is the body itself, which a buffering server cannot stay under.
+        expect(growth).toBeLessThan(bytes)
       }).pipe(Effect.provide(childServerClient(dataDir, port)))
     })),
   600_000
