@@ -19,14 +19,13 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as cp from "node:child_process"
 import * as crypto from "node:crypto"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
-import { cpuSeconds as childCpuSeconds } from "./GrowthProcesses.js"
 import type { Response, Target } from "./Load.js"
 import { BenchError, requestOnce } from "./Load.js"
+import { cpuSeconds as childCpuSeconds, isPostgres } from "./Proc.js"
 import { profiled } from "./Profile.js"
 
 /** What the simulator process is started with. */
@@ -142,7 +141,7 @@ const startSimulator = (settings: SimulatorSettings) =>
   )
 
 /** `global.gc`, exposed at run time (as jest-leak-detector does), or undefined where that is refused. */
-const collectGarbage: () => (() => void) | undefined = (() => {
+export const collectGarbage: () => (() => void) | undefined = (() => {
   let gc: (() => void) | undefined | null = null
   return () => {
     if (gc === null) {
@@ -193,15 +192,6 @@ const databaseCpuSampler = (intervalMs: number) =>
         )
     }
   })
-
-/** Whether `pid` is a PostgreSQL process of this machine. */
-const isPostgres = (pid: number): boolean => {
-  try {
-    return fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres"
-  } catch {
-    return false
-  }
-}
 
 const ownCpuSeconds = () => {
   const usage = process.cpuUsage()

@@ -13,6 +13,9 @@ import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { BenchError } from "./Load.js"
+import { cpuSeconds } from "./Proc.js"
+
+export { cpuSeconds }
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url))
 const compiledCli = path.join("packages", "cli", "bin", "pulsebridge-compiled.mjs")
@@ -138,19 +141,6 @@ export const runCommand = (args: ReadonlyArray<string>, env: Readonly<Record<str
 
 /** The arguments of `pulsebridge serve` on compiled JavaScript. */
 export const serveArgs: ReadonlyArray<string> = [compiledCli, "serve"]
-
-/** CPU seconds (user + system) a process used so far, from `/proc/<pid>/stat`; undefined when unreadable. */
-export const cpuSeconds = (pid: number | undefined): number | undefined => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    // After the command name (in parentheses, and it may hold spaces), utime and stime are the 12th and 13th fields.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    const ticks = Number(fields[11]) + Number(fields[12])
-    return Number.isFinite(ticks) ? ticks / 100 : undefined
-  } catch {
-    return undefined
-  }
-}
 
 /** A `/proc/<pid>/status` figure in bytes: `VmHWM` is the peak resident set, `VmRSS` the current one. */
 export const statusBytes = (pid: number, field: "VmHWM" | "VmRSS"): number | undefined => {

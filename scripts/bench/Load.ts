@@ -11,6 +11,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as https from "node:https"
 import * as zlib from "node:zlib"
+import { cpuSeconds, isPostgres, threadCpuSeconds } from "./Proc.js"
 import { profiled } from "./Profile.js"
 
 export class BenchError extends Data.TaggedError("BenchError")<{ readonly message: string }> {}
@@ -65,67 +66,42 @@ export interface Measurement {
   readonly databaseCpuMsPerRequest?: number | undefined
 }
 
-/** Clock ticks per second of `/proc`'s CPU times (`getconf CLK_TCK`, 100 on Linux). */
-const ticksPerSecond = 100
+/** CPU seconds of each of this process's threads, by thread id. */
+const threadCpu = (): Map<number, number> => cpuOf(listIds("/proc/self/task"), threadCpuSeconds)
 
-/** User + system ticks of a `/proc/.../stat` line (fields 14 and 15, counted after the command's parentheses). */
-const statTicks = (path: string): number | undefined => {
+/** CPU seconds of each PostgreSQL process of this machine, by pid. */
+const postgresCpu = (): Map<number, number> =>
+  cpuOf(listIds("/proc"), (pid) => isPostgres(pid) ? cpuSeconds(pid) : undefined)
+
+/** The numeric entries of a `/proc` directory; none without `/proc`. */
+const listIds = (dir: string): Array<number> => {
   try {
-    const stat = fs.readFileSync(path, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return Number(fields[11]) + Number(fields[12])
+    return fs.readdirSync(dir).filter((name) => /^\d+$/.test(name)).map(Number)
   } catch {
-    return undefined
+    return []
   }
 }
 
-/** Ticks of each of this process's threads, by thread id. */
-const threadTicks = (): Map<string, number> => {
-  const ticks = new Map<string, number>()
-  try {
-    for (const tid of fs.readdirSync("/proc/self/task")) {
-      const t = statTicks(`/proc/self/task/${tid}/stat`)
-      if (t !== undefined) ticks.set(tid, t)
-    }
-  } catch {
-    // No `/proc`: no figure.
+const cpuOf = (ids: ReadonlyArray<number>, cpuOfId: (id: number) => number | undefined) => {
+  const seconds = new Map<number, number>()
+  for (const id of ids) {
+    const cpu = cpuOfId(id)
+    if (cpu !== undefined) seconds.set(id, cpu)
   }
-  return ticks
-}
-
-/** Ticks of each PostgreSQL process of this machine, by pid. */
-const postgresTicks = (): Map<string, number> => {
-  const ticks = new Map<string, number>()
-  try {
-    for (const pid of fs.readdirSync("/proc")) {
-      if (!/^\d+$/.test(pid)) continue
-      let comm: string
-      try {
-        comm = fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim()
-      } catch {
-        continue
-      }
-      if (comm !== "postgres") continue
-      const t = statTicks(`/proc/${pid}/stat`)
-      if (t !== undefined) ticks.set(pid, t)
-    }
-  } catch {
-    // No `/proc`: no figure.
-  }
-  return ticks
+  return seconds
 }
 
 /** Milliseconds of CPU between two samples: of the ids in both (`newFromZero`: also of ids only in `after`). */
-const cpuMsBetween = (before: Map<string, number>, after: Map<string, number>, newFromZero: boolean) => {
-  let ticks = 0
+const cpuMsBetween = (before: Map<number, number>, after: Map<number, number>, newFromZero: boolean) => {
+  let seconds = 0
   let seen = false
-  for (const [id, t] of after) {
+  for (const [id, cpu] of after) {
     const b = before.get(id)
     if (b === undefined && !newFromZero) continue
-    ticks += t - (b ?? 0)
+    seconds += cpu - (b ?? 0)
     seen = true
   }
-  return seen ? ticks * 1000 / ticksPerSecond : undefined
+  return seen ? seconds * 1000 : undefined
 }
 
 const run = (target: Target, settings: LoadSettings, seconds: number) =>
@@ -192,14 +168,14 @@ export const measure = (target: Target, settings: LoadSettings, profileName?: st
     yield* settle(target)
     const measured = run(target, settings, settings.durationSeconds)
     const cpuBefore = process.cpuUsage()
-    const threadsBefore = threadTicks()
+    const threadsBefore = threadCpu()
     // PostgreSQL's processes when the benchmark runs on it (`DATABASE_URL`); the embedded database is a thread.
     const onPostgres = (process.env["DATABASE_URL"] ?? "") !== ""
-    const postgresBefore = onPostgres ? postgresTicks() : new Map<string, number>()
+    const postgresBefore = onPostgres ? postgresCpu() : new Map<number, number>()
     const result = yield* (profileName === undefined ? measured : profiled(profileName, measured))
     const cpu = process.cpuUsage(cpuBefore)
-    const serverMs = cpuMsBetween(threadsBefore, threadTicks(), false)
-    const databaseMs = onPostgres ? cpuMsBetween(postgresBefore, postgresTicks(), true) : undefined
+    const serverMs = cpuMsBetween(threadsBefore, threadCpu(), false)
+    const databaseMs = onPostgres ? cpuMsBetween(postgresBefore, postgresCpu(), true) : undefined
     const total = Math.max(1, result.requests.total)
     yield* settle(target)
     return {

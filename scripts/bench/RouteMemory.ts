@@ -7,8 +7,7 @@
  * Goals: the peak at most +150 MiB over idle, and back within +50 MiB of it a minute after.
  */
 import * as Effect from "effect/Effect"
-import * as v8 from "node:v8"
-import * as vm from "node:vm"
+import { collectGarbage } from "./Backfill.js"
 import type { SummaryRow } from "./Report.js"
 
 export const routeMemoryGoals = { peakMiB: 150, afterMiB: 50, afterSeconds: 60 } as const
@@ -27,15 +26,6 @@ const mib = (bytes: number) => bytes / 2 ** 20
 /** A difference in MiB with its sign: "+12", "-3". */
 const signed = (value: number) => `${value < 0 ? "-" : "+"}${Math.abs(Math.round(value))}`
 
-const gc = (): (() => void) | undefined => {
-  try {
-    v8.setFlagsFromString("--expose-gc")
-    return vm.runInNewContext("gc") as () => void
-  } catch {
-    return undefined
-  }
-}
-
 /**
  * Runs `load` between the idle and the after figures, sampling the resident size every 100 ms for its peak.
  * `afterSeconds` is the wait after it (default a minute).
@@ -45,7 +35,7 @@ export const measureRouteMemory = <A, E, R>(
   afterSeconds: number = routeMemoryGoals.afterSeconds
 ) =>
   Effect.gen(function*() {
-    gc()?.()
+    collectGarbage()?.()
     yield* Effect.sleep("3 seconds")
     const idle = process.memoryUsage().rss
     let peak = idle
@@ -56,7 +46,7 @@ export const measureRouteMemory = <A, E, R>(
     peak = Math.max(peak, process.memoryUsage().rss)
     yield* Effect.sleep(`${afterSeconds} seconds`)
     const after = process.memoryUsage()
-    const collect = gc()
+    const collect = collectGarbage()
     collect?.()
     const memory: RouteMemory = {
       idleMiB: mib(idle),

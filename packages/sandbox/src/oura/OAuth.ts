@@ -9,7 +9,9 @@
  * previous access token valid until it expires; revocation answers 200 with `{}` to GET or POST.
  */
 import type { HttpServerResponse } from "@effect/platform"
+import { parseBasic } from "../core/Credentials.js"
 import {
+  bodyClient,
   issueCode,
   issueTokens,
   newGrantId,
@@ -26,14 +28,10 @@ import type { OuraCore } from "./Shapes.js"
 import { ACCESS_TTL_SECONDS, CODE_TTL_MS, oauthError, OURA_SCOPES, ouraUserId } from "./Shapes.js"
 
 /** Client credentials from the body, else from Basic. */
-const clientOf = (req: SimRequestShape) => {
-  const id = req.form.get("client_id")
-  if (id !== null) return { id, secret: req.form.get("client_secret") }
-  const basic = /^basic\s+(\S+)$/i.exec(req.headers["authorization"] ?? "")?.[1]
-  if (basic === undefined) return { id: null, secret: null }
-  const text = Buffer.from(basic, "base64").toString("utf8")
-  const colon = text.indexOf(":")
-  return colon === -1 ? { id: null, secret: null } : { id: text.slice(0, colon), secret: text.slice(colon + 1) }
+const clientOf = (req: SimRequestShape): { readonly id: string | null; readonly secret: string | null } => {
+  const body = bodyClient(req.form)
+  if (body.id !== null) return body
+  return parseBasic(req.headers["authorization"]) ?? { id: null, secret: null }
 }
 
 export const makeOuraOAuth = (core: OuraCore) => {
