@@ -30,7 +30,6 @@ import { Endpoints } from "./events/Endpoints.js"
 import { WebhookEndpointsHttpLive } from "./events/Http.js"
 import { HealthRecordsHttpLive } from "./healthData/Http.js"
 import { withCompression } from "./http/Compression.js"
-import { withDeadline } from "./http/Deadline.js"
 import { makeAppMiddleware } from "./http/Middleware.js"
 import { hstsHeader } from "./http/ResponseHeaders.js"
 import { RootRoutesLive } from "./http/RootRoutes.js"
@@ -219,15 +218,13 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
   const limiter = yield* RateLimiter
   const userToken = yield* UserTokenCheck
-  // On the app itself (not the server's middleware, which only sees the app once its answer is written), so a
-  // request over its deadline is answered, logged and given its error body like any other.
-  const deadline = withDeadline({ requestMs: config.requestTimeoutMs, uploadMs: config.uploadTimeoutMs })
   // Spans cost a request work (the server span parses the URL and copies headers) that only an exporter uses.
   const tracing = Option.isSome(config.otelEndpoint)
   const middleware = makeAppMiddleware({
     trustProxy: config.trustProxy,
     hsts: hstsHeader(config),
     tracing,
+    deadline: { requestMs: config.requestTimeoutMs, uploadMs: config.uploadTimeoutMs },
     rateLimit: limiter.middleware,
     authenticateUpload: userToken.check
   })
@@ -235,7 +232,6 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
   // portal API's no-store outside it, so that it also reaches the answers the middleware gives itself.
   return HttpApiBuilder.serve(withPortalNoStore((app) => middleware(withCompression(app)))).pipe(
     HttpMiddleware.withTracerDisabledWhen(() => !tracing),
-    Layer.provide(HttpApiBuilder.middleware(deadline)),
     Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(RootRoutesLive),

@@ -8,6 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { traced } from "../platform/Traced.js"
 import { ApiKeysRepo, AuthenticatedApp } from "./ApiKeysRepo.js"
 import { hashSecret } from "./CredentialHash.js"
 import { AuthenticatedUser, UserTokensRepo } from "./UserTokensRepo.js"
@@ -37,7 +38,7 @@ export class Authentication extends Effect.Service<Authentication>()("@pulsebrid
        * The app of a live API key, noting its use. `hash` is the secret's hash when the caller has it already;
        * `prefetched` is what the rate limiter's statement found for it.
        */
-      apiKey: Effect.fn("Authentication.apiKey")(
+      apiKey: traced("Authentication.apiKey")(
         function*(secret: string, options?: { readonly hash?: string; readonly prefetched?: Option.Option<unknown> }) {
           const before = known(options?.prefetched, decodeAuthenticatedApp)
           const found = Option.isSome(before)
@@ -57,7 +58,7 @@ export class Authentication extends Effect.Service<Authentication>()("@pulsebrid
       ),
 
       /** The Active user of a live user token. */
-      userToken: Effect.fn("Authentication.userToken")(
+      userToken: traced("Authentication.userToken")(
         function*(secret: string, options?: { readonly hash?: string; readonly prefetched?: Option.Option<unknown> }) {
           const before = known(options?.prefetched, decodeAuthenticatedUser)
           return Option.isSome(before)

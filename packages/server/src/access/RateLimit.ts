@@ -23,6 +23,8 @@
  * their own as the providers do.
  */
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -31,13 +33,13 @@ import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import * as net from "node:net"
 import { drain } from "../http/Drain.js"
+import { provideForRequest } from "../http/RequestFiber.js"
 import { countRateLimited, rateLimitsNotApplied } from "../http/RequestMetrics.js"
 import { SelfCalls } from "../platform/SelfCalls.js"
 import type { RateLimit, RateLimitSettings } from "../platform/ServerConfig.js"
 import { ServerConfig } from "../platform/ServerConfig.js"
 import { ApiKeyPrefix, isWellFormed, UserTokenPrefix } from "./CredentialHash.js"
-import type { PresentedCredentials } from "./Credentials.js"
-import { Caller, portalSessionCookie, withCaller } from "./Credentials.js"
+import { Caller, portalSessionCookie, PresentedCredentials } from "./Credentials.js"
 import type { CredentialLookup } from "./RateLimitRepo.js"
 import { RateLimitRepo } from "./RateLimitRepo.js"
 
@@ -331,36 +333,49 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
       return refused(known.limit, level, known.message)
     }
 
+    type Checked = Option.Option<{ readonly verdict: Verdict; readonly bucket: Bucket }>
+
+    const exempt = (request: HttpServerRequest.HttpServerRequest) =>
+      !settings.enabled || exemptPaths.has(request.url.split("?")[0]!) ||
+      (request.url.startsWith("/sandbox/") && selfCalls.isSelfCall(request.headers))
+
+    const allowed = (bucket: Bucket, remaining: number): Checked =>
+      Option.some({
+        verdict: { allowed: true, headers: limitHeaders(bucket.limit, remaining), retryAfterSeconds: 0, message: "" },
+        bucket
+      })
+
+    /**
+     * The decision this process can make by itself, with no statement: a token of the bucket's lease, or the
+     * refusal of a bucket known to be empty. Undefined when the bucket needs its next lease (or another request
+     * is taking it).
+     */
+    const decideLocally = (bucket: Bucket, groupKey: string): Checked | undefined => {
+      const now = Date.now()
+      const local = localOf(groupKey, now)
+      if (local.leased >= 1) {
+        local.leased -= 1
+        return allowed(bucket, remainingOf(local, bucket.limit, now))
+      }
+      const known = stillEmpty(groupKey)
+      return known === undefined ? undefined : Option.some({ verdict: known, bucket })
+    }
+
     /** Takes a token for the request, or says why not; none for exempt routes and calls, or when disabled. */
     const check = (request: HttpServerRequest.HttpServerRequest, caller: PresentedCredentials) =>
       Effect.gen(function*() {
-        if (
-          !settings.enabled || exemptPaths.has(request.url.split("?")[0]!) ||
-          (request.url.startsWith("/sandbox/") && selfCalls.isSelfCall(request.headers))
-        ) {
-          return Option.none<{ readonly verdict: Verdict; readonly bucket: Bucket }>()
-        }
+        if (exempt(request)) return Option.none<{ readonly verdict: Verdict; readonly bucket: Bucket }>()
         const bucket = bucketFor(request, caller, settings, config.trustProxy)
-        const groupKey = groupKeyOf(bucket)
-        const allowed = (remaining: number) =>
-          Option.some({
-            verdict: {
-              allowed: true,
-              headers: limitHeaders(bucket.limit, remaining),
-              retryAfterSeconds: 0,
-              message: ""
-            },
-            bucket
-          })
+        return yield* takeToken(bucket, groupKeyOf(bucket), caller)
+      }).pipe(Effect.catchAllCause((cause) => Effect.as(failOpen(cause), Option.none())))
+
+    /** The decision for `bucket`, waiting for the lease another request is taking, or taking the next one. */
+    const takeToken = (bucket: Bucket, groupKey: string, caller: PresentedCredentials) =>
+      Effect.gen(function*() {
         for (;;) {
-          const now = Date.now()
-          const local = localOf(groupKey, now)
-          if (local.leased >= 1) {
-            local.leased -= 1
-            return allowed(remainingOf(local, bucket.limit, now))
-          }
-          const known = stillEmpty(groupKey)
-          if (known !== undefined) return Option.some({ verdict: known, bucket })
+          const decided = decideLocally(bucket, groupKey)
+          if (decided !== undefined) return decided
+          const local = localOf(groupKey, Date.now())
           if (local.pending !== undefined) {
             // Another request of this bucket is taking the next lease: decide after it, from what it brings.
             yield* Deferred.await(local.pending)
@@ -384,7 +399,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
             local.leased += count - 1
             local.shared = taken.remaining ?? 0
             local.sharedAt = at
-            return allowed(remainingOf(local, bucket.limit, at))
+            return allowed(bucket, remainingOf(local, bucket.limit, at))
           }
           if (bucket.failures !== undefined && taken.gate !== null && taken.gate < 1) {
             const message = "Too many failed authentications from this address"
@@ -394,13 +409,65 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
           if (taken.level !== null) rememberEmpty(groupKey, bucket.limit, taken.level, "Rate limit reached")
           return Option.some({ verdict: refused(bucket.limit, taken.level ?? 0, "Rate limit reached"), bucket })
         }
-      }).pipe(Effect.catchAllCause((cause) => Effect.as(failOpen(cause), Option.none())))
+      })
+
+    /**
+     * `check`, decided without an effect where this process can (an exempt request, a token of the lease, a bucket
+     * known to be empty): most requests take this path, so it costs them a few function calls.
+     */
+    const checkFast = (
+      request: HttpServerRequest.HttpServerRequest,
+      caller: PresentedCredentials
+    ): Effect.Effect<Checked> => {
+      try {
+        if (exempt(request)) return noCheck
+        const bucket = bucketFor(request, caller, settings, config.trustProxy)
+        const groupKey = groupKeyOf(bucket)
+        const decided = decideLocally(bucket, groupKey)
+        if (decided !== undefined) return Effect.succeed(decided)
+        return takeToken(bucket, groupKey, caller).pipe(
+          Effect.catchAllCause((cause) => Effect.as(failOpen(cause), Option.none()))
+        )
+      } catch (error) {
+        return Effect.as(failOpen(Cause.die(error)), Option.none())
+      }
+    }
+    const noCheck: Effect.Effect<Checked> = Effect.succeed(Option.none())
 
     /** A failed authentication draws from its address's failure bucket. */
     const chargeFailure = (bucket: Bucket) =>
       bucket.failures === undefined
         ? Effect.void
         : repo.charge(bucket.failures.key, bucket.failures.limit).pipe(Effect.catchAllCause(failOpen))
+
+    /** The request decided: refused with 429, or served with the bucket's headers on every answer. */
+    const admit = <E, R>(
+      request: HttpServerRequest.HttpServerRequest,
+      checked: Checked,
+      app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ) => {
+      if (Option.isNone(checked)) return app
+      const { bucket, verdict } = checked.value
+      // Before the answer is written: the platform writes it as soon as the app returns it, and a client's
+      // next guess must find its failure already charged.
+      const headers = HttpApp.appendPreResponseHandler((_request, response) =>
+        response.status === 401
+          ? Effect.as(chargeFailure(bucket), HttpServerResponse.setHeaders(response, verdict.headers))
+          : Effect.succeed(HttpServerResponse.setHeaders(response, verdict.headers))
+      )
+      if (verdict.allowed) return Effect.zipRight(headers, app)
+      return Effect.zipRight(
+        headers,
+        Effect.gen(function*() {
+          yield* countRateLimited(bucket.key)
+          yield* drain(request)
+          return HttpServerResponse.unsafeJson(
+            { _tag: "TooManyRequests", message: verdict.message, retryAfterSeconds: verdict.retryAfterSeconds },
+            { status: 429, headers: verdict.headers }
+          )
+        })
+      )
+    }
 
     /**
      * Wraps the app: provides the request's `Caller`, refuses a request over its limit with 429 and the JSON
@@ -414,30 +481,14 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
       E,
       Exclude<R, Caller> | HttpServerRequest.HttpServerRequest
     > =>
-      withCaller(Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const caller = yield* Caller
-        const checked = yield* check(request, caller)
-        if (Option.isNone(checked)) return yield* app
-        const { bucket, verdict } = checked.value
-        // Before the answer is written: the platform writes it as soon as the app returns it, and a client's
-        // next guess must find its failure already charged.
-        yield* HttpApp.appendPreResponseHandler((_request, response) =>
-          Effect.as(
-            response.status === 401 ? chargeFailure(bucket) : Effect.void,
-            HttpServerResponse.setHeaders(response, verdict.headers)
-          )
-        )
-        if (!verdict.allowed) {
-          yield* countRateLimited(bucket.key)
-          yield* drain(request)
-          return HttpServerResponse.unsafeJson(
-            { _tag: "TooManyRequests", message: verdict.message, retryAfterSeconds: verdict.retryAfterSeconds },
-            { status: 429, headers: verdict.headers }
-          )
-        }
-        return yield* app
-      }))
+      Effect.withFiberRuntime((fiber) => {
+        const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+        const caller = new PresentedCredentials(request.headers)
+        return Effect.zipRight(
+          provideForRequest(Caller, caller),
+          Effect.flatMap(checkFast(request, caller), (checked) => admit(request, checked, app))
+        ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, Exclude<R, Caller>>
+      })
 
     return { check, middleware, settings } as const
   }),

@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import { ApiKeysRepo } from "../access/ApiKeysRepo.js"
 import { ApiKeyPrefix, displayPrefix, generateSecret, hashSecret } from "../access/CredentialHash.js"
 import { isUuid, newId } from "../platform/Ids.js"
+import { traced } from "../platform/Traced.js"
 import { AppsRepo } from "./AppsRepo.js"
 
 export { ApiKeyRecord, AuthenticatedApp } from "../access/ApiKeysRepo.js"
@@ -51,7 +52,7 @@ export class Apps extends Effect.Service<Apps>()("@pulsebridge/server/Apps", {
         return { ...key, apiKey } satisfies CreatedApiKey
       })
 
-    const get = Effect.fn("Apps.get")(function*(appId: string) {
+    const get = traced("Apps.get")(function*(appId: string) {
       return isUuid(appId) ? yield* appsRepo.findById(appId) : Option.none()
     })
 
@@ -63,7 +64,7 @@ export class Apps extends Effect.Service<Apps>()("@pulsebridge/server/Apps", {
 
     return {
       /** Creates an app and its first API key, which carries every permission. */
-      create: Effect.fn("Apps.create")(
+      create: traced("Apps.create")(
         function*(name: string) {
           const app = yield* appsRepo.insert(newId<AppId>(), name)
           const key = yield* issueKey(app.id, allPermissions)
@@ -74,7 +75,7 @@ export class Apps extends Effect.Service<Apps>()("@pulsebridge/server/Apps", {
       ),
 
       /** Creates an app without a key (the portal creates keys one by one, each shown once). */
-      createWithoutKey: Effect.fn("Apps.createWithoutKey")(function*(name: string) {
+      createWithoutKey: traced("Apps.createWithoutKey")(function*(name: string) {
         return yield* appsRepo.insert(newId<AppId>(), name)
       }),
 
@@ -84,13 +85,13 @@ export class Apps extends Effect.Service<Apps>()("@pulsebridge/server/Apps", {
       listWithUsers: appsRepo.listWithUsers.pipe(Effect.withSpan("Apps.listWithUsers")),
 
       /** The app with the number of its users. */
-      getWithUsers: Effect.fn("Apps.getWithUsers")(function*(appId: string) {
+      getWithUsers: traced("Apps.getWithUsers")(function*(appId: string) {
         const found = isUuid(appId) ? yield* appsRepo.findWithUsers(appId) : Option.none()
         if (Option.isNone(found)) return yield* new AppNotFound({ appId })
         return found.value
       }),
 
-      rename: Effect.fn("Apps.rename")(function*(appId: string, name: string) {
+      rename: traced("Apps.rename")(function*(appId: string, name: string) {
         const renamed = isUuid(appId) ? yield* appsRepo.rename(appId, name) : Option.none()
         if (Option.isNone(renamed)) return yield* new AppNotFound({ appId })
         return renamed.value
@@ -102,20 +103,20 @@ export class Apps extends Effect.Service<Apps>()("@pulsebridge/server/Apps", {
       /** The app with this id, or none (also for an id that is not a UUID). */
       get,
 
-      createApiKey: Effect.fn("Apps.createApiKey")(
+      createApiKey: traced("Apps.createApiKey")(
         function*(appId: string, permissions: ReadonlyArray<Permission>, name?: string) {
           const app = yield* requireApp(appId)
           return yield* issueKey(app.id, permissions, name)
         }
       ),
 
-      listApiKeys: Effect.fn("Apps.listApiKeys")(function*(appId: string) {
+      listApiKeys: traced("Apps.listApiKeys")(function*(appId: string) {
         const app = yield* requireApp(appId)
         return yield* keysRepo.listOfApp(app.id)
       }),
 
       /** Revokes a key (of `appId`, when given); revoking twice is harmless. */
-      revokeApiKey: Effect.fn("Apps.revokeApiKey")(function*(apiKeyId: string, appId?: string) {
+      revokeApiKey: traced("Apps.revokeApiKey")(function*(apiKeyId: string, appId?: string) {
         const revoked = isUuid(apiKeyId) && (appId === undefined || isUuid(appId))
           ? yield* keysRepo.revoke(apiKeyId, appId)
           : Option.none()

@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import { SecretBox } from "../platform/SecretBox.js"
+import { traced } from "../platform/Traced.js"
 import type { CredentialKind, ProviderCredentialsListing } from "./ProviderCredentialsRepo.js"
 import { ProviderCredentialsRepo } from "./ProviderCredentialsRepo.js"
 
@@ -49,7 +50,7 @@ export class ProviderCredentials extends Effect.Service<ProviderCredentials>()(
       const repo = yield* ProviderCredentialsRepo
       const box = yield* SecretBox
       return {
-        set: Effect.fn("ProviderCredentials.set")(
+        set: traced("ProviderCredentials.set")(
           function*(appId: AppId, provider: Provider, input: ProviderCredentialsInput) {
             const authType = input.authType ?? null
             let oauth1: { readonly id: string; readonly secretSealed: string } | null = null
@@ -85,12 +86,12 @@ export class ProviderCredentials extends Effect.Service<ProviderCredentials>()(
           }
         ),
 
-        list: Effect.fn("ProviderCredentials.list")(function*(appId: AppId) {
+        list: traced("ProviderCredentials.list")(function*(appId: AppId) {
           return yield* repo.listOfApp(appId)
         }),
 
         /** The app's credentials at the provider with the secret opened, or none. */
-        get: Effect.fn("ProviderCredentials.get")(function*(appId: AppId, provider: Provider) {
+        get: traced("ProviderCredentials.get")(function*(appId: AppId, provider: Provider) {
           const stored = yield* repo.find(appId, provider)
           if (Option.isNone(stored)) return Option.none<StoredProviderCredentials>()
           const { clientSecretSealed, oauth1ClientSecretSealed, ...listing } = stored.value

@@ -25,6 +25,7 @@ import * as crypto from "node:crypto"
 import { newId } from "../platform/Ids.js"
 import { SecretBox } from "../platform/SecretBox.js"
 import { ServerBases } from "../platform/ServerBases.js"
+import { traced } from "../platform/Traced.js"
 import { SyncQueue } from "../sync/SyncQueue.js"
 import { ConnectionEvents } from "./ConnectionEvents.js"
 import { ConnectionsRepo } from "./ConnectionsRepo.js"
@@ -106,7 +107,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
 
     const callbackUrl = (authType: "OAuth2" | "OAuth1") => callbackUrlOf(bases.publicBase, authType)
 
-    const createSession = Effect.fn("ConnectFlow.createSession")(function*(
+    const createSession = traced("ConnectFlow.createSession")(function*(
       user: { readonly appId: AppId; readonly userId: UserId },
       payload: CreateConnectSessionPayload
     ) {
@@ -172,7 +173,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
       }).pipe(sql.withTransaction, Effect.orDie)
 
     /** Exchange, provider user id, connection: the part of a callback that talks to the provider. */
-    const complete = Effect.fn("ConnectFlow.complete")(function*(session: SessionRow, code: string) {
+    const complete = traced("ConnectFlow.complete")(function*(session: SessionRow, code: string) {
       const resolved = yield* access.resolve(session.appId, session.provider).pipe(
         Effect.mapError((e): CallbackFailure => ({ code: "provider_not_configured", message: e.message }))
       )
@@ -210,7 +211,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
       return yield* upsertConnection(session, providerUserId, tokenSet)
     })
 
-    const finish = Effect.fn("ConnectFlow.finish")(function*(
+    const finish = traced("ConnectFlow.finish")(function*(
       session: SessionRow,
       input: { readonly code?: string | undefined; readonly error?: string | undefined }
     ) {
@@ -268,7 +269,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
       createSession,
 
       /** Endpoint 23: `code` and `state`, or the provider's `error`. */
-      callbackOAuth2: Effect.fn("ConnectFlow.callbackOAuth2")(function*(
+      callbackOAuth2: traced("ConnectFlow.callbackOAuth2")(function*(
         params: {
           readonly code?: string | undefined
           readonly state?: string | undefined
@@ -282,7 +283,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
       }),
 
       /** Endpoint 24: `oauth_token` (the request token) and `oauth_verifier`. */
-      callbackOAuth1: Effect.fn("ConnectFlow.callbackOAuth1")(function*(
+      callbackOAuth1: traced("ConnectFlow.callbackOAuth1")(function*(
         params: { readonly oauth_token?: string | undefined; readonly oauth_verifier?: string | undefined }
       ) {
         if (params.oauth_token === undefined || params.oauth_token === "") {
@@ -297,7 +298,7 @@ export class ConnectFlow extends Effect.Service<ConnectFlow>()("@pulsebridge/ser
        * Endpoint 9: revoke at the provider (best effort: a failure is logged, never fatal), then
        * mark the connection Disconnected and drop its tokens. Its data stays.
        */
-      disconnect: Effect.fn("ConnectFlow.disconnect")(function*(userId: UserId, connectionId: string) {
+      disconnect: traced("ConnectFlow.disconnect")(function*(userId: UserId, connectionId: string) {
         const found = yield* connections.findOpenOfUser(userId, connectionId)
         if (Option.isNone(found)) return yield* new ConnectionNotFound({ connectionId })
         const connection = found.value

@@ -6,6 +6,7 @@
 import { HttpClient } from "@effect/platform"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import { traced } from "../platform/Traced.js"
 import type { ConnectionRef } from "./ConnectionsRepo.js"
 import { ConnectionTokens } from "./ConnectionTokens.js"
 import { ProviderAccess } from "./ProviderAccess.js"
@@ -31,7 +32,7 @@ export class GrantRevocation extends Effect.Service<GrantRevocation>()("@pulsebr
 
     return {
       /** Revokes the connection's grant with its freshest tokens (the stored ones when a refresh fails). */
-      revoke: Effect.fn("GrantRevocation.revoke")(function*(connection: ConnectionRef) {
+      revoke: traced("GrantRevocation.revoke")(function*(connection: ConnectionRef) {
         yield* Effect.gen(function*() {
           const resolved = yield* access.resolve(connection.appId, connection.provider)
           const current = yield* tokens.fresh(connection.id).pipe(

@@ -23,6 +23,7 @@ import { isAccessLost } from "@pulsebridge/providers"
 import * as Cron from "effect/Cron"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { traced } from "../platform/Traced.js"
 import { ConnectionEvents } from "./ConnectionEvents.js"
 import { ConnectionsRepo } from "./ConnectionsRepo.js"
 import { ConnectionTokens } from "./ConnectionTokens.js"
@@ -86,7 +87,7 @@ export class TokenExchange extends Effect.Service<TokenExchange>()("@pulsebridge
      * or of all) whose app's credentials allow it, one connection at a time, and says what became
      * of each. Connections of apps whose credentials are still OAuth 1.0a ones are reported skipped.
      */
-    const run = Effect.fn("TokenExchange.run")(function*(options: { readonly appId?: AppId | undefined } = {}) {
+    const run = traced("TokenExchange.run")(function*(options: { readonly appId?: AppId | undefined } = {}) {
       const candidates = yield* repo.holdingOAuth1Tokens(options.appId)
       const resolvedBy = new Map<string, ResolvedProvider | string>()
       const results: Array<ExchangeResult> = []

@@ -21,6 +21,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { addDays } from "../platform/Calendar.js"
+import { traced } from "../platform/Traced.js"
 import { ScoreData } from "../scoring/ScoreData.js"
 import { CoverageRepo } from "./CoverageRepo.js"
 import type { CoverageDataType, LocalClock, Measure, SourceConnection } from "./DayCoverage.js"
@@ -104,7 +105,7 @@ export class DataCoverage extends Effect.Service<DataCoverage>()("@pulsebridge/s
       }, true)
     }
 
-    const range = Effect.fn("DataCoverage.range")(function*(userId: UserId, from: string, to: string) {
+    const range = traced("DataCoverage.range")(function*(userId: UserId, from: string, to: string) {
       const timezone = yield* repo.timezoneOf(userId)
       const clock = localClock(yield* Clock.currentTimeMillis, timezone)
       if (to > clock.today) return yield* new RangeAfterToday({ today: clock.today })

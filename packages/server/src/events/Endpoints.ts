@@ -22,6 +22,7 @@ import * as net from "node:net"
 import { newId } from "../platform/Ids.js"
 import { SecretBox } from "../platform/SecretBox.js"
 import { ServerConfig } from "../platform/ServerConfig.js"
+import { traced } from "../platform/Traced.js"
 import type { AddressRules } from "./Addresses.js"
 import { isInternalAddress, mustRefuseInternal, resolveHost, unbracket, urlProblem } from "./Addresses.js"
 import type { DeliveryRow } from "./DeliveriesRepo.js"
@@ -139,7 +140,7 @@ export class Endpoints extends Effect.Service<Endpoints>()("@pulsebridge/server/
       )
 
     return {
-      create: Effect.fn("Endpoints.create")(function*(appId: AppId, payload: CreateWebhookEndpointPayload) {
+      create: traced("Endpoints.create")(function*(appId: AppId, payload: CreateWebhookEndpointPayload) {
         yield* checkUrl(payload.url)
         const secret = generateSigningSecret()
         const row = yield* endpoints.insert({
@@ -154,16 +155,16 @@ export class Endpoints extends Effect.Service<Endpoints>()("@pulsebridge/server/
         return { endpoint: toEndpoint(row), secret }
       }),
 
-      list: Effect.fn("Endpoints.list")(function*(appId: AppId) {
+      list: traced("Endpoints.list")(function*(appId: AppId) {
         const rows = yield* Effect.orDie(endpoints.listOfApp(appId))
         return rows.map(toEndpoint)
       }),
 
-      get: Effect.fn("Endpoints.get")(function*(appId: AppId, id: WebhookEndpointId) {
+      get: traced("Endpoints.get")(function*(appId: AppId, id: WebhookEndpointId) {
         return toEndpoint(yield* requireEndpoint(appId, id))
       }),
 
-      update: Effect.fn("Endpoints.update")(
+      update: traced("Endpoints.update")(
         function*(appId: AppId, id: WebhookEndpointId, payload: UpdateWebhookEndpointPayload) {
           // An unknown endpoint is a 404 whatever its body says.
           yield* requireEndpoint(appId, id)
@@ -180,13 +181,13 @@ export class Endpoints extends Effect.Service<Endpoints>()("@pulsebridge/server/
         Effect.catchTag("SqlError", "ParseError", Effect.die)
       ),
 
-      remove: Effect.fn("Endpoints.remove")(function*(appId: AppId, id: WebhookEndpointId) {
+      remove: traced("Endpoints.remove")(function*(appId: AppId, id: WebhookEndpointId) {
         const removed = yield* Effect.orDie(endpoints.remove(appId, id))
         if (!removed) return yield* new EndpointNotFound({ endpointId: id })
       }),
 
       /** A new secret; the previous one keeps signing for 24 hours. */
-      rotateSecret: Effect.fn("Endpoints.rotateSecret")(function*(appId: AppId, id: WebhookEndpointId) {
+      rotateSecret: traced("Endpoints.rotateSecret")(function*(appId: AppId, id: WebhookEndpointId) {
         const at = yield* now
         const secret = generateSigningSecret()
         const previousSecretExpiresAt = new Date(at.getTime() + previousSecretOverlapMs)
@@ -198,7 +199,7 @@ export class Endpoints extends Effect.Service<Endpoints>()("@pulsebridge/server/
       }),
 
       /** Queues a `webhook.test` event to this endpoint only. */
-      sendTest: Effect.fn("Endpoints.sendTest")(
+      sendTest: traced("Endpoints.sendTest")(
         function*(appId: AppId, id: WebhookEndpointId) {
           const endpoint = yield* requireEndpoint(appId, id)
           if (!endpoint.enabled) return yield* new EndpointDisabled({ endpointId: id })
@@ -215,7 +216,7 @@ export class Endpoints extends Effect.Service<Endpoints>()("@pulsebridge/server/
       ),
 
       /** The endpoint's deliveries, newest first, `limit` at a time from before `cursor`. */
-      deliveries: Effect.fn("Endpoints.deliveries")(
+      deliveries: traced("Endpoints.deliveries")(
         function*(appId: AppId, id: WebhookEndpointId, limit: number | undefined, cursor: string | undefined) {
           yield* requireEndpoint(appId, id)
           const size = limit ?? defaultPageSize
@@ -231,7 +232,7 @@ export class Endpoints extends Effect.Service<Endpoints>()("@pulsebridge/server/
       ),
 
       /** Sends the delivery again at once (after the earlier pending ones of its user to this endpoint). */
-      retry: Effect.fn("Endpoints.retry")(
+      retry: traced("Endpoints.retry")(
         function*(appId: AppId, id: WebhookEndpointId, deliveryId: WebhookDeliveryId) {
           yield* requireEndpoint(appId, id)
           const retried = yield* deliveries.retryNow(id, deliveryId, yield* now)

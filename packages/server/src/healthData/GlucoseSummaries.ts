@@ -8,6 +8,7 @@
 import type { UserId } from "@pulsebridge/domain"
 import { dayNumber, GlucoseConnectionSummary, GlucoseDay, GlucoseStats, GlucoseSummary } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
+import { traced } from "../platform/Traced.js"
 import type { GlucoseDayRow } from "./HealthDataRepo.js"
 import { HealthDataRepo } from "./HealthDataRepo.js"
 
@@ -107,7 +108,7 @@ export class GlucoseSummaries extends Effect.Service<GlucoseSummaries>()("@pulse
     const repo = yield* HealthDataRepo
     return {
       /** The user's glucose of the days `from` to `to` (the device's own days), of connections not disconnected. */
-      range: Effect.fn("GlucoseSummaries.range")(function*(userId: UserId, from: string, to: string) {
+      range: traced("GlucoseSummaries.range")(function*(userId: UserId, from: string, to: string) {
         return summarise(from, to, yield* repo.glucoseDays(userId, from, to, MgDlPerMmolL))
       })
     } as const

@@ -25,6 +25,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { ConnectionNotFound, UnknownProvider } from "../connections/Errors.js"
+import { traced } from "../platform/Traced.js"
 import type { RangeQuery } from "./HealthDataRepo.js"
 import { HealthDataRepo } from "./HealthDataRepo.js"
 import type { RangeRead } from "./RangeReads.js"
@@ -100,12 +101,12 @@ export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/serve
       Option.exists(registry.find(provider), (plugin) => plugin.catalog.supportedDataTypes.includes("DailyActivity"))
 
     return {
-      activityRange: Effect.fn("HealthData.activityRange")(function*(userId: UserId, query: RangeQuery) {
+      activityRange: traced("HealthData.activityRange")(function*(userId: UserId, query: RangeQuery) {
         yield* checkFilter(query)
         return yield* repo.activityRange(userId, query)
       }),
 
-      activityByDate: Effect.fn("HealthData.activityByDate")(
+      activityByDate: traced("HealthData.activityByDate")(
         function*(userId: UserId, connectionId: ConnectionId, date: string) {
           const connection = yield* connectionOf(userId, connectionId)
           if (!hasDailyActivity(connection.provider)) {
@@ -124,13 +125,13 @@ export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/serve
         }
       ),
 
-      loadRange: Effect.fn("HealthData.loadRange")(function*(userId: UserId, query: RangeQuery) {
+      loadRange: traced("HealthData.loadRange")(function*(userId: UserId, query: RangeQuery) {
         yield* checkFilter(query)
         const rows = yield* repo.loadRange(userId, query)
         return rows.map((row) => new DailyLoadSummary(row))
       }),
 
-      loadByDate: Effect.fn("HealthData.loadByDate")(
+      loadByDate: traced("HealthData.loadByDate")(
         function*(userId: UserId, connectionId: ConnectionId, date: string) {
           yield* connectionOf(userId, connectionId)
           const row = yield* repo.loadDay(connectionId, date)
@@ -140,13 +141,13 @@ export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/serve
       ),
 
       /** Endpoint 10 as an HTTP answer. */
-      activityResponse: Effect.fn("HealthData.activityResponse")(function*(userId: UserId, query: PagedQuery) {
+      activityResponse: traced("HealthData.activityResponse")(function*(userId: UserId, query: PagedQuery) {
         yield* checkFilter(query)
         return yield* rangeResponse(reads.activity, userId, query)
       }),
 
       /** Endpoint 12 as an HTTP answer. */
-      loadResponse: Effect.fn("HealthData.loadResponse")(function*(userId: UserId, query: PagedQuery) {
+      loadResponse: traced("HealthData.loadResponse")(function*(userId: UserId, query: PagedQuery) {
         yield* checkFilter(query)
         return yield* rangeResponse(reads.activityLoad, userId, query)
       }),
@@ -157,30 +158,30 @@ export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/serve
       bodyRange: decodedRange(reads.body, BodyMeasurement),
 
       /** The sleep range read as an HTTP answer. */
-      sleepResponse: Effect.fn("HealthData.sleepResponse")(function*(userId: UserId, query: PagedQuery) {
+      sleepResponse: traced("HealthData.sleepResponse")(function*(userId: UserId, query: PagedQuery) {
         yield* checkFilter(query)
         return yield* rangeResponse(reads.sleep, userId, query)
       }),
 
       /** The workouts range read as an HTTP answer. */
-      workoutsResponse: Effect.fn("HealthData.workoutsResponse")(function*(userId: UserId, query: PagedQuery) {
+      workoutsResponse: traced("HealthData.workoutsResponse")(function*(userId: UserId, query: PagedQuery) {
         yield* checkFilter(query)
         return yield* rangeResponse(reads.workouts, userId, query)
       }),
 
       /** The recovery range read as an HTTP answer. */
-      recoveryResponse: Effect.fn("HealthData.recoveryResponse")(function*(userId: UserId, query: PagedQuery) {
+      recoveryResponse: traced("HealthData.recoveryResponse")(function*(userId: UserId, query: PagedQuery) {
         yield* checkFilter(query)
         return yield* rangeResponse(reads.recovery, userId, query)
       }),
 
       /** The body measurements range read as an HTTP answer. */
-      bodyResponse: Effect.fn("HealthData.bodyResponse")(function*(userId: UserId, query: PagedQuery) {
+      bodyResponse: traced("HealthData.bodyResponse")(function*(userId: UserId, query: PagedQuery) {
         yield* checkFilter(query)
         return yield* rangeResponse(reads.body, userId, query)
       }),
 
-      sleepById: Effect.fn("HealthData.sleepById")(
+      sleepById: traced("HealthData.sleepById")(
         function*(userId: UserId, connectionId: ConnectionId, id: HealthRecordId) {
           yield* connectionOf(userId, connectionId)
           const row = yield* repo.sleepById(connectionId, id)
@@ -189,7 +190,7 @@ export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/serve
         }
       ),
 
-      workoutById: Effect.fn("HealthData.workoutById")(
+      workoutById: traced("HealthData.workoutById")(
         function*(userId: UserId, connectionId: ConnectionId, id: HealthRecordId) {
           yield* connectionOf(userId, connectionId)
           const row = yield* repo.workoutById(connectionId, id)
@@ -199,7 +200,7 @@ export class HealthData extends Effect.Service<HealthData>()("@pulsebridge/serve
       ),
 
       /** Endpoint 14 as an HTTP answer. */
-      glucose: Effect.fn("HealthData.glucose")(function*(userId: UserId, query: PagedQuery) {
+      glucose: traced("HealthData.glucose")(function*(userId: UserId, query: PagedQuery) {
         yield* checkFilter(query)
         return yield* rangeResponse(reads.glucose, userId, query)
       })

@@ -2,10 +2,17 @@
  * A deadline for every request: a request not answered in time gets 503 `ServiceUnavailable` (JSON, with
  * `Retry-After`) and its work is interrupted. Uploads (`multipart/*`, the meal scan) get a longer deadline, as
  * receiving the body is part of the request.
+ *
+ * One plain timer per request, started by the request middleware (`Middleware.ts`) on the request's own fiber: when
+ * it fires it interrupts that fiber, whose handler (served interruptibly by the router) stops and runs its
+ * finalizers; the platform then answers the interruption, and the middleware's pre-response handler, seeing the
+ * deadline passed, makes that answer the 503. The answer's pre-response handler stops the timer, so a response
+ * that streams its body is not cut by it. No second fiber races the request, as `Effect.timeoutTo` would make.
  */
-import { HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
+import type { HttpServerRequest } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
+import type * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 
 export interface DeadlineOptions {
   /** Milliseconds for any request (`REQUEST_TIMEOUT_MS`). */
@@ -17,47 +24,37 @@ export interface DeadlineOptions {
 const isUpload = (request: HttpServerRequest.HttpServerRequest) =>
   (request.headers["content-type"] ?? "").trimStart().toLowerCase().startsWith("multipart/")
 
-const overDeadline = (ms: number) =>
+/** The milliseconds `request` may take. */
+export const deadlineMsOf = (options: DeadlineOptions, request: HttpServerRequest.HttpServerRequest) =>
+  isUpload(request) ? options.uploadMs : options.requestMs
+
+/** The answer of a request over its deadline. */
+export const overDeadline = (ms: number) =>
   HttpServerResponse.unsafeJson(
     { _tag: "ServiceUnavailable", message: `The request was not answered within ${ms} ms` },
     { status: 503 }
   ).pipe(HttpServerResponse.setHeader("retry-after", "1"))
 
-/**
- * `app` on a fiber of its own, watched by a plain timer: what `Effect.timeoutTo` does with one fiber fewer (it races
- * a second fiber sleeping on the clock), which every request pays for. Over the deadline the app's fiber is
- * interrupted (and awaited) before the 503 is answered; an answer in time brings the fiber's state back (its
- * pre-response handlers among it); an interrupted request interrupts the app's fiber.
- */
-const within = <E, R>(
-  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
-  ms: number
-): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Effect.fork(restore(app)), (fiber) =>
-      Effect.flatten(
-        restore(Effect.async<Effect.Effect<HttpServerResponse.HttpServerResponse, E>>((resume) => {
-          // Whichever comes first decides: the answer, or the deadline.
-          let decided = false
-          const decide = (next: Effect.Effect<HttpServerResponse.HttpServerResponse, E>) => {
-            if (decided) return
-            decided = true
-            resume(Effect.succeed(next))
-          }
-          const timer = setTimeout(() => decide(Effect.as(Fiber.interrupt(fiber), overDeadline(ms))), ms)
-          fiber.addObserver((exit) => {
-            clearTimeout(timer)
-            decide(Effect.zipRight(Fiber.inheritAll(fiber), exit))
-          })
-          return Effect.zipRight(Effect.sync(() => clearTimeout(timer)), Fiber.interrupt(fiber))
-        }))
-      ))
-  )
+/** The interrupter a deadline names, told apart from a client that went away. */
+const deadlineFiberId = FiberId.make(-1, 0)
 
-export const withDeadline = (options: DeadlineOptions) =>
-  HttpMiddleware.make((app) =>
-    Effect.flatMap(
-      HttpServerRequest.HttpServerRequest,
-      (request) => within(app, isUpload(request) ? options.uploadMs : options.requestMs)
-    )
-  )
+/** A running deadline: whether it passed, and how to stop it once the answer is ready. */
+export interface Deadline {
+  readonly ms: number
+  readonly passed: () => boolean
+  readonly stop: () => void
+}
+
+/** Starts the deadline of the request served by `fiber`: after `ms` the fiber is interrupted. */
+export const startDeadline = (fiber: Fiber.RuntimeFiber<unknown, unknown>, ms: number): Deadline => {
+  let passed = false
+  const timer = setTimeout(() => {
+    passed = true
+    fiber.unsafeInterruptAsFork(deadlineFiberId)
+  }, ms)
+  return {
+    ms,
+    passed: () => passed,
+    stop: () => clearTimeout(timer)
+  }
+}

@@ -4,16 +4,24 @@
  * segments); the body rules (`BodyRules`) and the scan upload's reader (`ScanUpload`) before any
  * handler; the JSON error body for everything the API itself does not answer (unknown routes,
  * body-parse failures, defects); the short `message` of schema-decode errors; and the headers every
- * answer gets (`ResponseHeaders`: HSTS, `Cache-Control`).
+ * answer gets (`ResponseHeaders`: HSTS, `Cache-Control`); the request's deadline (`Deadline`).
+ *
+ * Every request passes here, so the bookkeeping is done in plain calls on the request's own fiber: one
+ * pre-response handler for all the answer's headers, metrics updated in place, the deadline a timer; a request
+ * without a body to check reaches the app with no effect of this middleware's own between.
  */
 import { HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { Unauthorized } from "@pulsebridge/domain"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import { checkBody, isJsonApi } from "./BodyRules.js"
+import type { DeadlineOptions } from "./Deadline.js"
+import { deadlineMsOf, overDeadline, startDeadline } from "./Deadline.js"
 import { errorResponse } from "./ErrorResponse.js"
+import { annotateRequestLogs, untracedRequest } from "./RequestFiber.js"
 import { recordRequest, routeCapture } from "./RequestMetrics.js"
 import { withResponseHeaders } from "./ResponseHeaders.js"
 import { checkScan, readScan } from "./ScanUpload.js"
@@ -108,6 +116,8 @@ export interface MiddlewareOptions {
    * built, timed and dropped): the router's route name, which the request metrics need, goes to a stand-in.
    */
   readonly tracing?: boolean
+  /** The request's deadline (`REQUEST_TIMEOUT_MS`, `UPLOAD_TIMEOUT_MS`); none when undefined. */
+  readonly deadline?: DeadlineOptions | undefined
   /**
    * The credential check of the upload route (the user-token check, memoised per request so the
    * API's own check reuses it): run before the upload's envelope is checked, so that 401 comes
@@ -124,61 +134,88 @@ export const makeAppMiddleware =
   (options: MiddlewareOptions) =>
   <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R | HttpServerRequest.HttpServerRequest> => {
     const headers = withResponseHeaders(options.hsts)
-    const inner = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
+    /** The request's checks before the app: the proxy rule, the path, and for a body its rules and the upload. */
+    const checked = (request: HttpServerRequest.HttpServerRequest) => {
       if (options.trustProxy && request.headers["x-forwarded-proto"]?.split(",")[0]?.trim() !== "https") {
-        return errorResponse(400, "HttpsRequired", httpsRequiredMessage)
+        return Effect.succeed(errorResponse(400, "HttpsRequired", httpsRequiredMessage))
       }
       const badPath = checkPath(request)
-      if (Option.isSome(badPath)) return badPath.value
+      if (Option.isSome(badPath)) return Effect.succeed(badPath.value)
       // Requests without a body (most of them) have nothing more to check.
-      if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return yield* app
-      const rejected = yield* checkBody(request)
-      if (Option.isSome(rejected)) return rejected.value
-      const refusedScan = yield* checkScan(request, options.authenticateUpload)
-      if (Option.isSome(refusedScan)) return refusedScan.value
-      const unreadable = yield* readScan(request)
-      if (Option.isSome(unreadable)) return unreadable.value
-      return yield* app
-    })
-    // Logs the path without its query string: OAuth callbacks carry codes there.
-    const logged = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const started = Date.now()
-      const exit = yield* Effect.exit(options.rateLimit === undefined ? inner : options.rateLimit(inner))
-      const status = exit._tag === "Success" ? exit.value.status : failureStatus(exit.cause)
-      yield* recordRequest(request, status, Date.now() - started)
-      const annotations = {
-        "http.method": request.method,
-        "http.path": request.url.split("?")[0],
-        "http.status": status,
-        "http.durationMs": Date.now() - started
-      }
-      if (exit._tag === "Failure" && status >= 500) {
-        yield* Effect.logError("Request failed", exit.cause).pipe(Effect.annotateLogs(annotations))
-      } else {
-        yield* Effect.log("Sent HTTP response").pipe(Effect.annotateLogs(annotations))
-      }
-      return yield* exit
-    })
-    return Effect.gen(function*() {
+      if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return app
+      return Effect.gen(function*() {
+        const rejected = yield* checkBody(request)
+        if (Option.isSome(rejected)) return rejected.value
+        const refusedScan = yield* checkScan(request, options.authenticateUpload)
+        if (Option.isSome(refusedScan)) return refusedScan.value
+        const unreadable = yield* readScan(request)
+        if (Option.isSome(unreadable)) return unreadable.value
+        return yield* app
+      })
+    }
+    const limited = (request: HttpServerRequest.HttpServerRequest) =>
+      options.rateLimit === undefined ? checked(request) : options.rateLimit(checked(request))
+
+    return Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse, unknown, unknown>((fiber) => {
+      const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
       const requestId = crypto.randomUUID()
-      // Responses of the router and of the platform's error handling (unknown route, defects)
-      // are sent after this middleware returns; a pre-response handler reaches them all.
-      yield* HttpApp.appendPreResponseHandler((request, response) =>
-        Effect.map(
-          response.status >= 400 && response.body._tag === "Empty"
-            ? emptyErrorBody(response.status, requestId)
-            : Effect.succeed(withShortDecodeMessage(response)),
-          (response) => headers(request.url, HttpServerResponse.setHeader(response, "x-request-id", requestId))
+      const started = Date.now()
+      const deadline = options.deadline === undefined
+        ? undefined
+        : startDeadline(fiber, deadlineMsOf(options.deadline, request))
+      const finish = (response: HttpServerResponse.HttpServerResponse) =>
+        headers(request.url, HttpServerResponse.setHeader(response, "x-request-id", requestId))
+      // Responses of the router and of the platform's error handling (unknown route, defects, the deadline's
+      // interruption) are sent from inside the app; a pre-response handler, the first, reaches them all.
+      const preResponse: HttpApp.PreResponseHandler = (_request, response) => {
+        deadline?.stop()
+        // Whatever the app made of its interruption (the platform's 503, a mounted simulator's own 500).
+        if (deadline?.passed() === true) {
+          return Effect.succeed(finish(overDeadline(deadline.ms)))
+        }
+        if (response.status >= 400 && response.body._tag === "Empty") {
+          return Effect.map(emptyErrorBody(response.status, requestId), finish)
+        }
+        return Effect.succeed(finish(withShortDecodeMessage(response)))
+      }
+      // Logs the path without its query string: OAuth callbacks carry codes there.
+      const logged = (status: number, cause?: Cause.Cause<unknown>) => {
+        const durationMs = Date.now() - started
+        recordRequest(fiber, request, status, durationMs)
+        return Effect.zipRight(
+          annotateRequestLogs({
+            "http.method": request.method,
+            "http.path": request.url.split("?")[0],
+            "http.status": status,
+            "http.durationMs": durationMs
+          }),
+          cause !== undefined ? Effect.logError("Request failed", cause) : Effect.log("Sent HTTP response")
         )
+      }
+      const served = Effect.zipRight(
+        Effect.zipRight(
+          annotateRequestLogs({ requestId }),
+          options.tracing === false
+            ? Effect.zipRight(untracedRequest(routeCapture()), HttpApp.appendPreResponseHandler(preResponse))
+            : HttpApp.appendPreResponseHandler(preResponse)
+        ),
+        Effect.matchCauseEffect(limited(request), {
+          onFailure: (cause) => {
+            deadline?.stop()
+            const overdue = deadline?.passed() === true
+            const status = overdue ? 503 : failureStatus(cause)
+            return Effect.zipRight(
+              logged(status, status >= 500 && !overdue ? cause : undefined),
+              Effect.failCause(cause)
+            )
+          },
+          onSuccess: (response) => {
+            deadline?.stop()
+            // Responses returned here before reaching the app do not pass the pre-response handlers.
+            return Effect.as(logged(response.status), finish(response))
+          }
+        })
       )
-      const traced = options.tracing === false
-        ? Effect.withTracerEnabled(Effect.withParentSpan(logged, routeCapture()), false)
-        : logged
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const response = yield* traced.pipe(Effect.annotateLogs("requestId", requestId))
-      // Responses returned here before reaching the app do not pass the pre-response handlers.
-      return headers(request.url, HttpServerResponse.setHeader(response, "x-request-id", requestId))
+      return served
     }) as HttpApp.Default<never, R | HttpServerRequest.HttpServerRequest>
   }

@@ -9,7 +9,7 @@ import type { HttpServerRequest } from "@effect/platform"
 import { HttpApi } from "@effect/platform"
 import { Api } from "@pulsebridge/domain"
 import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
@@ -99,21 +99,22 @@ export const routeCapture = (): Tracer.Span => {
   }
 }
 
-/** The route template the router matched for the current request, read from its server span. */
-export const currentRoute = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.map(Effect.option(Effect.currentSpan), (span): string => {
-    // A mounted simulator's own router names routes relative to its mount; they are one label.
-    if (request.url.startsWith("/sandbox/")) return "/sandbox/*"
-    const route = span._tag === "Some" ? span.value.attributes.get("http.route") : undefined
-    if (typeof route === "string" && route.startsWith("/")) return route
-    return request.url.startsWith("/api/") ? templateOf(request.method, request.url) ?? unmatchedRoute : unmatchedRoute
-  })
-
 /**
- * The tagged counter and histogram of each (route, method, status) seen: tagging a metric builds and hashes a new
- * key, which is done once per series rather than once per request. The routes are templates, so the map stays as
- * small as the set of series.
+ * The route template of the request `fiber` serves: what the router wrote on the request's span (or on the
+ * stand-in of `routeCapture`), else, for the API, the template its path matches.
  */
+export const currentRoute = (
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  request: HttpServerRequest.HttpServerRequest
+): string => {
+  // A mounted simulator's own router names routes relative to its mount; they are one label.
+  if (request.url.startsWith("/sandbox/")) return "/sandbox/*"
+  const span = fiber.currentSpan
+  const route = span?._tag === "Span" ? span.attributes.get("http.route") : undefined
+  if (typeof route === "string" && route.startsWith("/")) return route
+  return request.url.startsWith("/api/") ? templateOf(request.method, request.url) ?? unmatchedRoute : unmatchedRoute
+}
+
 const series = new Map<string, {
   readonly total: Metric.Metric.Counter<number>
   readonly duration: Metric.Metric.Histogram<number>
@@ -135,14 +136,15 @@ const seriesOf = (route: string, method: string, status: number) => {
 
 /** Counts one answered request and observes its duration. */
 export const recordRequest = (
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
   request: HttpServerRequest.HttpServerRequest,
   status: number,
   durationMs: number
-) =>
-  Effect.flatMap(currentRoute(request), (route) => {
-    const { duration, total } = seriesOf(route, methodLabel(request.method), status)
-    return Effect.zipRight(Metric.increment(total), Metric.update(duration, durationMs / 1000))
-  })
+): void => {
+  const { duration, total } = seriesOf(currentRoute(fiber, request), methodLabel(request.method), status)
+  total.unsafeUpdate(1, [])
+  duration.unsafeUpdate(durationMs / 1000, [])
+}
 
 export const rateLimited = Metric.counter("pulsebridge_http_rate_limited_total", {
   description: "Requests refused with 429, by the kind of credential whose bucket was empty",

@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import { MgDlPerMmolL } from "../healthData/GlucoseSummaries.js"
 import type { NutrientValues } from "../journal/Nutrients.js"
 import * as N from "../journal/Nutrients.js"
+import { traced } from "../platform/Traced.js"
 import type { ConnectionRow, ReadingRow } from "./InsightsRepo.js"
 import { InsightsRepo } from "./InsightsRepo.js"
 import type { GlucoseSource, Reading, Response } from "./MealResponse.js"
@@ -83,7 +84,7 @@ export class MealResponses extends Effect.Service<MealResponses>()("@pulsebridge
       )
 
     /** The response of each entry by id: null for water and for entries without glucose data around them. */
-    const forEntries = Effect.fn("MealResponses.forEntries")(
+    const forEntries = traced("MealResponses.forEntries")(
       function*(userId: UserId, entries: ReadonlyArray<EntryTime>) {
         const out = new Map<string, GlucoseResponse | null>()
         const responding = entries.filter((e) => respondingKinds.has(e.entryKind))
@@ -118,7 +119,7 @@ export class MealResponses extends Effect.Service<MealResponses>()("@pulsebridge
     )
 
     /** The meal-responses range read: each meal, drink and coffee of the dates that has a response. */
-    const range = Effect.fn("MealResponses.range")(function*(userId: UserId, from: string, to: string) {
+    const range = traced("MealResponses.range")(function*(userId: UserId, from: string, to: string) {
       const entries = yield* repo.mealsByRange(userId, from, to)
       const responses = yield* forEntries(userId, entries)
       const out: Array<MealResponse> = []

@@ -22,6 +22,7 @@ import { Outbox } from "../events/Outbox.js"
 import { MealResponses } from "../insights/MealResponses.js"
 import { localDate } from "../platform/Calendar.js"
 import { newId } from "../platform/Ids.js"
+import { traced } from "../platform/Traced.js"
 import type { JournalRow } from "../scoring/Intake.js"
 import { AnalysisQueue } from "./AnalysisQueue.js"
 import { BlobStore } from "./BlobStore.js"
@@ -106,7 +107,7 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
       Effect.flatMap(repo.findEntry(userId, entryId), (row) => load(userId, Option.getOrThrow(row)))
 
     /** A manual entry (endpoint 16). */
-    const create = Effect.fn("Journal.create")(function*(user: JournalUser, payload: CreateJournalEntryPayload) {
+    const create = traced("Journal.create")(function*(user: JournalUser, payload: CreateJournalEntryPayload) {
       const timezone = payload.timezone ?? user.timezone
       const id = newId()
       const entry = {
@@ -134,7 +135,7 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
      * A scan (endpoint 17): checks the photo, stores it, records the Pending entry and hands it to
      * the analysis. Nothing is stored when the photo is refused.
      */
-    const createScan = Effect.fn("Journal.createScan")(function*(user: JournalUser, upload: ScanUpload) {
+    const createScan = traced("Journal.createScan")(function*(user: JournalUser, upload: ScanUpload) {
       const buffer = yield* Effect.promise(() => fs.readFile(upload.path))
       const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
       const image = yield* inspectImage(bytes)
@@ -191,22 +192,22 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
     })
 
     /** The entries of one journal date, in list form (endpoint 18). */
-    const list = Effect.fn("Journal.list")(function*(user: JournalUser, date: string) {
+    const list = traced("Journal.list")(function*(user: JournalUser, date: string) {
       return (yield* repo.listByDate(user.userId, date)).map(toSummary)
     })
 
     /** The entries of the journal dates `from` to `to`, in list form (the portal's user page). */
-    const listRange = Effect.fn("Journal.listRange")(function*(userId: UserId, from: string, to: string) {
+    const listRange = traced("Journal.listRange")(function*(userId: UserId, from: string, to: string) {
       return (yield* repo.listByRange(userId, from, to)).map(toSummary)
     })
 
     /** One entry in full (endpoint 19). */
-    const get = Effect.fn("Journal.get")(function*(user: JournalUser, entryId: string) {
+    const get = traced("Journal.get")(function*(user: JournalUser, entryId: string) {
       return yield* load(user.userId, yield* requireRow(user.userId, entryId))
     })
 
     /** The stored photo of an entry. */
-    const image = Effect.fn("Journal.image")(function*(user: JournalUser, entryId: string) {
+    const image = traced("Journal.image")(function*(user: JournalUser, entryId: string) {
       yield* requireRow(user.userId, entryId)
       const row = yield* repo.imageOf(entryId)
       if (Option.isNone(row)) return yield* new ImageNotFound({ entryId })
@@ -217,7 +218,7 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
     })
 
     /** A correction (endpoint 20), with the merge rules of the journal. */
-    const update = Effect.fn("Journal.update")(
+    const update = traced("Journal.update")(
       function*(user: JournalUser, entryId: string, payload: UpdateJournalEntryPayload) {
         // The row lock makes a concurrent end of the analysis wait for this edit, then find it not Pending.
         const current = yield* Effect.flatMap(
@@ -264,7 +265,7 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
     )
 
     /** What the analysis of `entryId` reads; none when the entry is gone. */
-    const subject = Effect.fn("Journal.subject")(function*(entryId: string) {
+    const subject = traced("Journal.subject")(function*(entryId: string) {
       return Option.map(yield* repo.subject(entryId), toSubject)
     })
 
@@ -272,7 +273,7 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
      * Ends a Pending analysis with its items: entry nutrients are their sum and the title names them.
      * False when the entry is no longer Pending (an edit won, or this ran already).
      */
-    const completeAnalysis = Effect.fn("Journal.completeAnalysis")(
+    const completeAnalysis = traced("Journal.completeAnalysis")(
       function*(entryId: string, items: ReadonlyArray<NewItem>, model: string | null) {
         const completed = yield* repo.completePending(entryId, {
           title: titleOf(items.map((item) => item.name)),
@@ -297,7 +298,7 @@ export class Journal extends Effect.Service<Journal>()("@pulsebridge/server/Jour
     )
 
     /** Ends a Pending analysis as Failed, keeping the reason. False when no longer Pending. */
-    const failAnalysis = Effect.fn("Journal.failAnalysis")(
+    const failAnalysis = traced("Journal.failAnalysis")(
       function*(entryId: string, reason: string) {
         const kept = reason.slice(0, 1000)
         const failed = yield* repo.failPending(entryId, kept)

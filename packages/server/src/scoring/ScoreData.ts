@@ -9,6 +9,7 @@
 import type { UserId } from "@pulsebridge/domain"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
+import { traced } from "../platform/Traced.js"
 import { buildScoringInput, priorityOf } from "./Inputs.js"
 import { ScoresRepo } from "./ScoresRepo.js"
 import type { DateWindow } from "./Scoring.js"
@@ -27,10 +28,10 @@ export class ScoreData extends Effect.Service<ScoreData>()("@pulsebridge/server/
       )
 
     return {
-      daily: Effect.fn("ScoreData.daily")(function*(userId: UserId, range: DateWindow) {
+      daily: traced("ScoreData.daily")(function*(userId: UserId, range: DateWindow) {
         return scoring.daily(yield* inputOf(userId, scoring.rowsWindow(range, "daily")), range)
       }),
-      weekly: Effect.fn("ScoreData.weekly")(function*(userId: UserId, range: DateWindow) {
+      weekly: traced("ScoreData.weekly")(function*(userId: UserId, range: DateWindow) {
         return scoring.weekly(yield* inputOf(userId, scoring.rowsWindow(range, "weekly")), range)
       })
     } as const

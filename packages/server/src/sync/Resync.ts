@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import { ConnectionsRepo } from "../connections/ConnectionsRepo.js"
 import { ConnectionNotFound } from "../connections/Errors.js"
 import { addDays, localToday } from "../platform/Calendar.js"
+import { traced } from "../platform/Traced.js"
 import { SyncSettings } from "./SyncEngine.js"
 import { SyncQueue } from "./SyncQueue.js"
 
@@ -49,7 +50,7 @@ export class Resync extends Effect.Service<Resync>()("@pulsebridge/server/Resync
 
     return {
       /** Checks the connection (the user's, not Disconnected, Active) and the range, then queues the work. */
-      request: Effect.fn("Resync.request")(
+      request: traced("Resync.request")(
         function*(
           user: { readonly userId: UserId; readonly timezone: string },
           connectionId: string,

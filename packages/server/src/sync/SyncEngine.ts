@@ -30,6 +30,7 @@ import { ProviderPacing } from "../connections/ProviderPacing.js"
 import { addDays, localToday } from "../platform/Calendar.js"
 import { ServerBases } from "../platform/ServerBases.js"
 import { defaultServerConfig } from "../platform/ServerConfig.js"
+import { traced } from "../platform/Traced.js"
 import { RecordStore } from "./RecordStore.js"
 import { countProviderError, countStored, countWindow } from "./SyncMetrics.js"
 import { SyncStateRepo } from "./SyncStateRepo.js"
@@ -365,7 +366,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       }).pipe(Effect.withSpan("SyncEngine.backfillRange", { attributes: { connectionId } }))
 
     /** Plans the connect-time backfill: the last `backfillDays` days up to today, capped by the provider. */
-    const planBackfill = Effect.fn("SyncEngine.planBackfill")(function*(connectionId: string, days?: number) {
+    const planBackfill = traced("SyncEngine.planBackfill")(function*(connectionId: string, days?: number) {
       const info = yield* load(connectionId)
       if (info === undefined) return
       const source = dataOf(info)
@@ -457,7 +458,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       )
 
     /** Stores records a provider delivered itself (a push, or what a notification fetched). */
-    const storeDelivered = Effect.fn("SyncEngine.storeDelivered")(
+    const storeDelivered = traced("SyncEngine.storeDelivered")(
       function*(connectionId: string, batch: CanonicalBatch) {
         const info = yield* usable(connectionId)
         if (info === undefined) return
@@ -467,7 +468,7 @@ export class SyncEngine extends Effect.Service<SyncEngine>()("@pulsebridge/serve
       }
     )
 
-    const stop = Effect.fn("SyncEngine.stop")(function*(connectionId: string) {
+    const stop = traced("SyncEngine.stop")(function*(connectionId: string) {
       const info = yield* load(connectionId)
       if (info === undefined) return
       yield* states.setState(connectionId, {

@@ -39,6 +39,7 @@ import { GrantRevocation } from "../connections/GrantRevocation.js"
 import { Outbox } from "../events/Outbox.js"
 import { BlobStore } from "../journal/BlobStore.js"
 import { isUuid } from "../platform/Ids.js"
+import { traced } from "../platform/Traced.js"
 import { SyncStateRepo } from "../sync/SyncStateRepo.js"
 import { ErasureRepo } from "./ErasureRepo.js"
 
@@ -93,7 +94,7 @@ export class Erasure extends Effect.Service<Erasure>()("@pulsebridge/server/Eras
        * `Stopped` and the rest is handed to the `ErasureQueue`. Asking again while the erasure runs answers the same
        * tombstone.
        */
-      erase: Effect.fn("Erasure.erase")(function*<E = never, R = never>(
+      erase: traced("Erasure.erase")(function*<E = never, R = never>(
         appId: AppId,
         userId: string,
         alongside?: Effect.Effect<void, E, R>
@@ -159,7 +160,7 @@ export class ErasureWork extends Effect.Service<ErasureWork>()("@pulsebridge/ser
 
     return {
       /** Finishes the user's erasure; nothing to do when it has ended or was never asked for. */
-      run: Effect.fn("ErasureWork.run")(function*(userId: string) {
+      run: traced("ErasureWork.run")(function*(userId: string) {
         const tombstone = yield* repo.tombstone(userId)
         if (Option.isNone(tombstone) || tombstone.value.completedAt !== null) return
         const appId = tombstone.value.appId

@@ -23,6 +23,7 @@ import { JournalRepo } from "../journal/JournalRepo.js"
 import { toEntry } from "../journal/Rows.js"
 import { addDays } from "../platform/Calendar.js"
 import { isUuid } from "../platform/Ids.js"
+import { traced } from "../platform/Traced.js"
 import { ScoreData } from "../scoring/ScoreData.js"
 import type { RecordKey } from "./ExportRepo.js"
 import { ExportRepo, recordTypes } from "./ExportRepo.js"
@@ -156,7 +157,7 @@ export class UserExport extends Effect.Service<UserExport>()("@pulsebridge/serve
        * The app's user's export as a stream of NDJSON bytes; fails with `UserNotFound` before
        * anything is streamed when the app has no such user (or it is being erased).
        */
-      stream: Effect.fn("UserExport.stream")(function*(
+      stream: traced("UserExport.stream")(function*(
         appId: AppId,
         userId: string,
         options: { readonly includeRaw: boolean }

@@ -14,6 +14,7 @@ import { generateSecret, hashSecret, UserTokenPrefix } from "../access/Credentia
 import { UserTokensRepo } from "../access/UserTokensRepo.js"
 import { Outbox } from "../events/Outbox.js"
 import { isUuid, newId } from "../platform/Ids.js"
+import { traced } from "../platform/Traced.js"
 import { SyncStateRepo } from "../sync/SyncStateRepo.js"
 import { UsersRepo } from "./UsersRepo.js"
 
@@ -66,7 +67,7 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
         Option.match({ onNone: () => Effect.fail(new UserNotFound({ userId })), onSome: Effect.succeed })
       )
 
-    const deactivate = Effect.fn("Users.deactivate")(
+    const deactivate = traced("Users.deactivate")(
       function*(appId: AppId, userId: string) {
         if (!isUuid(userId)) return yield* new UserNotFound({ userId })
         const deactivated = yield* users.deactivate(appId, userId)
@@ -92,7 +93,7 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
        * Creates the user, or finds the existing one with the same externalUserId (reactivating
        * it when Inactive), and issues a fresh token either way. One upsert decides which.
        */
-      create: Effect.fn("Users.create")(
+      create: traced("Users.create")(
         function*(appId: AppId, payload: CreateUserPayload) {
           const { inserted, user } = yield* users.upsertActive({
             id: newId<UserId>(),
@@ -109,18 +110,18 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
         Effect.orDie
       ),
 
-      findByExternalId: Effect.fn("Users.findByExternalId")(function*(appId: AppId, externalUserId: string) {
+      findByExternalId: traced("Users.findByExternalId")(function*(appId: AppId, externalUserId: string) {
         const user = yield* users.findByExternalId(appId, externalUserId)
         if (Option.isNone(user)) return yield* new ExternalUserNotFound({ externalUserId })
         return user.value
       }),
 
-      get: Effect.fn("Users.get")(function*(appId: AppId, userId: string) {
+      get: traced("Users.get")(function*(appId: AppId, userId: string) {
         return yield* requireUser(appId, userId)
       }),
 
       /** Partial update; metadata, when given, replaces the stored metadata entirely. */
-      update: Effect.fn("Users.update")(function*(appId: AppId, userId: string, payload: UpdateUserPayload) {
+      update: traced("Users.update")(function*(appId: AppId, userId: string, payload: UpdateUserPayload) {
         const user = isUuid(userId) ? yield* users.update(appId, userId, payload) : Option.none()
         if (Option.isNone(user)) return yield* new UserNotFound({ userId })
         return user.value
@@ -131,7 +132,7 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
        * ("user is inactive") and no provider read of theirs starts again; its data stays. Deleting an
        * Active user writes `user.deleted`; deleting it again changes nothing and writes nothing.
        */
-      softDelete: Effect.fn("Users.softDelete")(function*(appId: AppId, userId: string) {
+      softDelete: traced("Users.softDelete")(function*(appId: AppId, userId: string) {
         const user = yield* deactivate(appId, userId)
         // After the commit: a sync storing a window holds its sync state while its records wait on the user's
         // row, which the deactivation locks.
@@ -139,7 +140,7 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
       }),
 
       /** Revokes every earlier token of the user and issues one new token. */
-      rotateToken: Effect.fn("Users.rotateToken")(
+      rotateToken: traced("Users.rotateToken")(
         function*(appId: AppId, userId: string) {
           const user = yield* requireUser(appId, userId)
           if (user.status !== "Active") return yield* new UserInactive({ userId: user.id })

@@ -9,9 +9,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { makeTestServer, TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import * as http from "node:http"
 import * as tls from "node:tls"
-import { withDeadline } from "../../src/http/Deadline.js"
+import { makeAppMiddleware } from "../../src/http/Middleware.js"
 import { json, preview, send } from "../fixtures/Http.js"
 
 interface RawReply {
@@ -127,10 +128,23 @@ describe("below and beside the API", () => {
 const slowApp = HttpRouter.empty.pipe(
   HttpRouter.get("/slow", Effect.as(Effect.sleep("5 seconds"), HttpServerResponse.text("late"))),
   HttpRouter.get("/fast", Effect.succeed(HttpServerResponse.text("on time"))),
-  HttpRouter.post("/upload", Effect.as(Effect.sleep("300 millis"), HttpServerResponse.text("stored")))
+  HttpRouter.post("/upload", Effect.as(Effect.sleep("300 millis"), HttpServerResponse.text("stored"))),
+  // Answered at once; its body takes longer than the deadline to stream.
+  HttpRouter.get(
+    "/stream",
+    Effect.succeed(HttpServerResponse.stream(
+      Stream.fromIterable(["a", "b", "c", "d"]).pipe(
+        Stream.tap(() => Effect.sleep("100 millis")),
+        Stream.encodeText
+      ),
+      { contentType: "text/plain" }
+    ))
+  )
 )
 
-const DeadlineServer = HttpServer.serve(withDeadline({ requestMs: 200, uploadMs: 2_000 })(slowApp)).pipe(
+const DeadlineServer = HttpServer.serve(
+  makeAppMiddleware({ trustProxy: false, tracing: false, deadline: { requestMs: 200, uploadMs: 2_000 } })(slowApp)
+).pipe(
   Layer.provideMerge(NodeHttpServer.layer(() => http.createServer(), { port: 0, host: "127.0.0.1" }))
 )
 
@@ -181,6 +195,15 @@ describe("request deadline", () => {
         const upload = yield* plainRequest(port, "POST", "/upload", "multipart/form-data; boundary=x")
         expect(upload.status).toBe(200)
         expect(upload.body).toBe("stored")
+      })
+    ))
+
+  it.live("the deadline ends with the answer: a body streamed for longer is not cut", () =>
+    onDeadlineServer((port) =>
+      Effect.gen(function*() {
+        const streamed = yield* plainRequest(port, "GET", "/stream")
+        expect(streamed.status).toBe(200)
+        expect(streamed.body).toBe("abcd")
       })
     ))
 })
