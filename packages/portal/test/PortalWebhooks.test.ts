@@ -162,6 +162,15 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: webhook endpoint", () 
           await health.getByText("25 deliveries waiting", { exact: false }).waitFor()
           await health.getByText(/paused after failures in a row/).waitFor()
           await checkPage(session, "portal-webhook-deliveries")
+          // The failing delivery, not on the first page, opens from the last error.
+          await health.getByRole("button", { name: "Show its delivery" }).click()
+          const lastDelivery = health.getByRole("region", { name: "Delivery of the last error" })
+          await expect.poll(() =>
+            lastDelivery.getByRole("table", { name: "Attempts of this delivery" }).getByRole("row").count()
+          ).toBe(5)
+          await lastDelivery.getByText(seeded.failing.eventId, { exact: false }).waitFor()
+          await checkPage(session, "portal-webhook-last-error-delivery")
+          await health.getByRole("button", { name: "Hide its delivery" }).click()
 
           // Filters, kept in the address.
           await page.getByLabel("Status").selectOption("Delivered")

@@ -48,40 +48,66 @@ const AttemptLine = (props: { readonly attempt: DeliveryAttempt | null; readonly
   )
 }
 
-/** How the endpoint fares, whatever its first page of deliveries holds. */
-const Health = (props: { readonly detail: EndpointDetail }) => {
+/** How the endpoint fares, whatever its first page of deliveries holds; the failing delivery opens below. */
+const Health = (props: { readonly appId: string; readonly detail: EndpointDetail }) => {
   const { detail } = props
-  const { endpoint } = detail
+  const { endpoint, lastError } = detail
+  const [open, setOpen] = useState(false)
   return (
-    <section class="grid" aria-label="Endpoint health">
-      <div class="card">
-        <h2 class="small">Last error</h2>
-        <AttemptLine attempt={detail.lastError} none="No attempt has failed." />
-      </div>
-      <div class="card">
-        <h2 class="small">Last success</h2>
-        <AttemptLine attempt={detail.lastSuccess} none="No delivery has succeeded yet." />
-      </div>
-      <div class="card">
-        <h2 class="small">State</h2>
-        <p>
-          {endpoint.failingSince === null
-            ? "Deliveries succeed."
-            : (
+    <section aria-label="Endpoint health">
+      <div class="grid">
+        <div class="card">
+          <h2 class="small">Last error</h2>
+          <AttemptLine attempt={lastError} none="No attempt has failed." />
+          {lastError === null ?
+            null :
+            (
+              <button type="button" class="secondary small" aria-expanded={open} onClick={() => setOpen(!open)}>
+                {open ? "Hide its delivery" : "Show its delivery"}
+              </button>
+            )}
+        </div>
+        <div class="card">
+          <h2 class="small">Last success</h2>
+          <AttemptLine attempt={detail.lastSuccess} none="No delivery has succeeded yet." />
+        </div>
+        <div class="card">
+          <h2 class="small">State</h2>
+          <p>
+            {endpoint.failingSince === null
+              ? "Deliveries succeed."
+              : (
+                <>
+                  Failing since{" "}
+                  <Time at={endpoint.failingSince} />. If it still fails 5 days after that, it is disabled.
+                </>
+              )}
+          </p>
+          <p>
+            {detail.pending} {detail.pending === 1 ? "delivery" : "deliveries"} waiting
+            {detail.pausedUntil === null ? null : (
               <>
-                Failing since <Time at={endpoint.failingSince} />. If it still fails 5 days after that, it is disabled.
+                ; paused after failures in a row until <Time at={detail.pausedUntil} />
               </>
             )}
-        </p>
-        <p>
-          {detail.pending} {detail.pending === 1 ? "delivery" : "deliveries"} waiting
-          {detail.pausedUntil === null ? null : (
-            <>
-              ; paused after failures in a row until <Time at={detail.pausedUntil} />
-            </>
-          )}
-        </p>
+          </p>
+        </div>
       </div>
+      {lastError !== null && open
+        ? (
+          <div class="card" role="region" aria-label="Delivery of the last error">
+            <h3>
+              Delivery of the last error: <code>{lastError.eventType}</code>
+            </h3>
+            <DeliveryView
+              appId={props.appId}
+              endpointId={endpoint.id}
+              deliveryId={lastError.deliveryId}
+              name={`${lastError.eventType} of the last error`}
+            />
+          </div>
+        )
+        : null}
     </section>
   )
 }
@@ -165,27 +191,29 @@ const DeliveryView = (props: {
           </p>
         )
         : (
-          <table class="attempts">
-            <caption class="sr-only">Attempts of this delivery</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Status code</th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {attempts.map((attempt, index) => (
-                <tr key={index}>
-                  <td>
-                    <Time at={attempt.attemptedAt} />
-                  </td>
-                  <td class="num">{attempt.statusCode ?? <span class="muted">none</span>}</td>
-                  <td class="error-text">{attempt.error ?? <span class="muted">delivered</span>}</td>
+          <TableFrame label={`Attempts of ${props.name}`}>
+            <table class="attempts">
+              <caption class="sr-only">Attempts of this delivery</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  <th scope="col">Status code</th>
+                  <th scope="col">Error</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {attempts.map((attempt, index) => (
+                  <tr key={index}>
+                    <td>
+                      <Time at={attempt.attemptedAt} />
+                    </td>
+                    <td class="num">{attempt.statusCode ?? <span class="muted">none</span>}</td>
+                    <td class="error-text">{attempt.error ?? <span class="muted">delivered</span>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableFrame>
         )}
       {delivery.status === "Pending" && attempts.length > 0 && delivery.nextAttemptAt !== null
         ? (
@@ -386,7 +414,7 @@ export const WebhookEndpointPage = (props: { readonly appId: string; readonly en
         Endpoint id <code>{endpoint.id}</code> · created <Time at={endpoint.createdAt} />
       </p>
 
-      <Health detail={detail.data} />
+      <Health appId={appId} detail={detail.data} />
 
       {secret === undefined ? null : (
         <div class="card reveal" role="region" aria-label="New signing secret">
