@@ -15,6 +15,7 @@ import { OverviewPage } from "./pages/OverviewPage.js"
 import { SandboxPage } from "./pages/SandboxPage.js"
 import { SetupPage } from "./pages/SetupPage.js"
 import { UserPage } from "./pages/UserPage.js"
+import { WebhookEndpointPage } from "./pages/WebhookEndpointPage.js"
 import { match, navigate, useLocation } from "./router.js"
 
 type SessionState =
@@ -33,6 +34,8 @@ const Page = (props: { readonly path: string; readonly session: Session }) => {
   }
   const user = match("/portal/apps/:appId/users/:userId", path)
   if (user !== undefined) return <UserPage appId={user.appId!} userId={user.userId!} sandbox={session.sandbox} />
+  const endpoint = match("/portal/apps/:appId/webhooks/:endpointId", path)
+  if (endpoint !== undefined) return <WebhookEndpointPage appId={endpoint.appId!} endpointId={endpoint.endpointId!} />
   const app = match("/portal/apps/:appId", path) ?? match("/portal/apps/:appId/:tab", path)
   if (app !== undefined) return <AppPage appId={app.appId!} tab={app.tab ?? "keys"} session={session} />
   return <NotFound text="There is no page at this address." />

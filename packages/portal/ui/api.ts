@@ -31,6 +31,38 @@ export type CreateWebhookEndpointPayload = typeof Domain.CreateWebhookEndpointPa
 export type UpdateWebhookEndpointPayload = typeof Domain.UpdateWebhookEndpointPayload.Encoded
 export type WebhookDelivery = typeof Domain.WebhookDelivery.Encoded
 export type WebhookDeliveryPage = typeof Domain.WebhookDeliveryPage.Encoded
+export type WebhookEventType = typeof Domain.WebhookEventType.Encoded
+export type DeliveryStatus = typeof Domain.DeliveryStatus.Encoded
+export type RotatedWebhookSecret = typeof Domain.RotatedWebhookSecret.Encoded
+export type WebhookTestSent = typeof Domain.WebhookTestSent.Encoded
+export type EndpointDetail = typeof PortalApi.EndpointDetail.Encoded
+export type DeliveryDetail = typeof PortalApi.DeliveryDetail.Encoded
+export type DeliveryAttempt = typeof PortalApi.DeliveryAttempt.Encoded
+/** The deliveries log's filters as its URL takes them. */
+export interface DeliveryFilters {
+  readonly status?: DeliveryStatus | undefined
+  readonly eventType?: WebhookEventType | undefined
+}
+
+/** Every event type, in the contract's order (the check below fails the build when the contract gains one). */
+export const webhookEventTypes = [
+  "connection.created",
+  "connection.updated",
+  "connection.deleted",
+  "sync.backfill.completed",
+  "data.updated",
+  "journal.analysis.completed",
+  "journal.analysis.failed",
+  "scores.updated",
+  "user.deleted",
+  "user.erased",
+  "webhook.test"
+] as const satisfies ReadonlyArray<WebhookEventType>
+const everyEventTypeListed: Exclude<WebhookEventType, (typeof webhookEventTypes)[number]> extends never ? true
+  : false = true
+void everyEventTypeListed
+
+export const deliveryStatuses: ReadonlyArray<DeliveryStatus> = ["Pending", "Delivered", "Failed"]
 
 export type UserSummary = typeof PortalApi.UserSummary.Encoded
 export type UserPage = typeof PortalApi.UserPage.Encoded
@@ -164,10 +196,23 @@ export const api = {
     request<WebhookEndpointWithSecret>("POST", `/portal/api/apps/${appId}/webhook-endpoints`, body),
   updateWebhook: (appId: string, endpointId: string, body: UpdateWebhookEndpointPayload) =>
     request<WebhookEndpoint>("PATCH", `/portal/api/apps/${appId}/webhook-endpoints/${endpointId}`, body),
-  deliveries: (appId: string, endpointId: string, cursor?: string) =>
+  webhook: (appId: string, endpointId: string) =>
+    request<EndpointDetail>("GET", `/portal/api/apps/${appId}/webhook-endpoints/${endpointId}`),
+  deleteWebhook: (appId: string, endpointId: string) =>
+    request<void>("DELETE", `/portal/api/apps/${appId}/webhook-endpoints/${endpointId}`),
+  rotateWebhookSecret: (appId: string, endpointId: string) =>
+    request<RotatedWebhookSecret>("POST", `/portal/api/apps/${appId}/webhook-endpoints/${endpointId}/rotate-secret`),
+  testWebhook: (appId: string, endpointId: string) =>
+    request<WebhookTestSent>("POST", `/portal/api/apps/${appId}/webhook-endpoints/${endpointId}/test`),
+  deliveries: (appId: string, endpointId: string, filters: DeliveryFilters, cursor?: string) =>
     request<WebhookDeliveryPage>(
       "GET",
-      `/portal/api/apps/${appId}/webhook-endpoints/${endpointId}/deliveries${query({ cursor, limit: 20 })}`
+      `/portal/api/apps/${appId}/webhook-endpoints/${endpointId}/deliveries${query({ ...filters, cursor, limit: 20 })}`
+    ),
+  delivery: (appId: string, endpointId: string, deliveryId: string) =>
+    request<DeliveryDetail>(
+      "GET",
+      `/portal/api/apps/${appId}/webhook-endpoints/${endpointId}/deliveries/${deliveryId}`
     ),
   retryDelivery: (appId: string, endpointId: string, deliveryId: string) =>
     request<WebhookDelivery>(

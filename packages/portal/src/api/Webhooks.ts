@@ -1,5 +1,9 @@
-/** The webhook endpoints of an app and their deliveries (the same service as `/api/v1/webhook-endpoints`). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+/**
+ * The webhook endpoints of an app and their deliveries (the same service as `/api/v1/webhook-endpoints`): an
+ * endpoint with its last error and last success, the log filtered by status and event type, each delivery with
+ * its payload and attempts, and the public routes' changes (test event, secret rotation, removal).
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   AppId,
   BadRequest,
@@ -7,20 +11,61 @@ import {
   CreateWebhookEndpointPayload,
   DeliveryCursor,
   DeliveryPageLimit,
+  DeliveryStatus,
   NotFound,
+  RotatedWebhookSecret,
+  Timestamp,
   UpdateWebhookEndpointPayload,
   WebhookDelivery,
   WebhookDeliveryId,
   WebhookDeliveryPage,
   WebhookEndpoint,
   WebhookEndpointId,
-  WebhookEndpointWithSecret
+  WebhookEndpointWithSecret,
+  WebhookEventType,
+  WebhookTestSent
 } from "@pulsebridge/domain"
 import * as Schema from "effect/Schema"
 import { AppPath } from "./Apps.js"
 import { PortalAuth } from "./Session.js"
 
 const endpointPath = Schema.Struct({ appId: AppId, endpointId: WebhookEndpointId })
+const deliveryPath = Schema.Struct({ appId: AppId, endpointId: WebhookEndpointId, deliveryId: WebhookDeliveryId })
+
+/** One attempt of a delivery: when, the receiver's status code (null when none answered), and why it failed. */
+export class DeliveryAttempt extends Schema.Class<DeliveryAttempt>("DeliveryAttempt")({
+  deliveryId: WebhookDeliveryId,
+  eventType: WebhookEventType,
+  attemptedAt: Timestamp,
+  statusCode: Schema.NullOr(Schema.Int),
+  error: Schema.NullOr(Schema.String).annotations({ description: "Null when the attempt was delivered" })
+}) {}
+
+/** An endpoint and how it fares, whatever the first page of its log holds. */
+export class EndpointDetail extends Schema.Class<EndpointDetail>("EndpointDetail")({
+  endpoint: WebhookEndpoint,
+  lastError: Schema.NullOr(DeliveryAttempt).annotations({ description: "Its latest failed attempt" }),
+  lastSuccess: Schema.NullOr(DeliveryAttempt).annotations({ description: "Its latest delivered attempt" }),
+  pending: Schema.Int.annotations({ description: "Its deliveries waiting to be sent or retried" }),
+  pausedUntil: Schema.NullOr(Timestamp).annotations({
+    description: "Until when the circuit breaker holds its deliveries after failures in a row"
+  })
+}) {}
+
+/** A delivery with the event it sends and its attempts, oldest first. */
+export class DeliveryDetail extends Schema.Class<DeliveryDetail>("DeliveryDetail")({
+  delivery: WebhookDelivery,
+  payload: Schema.Unknown.annotations({ description: "The event, the body of every attempt" }),
+  attempts: Schema.Array(DeliveryAttempt)
+}) {}
+
+/** The log's filters, with its paging. */
+export const DeliveryFilters = Schema.Struct({
+  status: Schema.optional(DeliveryStatus),
+  eventType: Schema.optional(WebhookEventType),
+  cursor: Schema.optional(DeliveryCursor),
+  limit: Schema.optional(DeliveryPageLimit)
+})
 
 export class WebhooksGroup extends HttpApiGroup.make("portalWebhooks")
   .add(
@@ -46,21 +91,53 @@ export class WebhooksGroup extends HttpApiGroup.make("portalWebhooks")
       .addError(BadRequest)
   )
   .add(
+    HttpApiEndpoint.get("get", "/portal/api/apps/:appId/webhook-endpoints/:endpointId")
+      .setPath(endpointPath)
+      .addSuccess(EndpointDetail)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/portal/api/apps/:appId/webhook-endpoints/:endpointId")
+      .setPath(endpointPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("rotateSecret", "/portal/api/apps/:appId/webhook-endpoints/:endpointId/rotate-secret")
+      .setPath(endpointPath)
+      .addSuccess(RotatedWebhookSecret)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("test", "/portal/api/apps/:appId/webhook-endpoints/:endpointId/test")
+      .setPath(endpointPath)
+      .addSuccess(WebhookTestSent, { status: 202 })
+      .addError(NotFound)
+      .addError(Conflict)
+  )
+  .add(
     HttpApiEndpoint.get("deliveries", "/portal/api/apps/:appId/webhook-endpoints/:endpointId/deliveries")
       .setPath(endpointPath)
-      .setUrlParams(
-        Schema.Struct({ cursor: Schema.optional(DeliveryCursor), limit: Schema.optional(DeliveryPageLimit) })
-      )
+      .setUrlParams(DeliveryFilters)
       .addSuccess(WebhookDeliveryPage)
       .addError(NotFound)
       .addError(BadRequest)
+  )
+  .add(
+    HttpApiEndpoint.get(
+      "delivery",
+      "/portal/api/apps/:appId/webhook-endpoints/:endpointId/deliveries/:deliveryId"
+    )
+      .setPath(deliveryPath)
+      .addSuccess(DeliveryDetail)
+      .addError(NotFound)
   )
   .add(
     HttpApiEndpoint.post(
       "retry",
       "/portal/api/apps/:appId/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry"
     )
-      .setPath(Schema.Struct({ appId: AppId, endpointId: WebhookEndpointId, deliveryId: WebhookDeliveryId }))
+      .setPath(deliveryPath)
       .addSuccess(WebhookDelivery)
       .addError(NotFound)
       .addError(Conflict)

@@ -1,102 +1,19 @@
 /**
- * An app's webhook endpoints: create one (its signing secret shown once), enable or disable it, and
- * look at its deliveries, each with its status and a retry button.
+ * An app's webhook endpoints: create one for the event types chosen (its signing secret shown once),
+ * enable or disable it, and open its page (`WebhookEndpointPage`): its last error, deliveries, test
+ * event, secret rotation and removal.
  */
 import { useState } from "preact/hooks"
-import type { WebhookEndpoint } from "../api.js"
-import { api } from "../api.js"
-import {
-  Badge,
-  CopyButton,
-  ErrorNote,
-  Field,
-  Loading,
-  TableFrame,
-  Time,
-  toneOf,
-  useLoad,
-  usePager
-} from "../components.js"
-
-const Deliveries = (props: { readonly appId: string; readonly endpoint: WebhookEndpoint }) => {
-  const pager = usePager()
-  const deliveries = useLoad(
-    () => api.deliveries(props.appId, props.endpoint.id, pager.cursor),
-    [props.appId, props.endpoint.id, pager.cursor]
-  )
-  const [error, setError] = useState<unknown>(undefined)
-  if (deliveries.data === undefined) {
-    return deliveries.loading ? <Loading what="deliveries" /> : <ErrorNote error={deliveries.error} />
-  }
-  return (
-    <div>
-      <ErrorNote error={error} />
-      {deliveries.data.data.length === 0 ? <p class="muted">No deliveries yet.</p> : (
-        <TableFrame label="Deliveries">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last answer</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.data.data.map((delivery) => (
-                <tr key={delivery.id}>
-                  <td>
-                    <code class="small">{delivery.eventType}</code>
-                  </td>
-                  <td>
-                    <Badge tone={toneOf(delivery.status)}>{delivery.status}</Badge>
-                  </td>
-                  <td class="num">{delivery.attempts}</td>
-                  <td class="small">
-                    {delivery.lastStatusCode ?? ""} {delivery.lastError ?? ""}
-                  </td>
-                  <td>
-                    <Time at={delivery.createdAt} />
-                  </td>
-                  <td>
-                    {delivery.status === "Delivered" ? null : (
-                      <button
-                        type="button"
-                        class="secondary small"
-                        aria-label={`Retry delivery of ${delivery.eventType}`}
-                        onClick={() => {
-                          setError(undefined)
-                          api.retryDelivery(props.appId, props.endpoint.id, delivery.id).then(
-                            deliveries.reload,
-                            setError
-                          )
-                        }}
-                      >
-                        Retry
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableFrame>
-      )}
-      {pager.controls(deliveries.data.nextCursor)}
-    </div>
-  )
-}
+import type { WebhookEventType } from "../api.js"
+import { api, webhookEventTypes } from "../api.js"
+import { Badge, CopyButton, ErrorNote, Field, Link, Loading, Time, useLoad } from "../components.js"
 
 export const WebhooksTab = (props: { readonly appId: string }) => {
   const endpoints = useLoad(() => api.webhooks(props.appId), [props.appId])
   const [url, setUrl] = useState("")
   const [description, setDescription] = useState("")
+  const [events, setEvents] = useState<ReadonlyArray<WebhookEventType>>(webhookEventTypes)
   const [secret, setSecret] = useState<string | undefined>(undefined)
-  const [open, setOpen] = useState<string | undefined>(undefined)
   const [error, setError] = useState<unknown>(undefined)
   return (
     <div>
@@ -118,11 +35,13 @@ export const WebhooksTab = (props: { readonly appId: string }) => {
           setError(undefined)
           api.createWebhook(props.appId, {
             url: url.trim(),
-            ...(description.trim() === "" ? {} : { description: description.trim() })
+            ...(description.trim() === "" ? {} : { description: description.trim() }),
+            ...(events.length === webhookEventTypes.length ? {} : { events })
           }).then((created) => {
             setSecret(created.secret)
             setUrl("")
             setDescription("")
+            setEvents(webhookEventTypes)
             endpoints.reload()
           }, setError)
         }}
@@ -142,8 +61,33 @@ export const WebhooksTab = (props: { readonly appId: string }) => {
           value={description}
           onInput={(event) => setDescription(event.currentTarget.value)}
         />
-        <p class="muted small">It receives every event type.</p>
-        <button type="submit">Add endpoint</button>
+        <details>
+          <summary>
+            Event types: {events.length === webhookEventTypes.length ? "all" : `${events.length} chosen`}
+          </summary>
+          <fieldset>
+            <legend>Event types</legend>
+            {webhookEventTypes.map((type) => (
+              <label class="check" key={type}>
+                <input
+                  type="checkbox"
+                  checked={events.includes(type)}
+                  onChange={(event) =>
+                    setEvents(
+                      event.currentTarget.checked
+                        ? webhookEventTypes.filter((t) => t === type || events.includes(t))
+                        : events.filter((t) => t !== type)
+                    )}
+                />
+                <code>{type}</code>
+              </label>
+            ))}
+          </fieldset>
+        </details>
+        <div class="actions">
+          <button type="submit" disabled={events.length === 0}>Add endpoint</button>
+          {events.length === 0 ? <span class="muted small">Choose at least one event type.</span> : null}
+        </div>
         <ErrorNote error={error} />
       </form>
       <ErrorNote error={endpoints.error} />
@@ -154,13 +98,18 @@ export const WebhooksTab = (props: { readonly appId: string }) => {
         : endpoints.data.data.map((endpoint) => (
           <article class="card" key={endpoint.id} aria-label={`Endpoint ${endpoint.url}`}>
             <div class="title-row">
-              <h3 class="url">{endpoint.url}</h3>
+              <h3 class="url">
+                <Link href={`/portal/apps/${props.appId}/webhooks/${endpoint.id}`}>{endpoint.url}</Link>
+              </h3>
               {endpoint.enabled ? <Badge tone="ok">enabled</Badge> : <Badge tone="bad">disabled</Badge>}
+              {endpoint.failingSince === null ? null : <Badge tone="bad">failing</Badge>}
             </div>
             {endpoint.description === null ? null : <p>{endpoint.description}</p>}
             {endpoint.disabledReason === null ? null : <p class="note warn">{endpoint.disabledReason}</p>}
             <p class="muted small">
-              {endpoint.events.length} event types · created <Time at={endpoint.createdAt} />
+              {endpoint.events.length === webhookEventTypes.length
+                ? "every event type"
+                : `${endpoint.events.length} event types`} · created <Time at={endpoint.createdAt} />
               {endpoint.failingSince === null ? null : (
                 <>
                   {" "}
@@ -182,17 +131,10 @@ export const WebhooksTab = (props: { readonly appId: string }) => {
               >
                 {endpoint.enabled ? "Disable" : "Enable"}
               </button>
-              <button
-                type="button"
-                class="secondary small"
-                aria-expanded={open === endpoint.id}
-                onClick={() =>
-                  setOpen(open === endpoint.id ? undefined : endpoint.id)}
-              >
-                {open === endpoint.id ? "Hide deliveries" : "Show deliveries"}
-              </button>
+              <Link class="button secondary small" href={`/portal/apps/${props.appId}/webhooks/${endpoint.id}`}>
+                Deliveries and settings <span class="sr-only">of {endpoint.url}</span>
+              </Link>
             </div>
-            {open === endpoint.id ? <Deliveries appId={props.appId} endpoint={endpoint} /> : null}
           </article>
         ))}
     </div>

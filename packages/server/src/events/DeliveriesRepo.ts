@@ -3,9 +3,12 @@
  * `for update skip locked` so two workers never claim one row, and only the oldest pending delivery
  * of each endpoint and user, so one user's events reach an endpoint in order; within the shares of
  * senders the worker gives each endpoint and app, and never to a paused endpoint), the outcome of an
- * attempt, the log an app reads (newest first, paged by `seq`) and the manual retry. `now` is
- * always a parameter, from the caller's `Clock`, never SQL `now()`.
+ * attempt (and the attempt itself, kept in `webhook_delivery_attempts`), the log an app reads (newest first,
+ * paged by `seq`, filtered by status or event type), a delivery's attempts and payload, an endpoint's last error
+ * and last success, and the manual retry. `now` is always a parameter, from the caller's `Clock`, never SQL
+ * `now()`.
  */
+import type { Statement } from "@effect/sql"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { DeliveryStatus, WebhookEventType } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
@@ -28,6 +31,21 @@ export class DeliveryRow extends Schema.Class<DeliveryRow>("DeliveryRow")({
   createdAt: Schema.DateFromSelf,
   completedAt: Schema.NullOr(Schema.DateFromSelf)
 }) {}
+
+/** One attempt of a delivery: when, the receiver's status code (none without an answer), and why it failed. */
+export class AttemptRow extends Schema.Class<AttemptRow>("AttemptRow")({
+  deliveryId: Schema.String,
+  eventType: WebhookEventType,
+  attemptedAt: Schema.DateFromSelf,
+  statusCode: Schema.NullOr(Schema.Int),
+  error: Schema.NullOr(Schema.String)
+}) {}
+
+/** What the log keeps: deliveries of one status, of one event type, or both. */
+export interface DeliveryFilters {
+  readonly status?: typeof DeliveryStatus.Type | undefined
+  readonly eventType?: WebhookEventType | undefined
+}
 
 /** A claimed delivery: what its attempt sends. */
 export const ClaimedDelivery = Schema.Struct({
@@ -148,31 +166,62 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("@pulsebrid
         return claimed.length === 0 ? [] : yield* claimedRows(claimed.map((row) => row.id))
       })
 
-    /** Records an attempt's outcome; answers false when the delivery is no longer pending (deleted, or done). */
-    const record = (id: string, now: Date, outcome: Outcome) =>
+    /** The attempt of `updated` (a statement answering the delivery's id and endpoint), kept with its outcome. */
+    const keepAttempt = (
+      updated: Statement.Statement<unknown>,
+      now: Date,
+      statusCode: number | null,
+      error: string | null
+    ) =>
       Effect.map(
-        outcome._tag === "Delivered"
-          ? sql<{ id: string }>`
-              update webhook_deliveries set status = 'Delivered', attempts = attempts + 1,
-                last_status_code = ${outcome.statusCode}, last_error = null, last_attempt_at = ${now},
-                next_attempt_at = null, lease_until = null, completed_at = ${now}
-              where id = ${id} and status = 'Pending'
-              returning id
-            `
-          : sql<{ id: string }>`
-              update webhook_deliveries set
-                status = ${outcome.nextAttemptAt === null ? "Failed" : "Pending"},
-                attempts = attempts + 1,
-                last_status_code = ${outcome.statusCode}, last_error = ${outcome.error}, last_attempt_at = ${now},
-                next_attempt_at = ${outcome.nextAttemptAt}, lease_until = null,
-                completed_at = ${outcome.nextAttemptAt === null ? now : null}
-              where id = ${id} and status = 'Pending'
-              returning id
-            `,
+        sql<{ id: string }>`
+          with updated as (${updated})
+          insert into webhook_delivery_attempts (delivery_id, endpoint_id, attempted_at, status_code, error)
+          select id, endpoint_id, ${now}, ${statusCode}, ${error} from updated
+          returning delivery_id as id
+        `,
         (rows) => rows.length > 0
       )
 
-    const page = (endpointId: string, limit: number, before: string | undefined) =>
+    /**
+     * Records an attempt's outcome on the delivery, and the attempt itself; answers false when the delivery is no
+     * longer pending (deleted, or done), and keeps no attempt then.
+     */
+    const record = (id: string, now: Date, outcome: Outcome) =>
+      outcome._tag === "Delivered"
+        ? keepAttempt(
+          sql`
+            update webhook_deliveries set status = 'Delivered', attempts = attempts + 1,
+              last_status_code = ${outcome.statusCode}, last_error = null, last_attempt_at = ${now},
+              next_attempt_at = null, lease_until = null, completed_at = ${now}
+            where id = ${id} and status = 'Pending'
+            returning id, endpoint_id
+          `,
+          now,
+          outcome.statusCode,
+          null
+        )
+        : keepAttempt(
+          sql`
+            update webhook_deliveries set
+              status = ${outcome.nextAttemptAt === null ? "Failed" : "Pending"},
+              attempts = attempts + 1,
+              last_status_code = ${outcome.statusCode}, last_error = ${outcome.error}, last_attempt_at = ${now},
+              next_attempt_at = ${outcome.nextAttemptAt}, lease_until = null,
+              completed_at = ${outcome.nextAttemptAt === null ? now : null}
+            where id = ${id} and status = 'Pending'
+            returning id, endpoint_id
+          `,
+          now,
+          outcome.statusCode,
+          outcome.error
+        )
+
+    /**
+     * A page of the log, newest first, before the cursor `before`. A filter reads its own index (`endpoint_id`
+     * with `status` or `event_type`, then `seq`), so a page of a rare status or type never walks the rest.
+     */
+    const page = (endpointId: string, limit: number, before: string | undefined, filters: DeliveryFilters = {}) =>
       SqlSchema.findAll({
         Request: Schema.Void,
         Result: DeliveryRow,
@@ -182,10 +231,80 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("@pulsebrid
             from webhook_deliveries d join webhook_events e on e.id = d.event_id
             where d.endpoint_id = ${endpointId}
               ${before === undefined ? sql.literal("") : sql`and d.seq < ${before}::bigint`}
+              ${filters.status === undefined ? sql.literal("") : sql`and d.status = ${filters.status}`}
+              ${filters.eventType === undefined ? sql.literal("") : sql`and d.event_type = ${filters.eventType}`}
             order by d.seq desc
             limit ${limit}
           `
       })(undefined)
+
+    /** The attempts of a delivery, oldest first. */
+    const attemptsOf = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: AttemptRow,
+      execute: (deliveryId) =>
+        sql`
+          select a.delivery_id, e.type as event_type, a.attempted_at, a.status_code, a.error
+          from webhook_delivery_attempts a
+          join webhook_deliveries d on d.id = a.delivery_id
+          join webhook_events e on e.id = d.event_id
+          where a.delivery_id = ${deliveryId}
+          order by a.id
+        `
+    })
+
+    /** The event a delivery sends, as stored (the body of each attempt). */
+    const payloadOf = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ payload: Schema.Unknown }),
+      execute: (deliveryId) =>
+        sql`
+          select e.payload from webhook_deliveries d join webhook_events e on e.id = d.event_id
+          where d.id = ${deliveryId}
+        `
+    })
+
+    /**
+     * The endpoint's latest failed and latest successful attempt (one index probe each, whatever waits unattempted
+     * in the log), its deliveries waiting (counted from the pending deliveries' index), and until when the circuit
+     * breaker pauses it (`Breaker.ts`).
+     */
+    const health = (endpointId: string) =>
+      Effect.gen(function*() {
+        const latest = (failed: boolean) =>
+          SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: AttemptRow,
+            execute: () =>
+              sql`
+                select a.delivery_id, e.type as event_type, a.attempted_at, a.status_code, a.error
+                from (
+                  select delivery_id, attempted_at, status_code, error from webhook_delivery_attempts
+                  where endpoint_id = ${endpointId} and ${sql.literal(failed ? "error is not null" : "error is null")}
+                  order by attempted_at desc
+                  limit 1
+                ) a
+                join webhook_deliveries d on d.id = a.delivery_id
+                join webhook_events e on e.id = d.event_id
+              `
+          })(undefined).pipe(Effect.map((rows) => rows[0] ?? null))
+        const [lastError, lastSuccess, counted] = yield* Effect.all([
+          latest(true),
+          latest(false),
+          sql<{ pending: number; pausedUntil: Date | null }>`
+            select
+              (select count(*)::int from webhook_deliveries where endpoint_id = ${endpointId} and status = 'Pending')
+                as pending,
+              (select paused_until from webhook_endpoints where id = ${endpointId}) as paused_until
+          `
+        ])
+        return {
+          lastError,
+          lastSuccess,
+          pending: counted[0]?.pending ?? 0,
+          pausedUntil: counted[0]?.pausedUntil ?? null
+        }
+      })
 
     const find = SqlSchema.findOne({
       Request: Schema.Struct({ endpointId: Schema.String, id: Schema.String }),
@@ -212,7 +331,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("@pulsebrid
         (rows) => rows.length > 0
       )
 
-    return { claimDue, record, page, find, retryNow } as const
+    return { claimDue, record, page, find, retryNow, attemptsOf, payloadOf, health } as const
   })
 }) {}
 

@@ -1,8 +1,9 @@
 /**
  * The rules of webhook endpoints: which URLs may receive events (`Addresses.ts`), the signing secret
  * (made here, shown once, stored sealed; a rotation keeps the previous one signing for 24 hours),
- * the `webhook.test` event, and the deliveries log with its manual retry. Every method is scoped by
- * the app, so another app's endpoint is unknown here.
+ * the `webhook.test` event, the deliveries log (filtered by status or event type) with each delivery's
+ * payload and attempts, the endpoint's last error and last success, and the manual retry. Every method is
+ * scoped by the app, so another app's endpoint is unknown here.
  */
 import { SqlClient } from "@effect/sql"
 import type {
@@ -25,7 +26,7 @@ import { ServerConfig } from "../platform/ServerConfig.js"
 import { traced } from "../platform/Traced.js"
 import type { AddressRules } from "./Addresses.js"
 import { isInternalAddress, mustRefuseInternal, resolveHost, unbracket, urlProblem } from "./Addresses.js"
-import type { DeliveryRow } from "./DeliveriesRepo.js"
+import type { AttemptRow, DeliveryFilters, DeliveryRow } from "./DeliveriesRepo.js"
 import { DeliveriesRepo } from "./DeliveriesRepo.js"
 import type { EndpointRow } from "./EndpointsRepo.js"
 import { EndpointsRepo } from "./EndpointsRepo.js"
@@ -93,6 +94,15 @@ export const toDelivery = (row: DeliveryRow) =>
     createdAt: row.createdAt,
     completedAt: row.completedAt
   })
+
+/** An attempt of a delivery, as the portal shows it. */
+export const toAttempt = (row: AttemptRow) => ({
+  deliveryId: row.deliveryId as WebhookDeliveryId,
+  eventType: row.eventType,
+  attemptedAt: row.attemptedAt,
+  statusCode: row.statusCode,
+  error: row.error
+})
 
 /** Every type once, in the contract's order; every type is stored as "all" (null), which takes new types too. */
 const normaliseEvents = (events: ReadonlyArray<WebhookEventType>): ReadonlyArray<WebhookEventType> | null => {
@@ -215,17 +225,59 @@ export class Endpoints extends Effect.Service<Endpoints>()("@pulsebridge/server/
         Effect.catchTag("SqlError", Effect.die)
       ),
 
-      /** The endpoint's deliveries, newest first, `limit` at a time from before `cursor`. */
+      /** The endpoint's deliveries, newest first, `limit` at a time from before `cursor`, those `filters` keep. */
       deliveries: traced("Endpoints.deliveries")(
-        function*(appId: AppId, id: WebhookEndpointId, limit: number | undefined, cursor: string | undefined) {
+        function*(
+          appId: AppId,
+          id: WebhookEndpointId,
+          limit: number | undefined,
+          cursor: string | undefined,
+          filters: DeliveryFilters = {}
+        ) {
           yield* requireEndpoint(appId, id)
           const size = limit ?? defaultPageSize
           // One more than the page tells whether another page follows.
-          const rows = yield* deliveries.page(id, size + 1, cursor)
+          const rows = yield* deliveries.page(id, size + 1, cursor, filters)
           const page = rows.slice(0, size)
           return {
             data: page.map(toDelivery),
             nextCursor: rows.length > size ? page[page.length - 1]!.seq : null
+          }
+        },
+        Effect.catchTag("SqlError", "ParseError", Effect.die)
+      ),
+
+      /** One delivery with the event it sends and each of its attempts, oldest first. */
+      delivery: traced("Endpoints.delivery")(
+        function*(appId: AppId, id: WebhookEndpointId, deliveryId: WebhookDeliveryId) {
+          yield* requireEndpoint(appId, id)
+          const row = yield* deliveries.find({ endpointId: id, id: deliveryId })
+          if (Option.isNone(row)) return yield* new DeliveryNotFound({ deliveryId })
+          const payload = yield* deliveries.payloadOf(deliveryId)
+          const attempts = yield* deliveries.attemptsOf(deliveryId)
+          return {
+            delivery: toDelivery(row.value),
+            payload: Option.match(payload, { onNone: () => null, onSome: (found) => found.payload }),
+            attempts: attempts.map(toAttempt)
+          }
+        },
+        Effect.catchTag("SqlError", "ParseError", Effect.die)
+      ),
+
+      /**
+       * How the endpoint fares: its latest failed and successful attempts (whatever waits unattempted in its log),
+       * its deliveries waiting, and until when it is paused after failures in a row.
+       */
+      health: traced("Endpoints.health")(
+        function*(appId: AppId, id: WebhookEndpointId) {
+          const endpoint = toEndpoint(yield* requireEndpoint(appId, id))
+          const health = yield* deliveries.health(id)
+          return {
+            endpoint,
+            lastError: health.lastError === null ? null : toAttempt(health.lastError),
+            lastSuccess: health.lastSuccess === null ? null : toAttempt(health.lastSuccess),
+            pending: health.pending,
+            pausedUntil: health.pausedUntil
           }
         },
         Effect.catchTag("SqlError", "ParseError", Effect.die)

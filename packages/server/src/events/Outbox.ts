@@ -42,8 +42,8 @@ export class Outbox extends Effect.Service<Outbox>()("@pulsebridge/server/Outbox
           ? sql`enabled and (events is null or events @> ${JSON.stringify([input.type])}::jsonb)`
           : sql`id = ${input.endpointId}`
         yield* sql`
-          insert into webhook_deliveries (id, endpoint_id, event_id, user_id, created_at, next_attempt_at)
-          select gen_random_uuid(), id, ${id}, ${input.userId}, ${now}, ${now}
+          insert into webhook_deliveries (id, endpoint_id, event_id, event_type, user_id, created_at, next_attempt_at)
+          select gen_random_uuid(), id, ${id}, ${input.type}, ${input.userId}, ${now}, ${now}
           from webhook_endpoints where app_id = ${input.appId} and ${endpointFilter}
         `
         return id

@@ -43,6 +43,8 @@ export const erasedTables: ReadonlyArray<string> = [
   "journal_images",
   "rate_limit_buckets",
   "user_tokens",
+  // A delivery's attempts go with it (on delete cascade).
+  "webhook_delivery_attempts",
   "webhook_deliveries",
   "webhook_events",
   "audit_events",

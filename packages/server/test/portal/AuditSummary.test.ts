@@ -24,6 +24,11 @@ describe("audit summaries", () => {
       "url: https://example.com/h, events: all"
     )
     expect(summarize("webhookEndpoint.update", { changed: { enabled: false } })).toBe("changed: enabled false")
+    expect(summarize("webhookEndpoint.delete", { url: "https://example.com/h" })).toBe("url: https://example.com/h")
+    expect(summarize("webhookEndpoint.rotateSecret", { previousSecretExpiresAt: "2026-11-28T09:00:00.000Z" })).toBe(
+      "previous secret signs until 2026-11-28T09:00:00.000Z"
+    )
+    expect(summarize("webhookEndpoint.test", { eventId: "evt_1" })).toBe("test event evt_1")
     expect(summarize("webhookDelivery.retry", { endpointId: "e", eventId: "v", eventType: "user.erased" })).toBe(
       "event type: user.erased"
     )

@@ -426,6 +426,12 @@ export const summarize = (action: string, detail: Readonly<Record<string, unknow
         return [`url: ${valueText(detail.url)}`, `events: ${detail.events == null ? "all" : valueText(detail.events)}`]
       case "webhookEndpoint.update":
         return [`changed: ${valueText(detail.changed)}`]
+      case "webhookEndpoint.delete":
+        return [`url: ${valueText(detail.url)}`]
+      case "webhookEndpoint.rotateSecret":
+        return [`previous secret signs until ${valueText(detail.previousSecretExpiresAt)}`]
+      case "webhookEndpoint.test":
+        return [`test event ${valueText(detail.eventId)}`]
       case "connection.resync":
         return pairs(detail, ["userId", "from", "to"]).concat(
           detail.from == null ? [] : [`days: ${valueText(detail.from)} to ${valueText(detail.to)}`]

@@ -1,7 +1,8 @@
 /**
  * An app's webhook endpoints as the portal manages them: the public routes' service (`Endpoints`,
- * with its URL rules, secrets and delivery log) scoped to the app in the path, so another app's
- * endpoint is unknown here too. Each change and its audit event commit together.
+ * with its URL rules, secrets, test event and delivery log) scoped to the app in the path, so another
+ * app's endpoint is unknown here too. Each change and its audit event commit together; no secret is
+ * ever in an event.
  */
 import { SqlClient } from "@effect/sql"
 import type {
@@ -11,10 +12,12 @@ import type {
   WebhookDeliveryId,
   WebhookEndpointId
 } from "@pulsebridge/domain"
-import { WebhookEndpointWithSecret } from "@pulsebridge/domain"
+import { RotatedWebhookSecret, WebhookEndpointWithSecret, WebhookTestSent } from "@pulsebridge/domain"
+import { DeliveryAttempt, DeliveryDetail, EndpointDetail } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Apps } from "../../apps/Apps.js"
+import type { DeliveryFilters } from "../../events/DeliveriesRepo.js"
 import { Endpoints } from "../../events/Endpoints.js"
 import type { AuditEntry } from "../operators/Audit.js"
 import { Audit } from "../operators/Audit.js"
@@ -77,10 +80,89 @@ export class PortalWebhooks extends Effect.Service<PortalWebhooks>()("@pulsebrid
         inTransaction
       ),
 
-      deliveries: Effect.fn("PortalWebhooks.deliveries")(
-        function*(appId: AppId, id: WebhookEndpointId, limit: number | undefined, cursor: string | undefined) {
+      /** The endpoint with its last error and last success, its deliveries waiting, and its pause. */
+      get: Effect.fn("PortalWebhooks.get")(function*(appId: AppId, id: WebhookEndpointId) {
+        yield* requireApp(appId)
+        const health = yield* endpoints.health(appId, id)
+        return new EndpointDetail({
+          ...health,
+          lastError: health.lastError === null ? null : new DeliveryAttempt(health.lastError),
+          lastSuccess: health.lastSuccess === null ? null : new DeliveryAttempt(health.lastSuccess)
+        })
+      }),
+
+      /** Removes the endpoint with its deliveries; the event keeps its URL, since nothing else will. */
+      remove: Effect.fn("PortalWebhooks.remove")(
+        function*(actor: Actor, appId: AppId, id: WebhookEndpointId) {
           yield* requireApp(appId)
-          return yield* endpoints.deliveries(appId, id, limit, cursor)
+          const endpoint = yield* endpoints.get(appId, id)
+          yield* endpoints.remove(appId, id)
+          yield* audit.record({
+            ...actor,
+            action: "webhookEndpoint.delete",
+            targetType: "webhookEndpoint",
+            targetId: id,
+            appId,
+            detail: { url: endpoint.url }
+          })
+        },
+        inTransaction
+      ),
+
+      /** A new signing secret, in this answer only; the event says until when the previous one still signs. */
+      rotateSecret: Effect.fn("PortalWebhooks.rotateSecret")(
+        function*(actor: Actor, appId: AppId, id: WebhookEndpointId) {
+          yield* requireApp(appId)
+          const rotated = yield* endpoints.rotateSecret(appId, id)
+          yield* audit.record({
+            ...actor,
+            action: "webhookEndpoint.rotateSecret",
+            targetType: "webhookEndpoint",
+            targetId: id,
+            appId,
+            detail: { previousSecretExpiresAt: rotated.previousSecretExpiresAt.toISOString() }
+          })
+          return new RotatedWebhookSecret(rotated)
+        },
+        inTransaction
+      ),
+
+      /** Queues a `webhook.test` event to this endpoint only (not to a disabled one). */
+      sendTest: Effect.fn("PortalWebhooks.sendTest")(
+        function*(actor: Actor, appId: AppId, id: WebhookEndpointId) {
+          yield* requireApp(appId)
+          const eventId = yield* endpoints.sendTest(appId, id)
+          yield* audit.record({
+            ...actor,
+            action: "webhookEndpoint.test",
+            targetType: "webhookEndpoint",
+            targetId: id,
+            appId,
+            detail: { eventId }
+          })
+          return new WebhookTestSent({ eventId })
+        },
+        inTransaction
+      ),
+
+      deliveries: Effect.fn("PortalWebhooks.deliveries")(
+        function*(
+          appId: AppId,
+          id: WebhookEndpointId,
+          limit: number | undefined,
+          cursor: string | undefined,
+          filters: DeliveryFilters
+        ) {
+          yield* requireApp(appId)
+          return yield* endpoints.deliveries(appId, id, limit, cursor, filters)
+        }
+      ),
+
+      delivery: Effect.fn("PortalWebhooks.delivery")(
+        function*(appId: AppId, id: WebhookEndpointId, deliveryId: WebhookDeliveryId) {
+          yield* requireApp(appId)
+          const found = yield* endpoints.delivery(appId, id, deliveryId)
+          return new DeliveryDetail({ ...found, attempts: found.attempts.map((a) => new DeliveryAttempt(a)) })
         }
       ),
 
