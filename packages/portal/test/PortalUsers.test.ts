@@ -184,6 +184,8 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
           // The page down to the time in range, for the docs (docs/images/portal-user.png).
           await page.evaluate(() => window.scrollTo(0, 0))
           const end = (await page.getByRole("region", { name: "Time in range" }).boundingBox())!
+          await figure(page, "Daily steps").locator(".u-over").hover({ position: { x: 200, y: 60 } })
+          await expect.poll(() => figure(page, "Daily steps").textContent()).toMatch(/: Fitbit .* · Garmin /)
           await page.screenshot({
             path: path.join(artifactsDir, "user-page-charts.png"),
             fullPage: true,

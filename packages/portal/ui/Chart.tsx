@@ -338,7 +338,7 @@ const Legend = (props: { readonly chart: ChartProps; readonly hovered: number | 
           </li>
         )}
       </ul>
-      <p class="chart-readout small" data-testid="readout">
+      <p class="chart-readout small">
         {at === undefined ?
           <span class="muted">Point at the chart for a {chart.time === "day" ? "day's" : "time's"} values.</span> :
           (

@@ -7,7 +7,7 @@ import type { UserOverview } from "../../api.js"
 import { Chart } from "../../Chart.js"
 import { TableFrame } from "../../components.js"
 import type { Colors } from "./series.js"
-import { cell, countsByProvider, dailySeries, dayAt, newestFirst, providerNames, whenOf } from "./series.js"
+import { cell, countsByProvider, dailySeries, dayAt, newestFirst, providerNames, wallClock, whenOf } from "./series.js"
 
 const totalOf = (values: ReadonlyArray<number | null>) => values.reduce<number>((sum, v) => sum + (v ?? 0), 0)
 
@@ -79,7 +79,7 @@ const Workouts = (props: { readonly workouts: UserOverview["workouts"] }) =>
             </tr>
           </thead>
           <tbody>
-            {newestFirst(props.workouts, (w) => w.startUtc).map((w) => (
+            {newestFirst(props.workouts, (w) => wallClock(w.startUtc, w.utcOffsetMinutes)).map((w) => (
               <tr key={w.id}>
                 <td>
                   <time dateTime={w.startUtc} title={w.startUtc}>{whenOf(w.startUtc, w.utcOffsetMinutes)}</time>

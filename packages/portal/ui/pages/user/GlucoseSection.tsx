@@ -62,9 +62,10 @@ export const GlucoseSection = (props: {
     <section aria-labelledby="glucose-heading">
       <h3 id="glucose-heading">Glucose</h3>
       <p class="small muted">
-        Target range {band}{" "}
-        (the international consensus range). Time in range counts every reading of the range, bounds included; the chart
-        shows means of {overview.glucoseBucketMinutes} minutes.
+        Target range {band} (the international consensus range). Time in range counts every reading of the range: below
+        {" "}
+        {target.lowMgDl}, from {target.lowMgDl} to {target.highMgDl} (both included) and above {target.highMgDl}{" "}
+        mg/dL. The chart shows means of {overview.glucoseBucketMinutes} minutes.
       </p>
       <div class="charts">
         <Chart

@@ -16,6 +16,7 @@ import {
   newestFirst,
   providerNames,
   round,
+  wallClock,
   whenOf
 } from "./series.js"
 
@@ -85,7 +86,7 @@ const SleepTable = (props: { readonly sessions: ReadonlyArray<Sleep> }) =>
             </tr>
           </thead>
           <tbody>
-            {newestFirst(props.sessions, (s) => s.startUtc).map((s) => (
+            {newestFirst(props.sessions, (s) => wallClock(s.startUtc, s.utcOffsetMinutes)).map((s) => (
               <tr key={s.id}>
                 <td class="date">
                   {s.date}

@@ -128,6 +128,20 @@ export const clockOf = (utc: string, offsetMinutes: number | null = null) =>
     ? clock.format(new Date(utc))
     : clockUtc.format(new Date(Date.parse(utc) + offsetMinutes * 60_000))
 
-/** Newest first, by `date` then by the given time. */
-export const newestFirst = <R extends { readonly date: string }>(records: ReadonlyArray<R>, time: (r: R) => string) =>
-  [...records].sort((a, b) => b.date.localeCompare(a.date) || time(b).localeCompare(time(a)))
+/** The wall-clock time of an instant on the wearer's clock (the instant itself without an offset), to sort by. */
+export const wallClock = (utc: string, offsetMinutes: number | null = null) =>
+  Date.parse(utc) + (offsetMinutes ?? 0) * 60_000
+
+/**
+ * Newest first, by `date` then by the given time (for records of wearers' clocks, the wall-clock time, so a
+ * table of several providers reads in the order of the times it shows).
+ */
+export const newestFirst = <R extends { readonly date: string }>(
+  records: ReadonlyArray<R>,
+  time: (r: R) => number | string
+) =>
+  [...records].sort((a, b) => {
+    const ta = time(a)
+    const tb = time(b)
+    return b.date.localeCompare(a.date) || (tb > ta ? 1 : tb < ta ? -1 : 0)
+  })
