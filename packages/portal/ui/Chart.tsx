@@ -302,33 +302,27 @@ const Swatch = (props: { readonly kind: "bars" | "line"; readonly color: string;
 const Legend = (props: { readonly chart: ChartProps; readonly hovered: number | null }) => {
   const { chart, hovered } = props
   const digits = chart.digits ?? 0
-  const at = hovered === null ? undefined : chart.x[hovered]
+  const when = (x: number) => (chart.time === "day" ? dayFormat : instantFormat).format(new Date(x * 1000))
+  const valueOf = (v: number | null | undefined) =>
+    v === null || v === undefined ? "no value" : `${formatValue(v, digits)} ${chart.unit}`
+  const summaryOf = (s: Series) => {
+    const values = present(s.values)
+    if (values.length === 0) return "no data"
+    if (s.note !== undefined) return s.note
+    let last = s.values.length - 1
+    while (s.values[last] === null) last--
+    const mean = values.reduce((a, b) => a + b, 0) / values.length
+    return `mean ${valueOf(mean)} · latest ${formatValue(s.values[last]!, digits)} (${when(chart.x[last]!)})`
+  }
   return (
     <div class="chart-legend">
       <ul aria-label={`${chart.title}: series`}>
-        {chart.series.map((s, i) => {
-          const values = present(s.values)
-          const last = [...s.values.keys()].reverse().find((j) => s.values[j] !== null)
-          const mean = values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length
-          return (
-            <li key={s.label}>
-              <Swatch kind={chart.kind} color={s.color} index={i} />
-              <strong>{s.label}</strong>{" "}
-              <span class="legend-values">
-                {values.length === 0
-                  ? "no data"
-                  : s.note ??
-                    `mean ${formatValue(mean!, digits)} ${chart.unit} · latest ${
-                      formatValue(s.values[last!]!, digits)
-                    } (${
-                      chart.time === "day"
-                        ? dayFormat.format(new Date(chart.x[last!]! * 1000))
-                        : instantFormat.format(new Date(chart.x[last!]! * 1000))
-                    })`}
-              </span>
-            </li>
-          )
-        })}
+        {chart.series.map((s, i) => (
+          <li key={s.label}>
+            <Swatch kind={chart.kind} color={s.color} index={i} />
+            <strong>{s.label}</strong> <span class="legend-values">{summaryOf(s)}</span>
+          </li>
+        ))}
         {chart.band === undefined ? null : (
           <li>
             <svg class="swatch" width="28" height="14" viewBox="0 0 28 14" aria-hidden="true">
@@ -339,21 +333,12 @@ const Legend = (props: { readonly chart: ChartProps; readonly hovered: number | 
         )}
       </ul>
       <p class="chart-readout small">
-        {at === undefined ?
-          <span class="muted">Point at the chart for a {chart.time === "day" ? "day's" : "time's"} values.</span> :
-          (
+        {hovered === null || chart.x[hovered] === undefined
+          ? <span class="muted">Point at the chart for a {chart.time === "day" ? "day's" : "time's"} values.</span>
+          : (
             <>
-              <strong>
-                {chart.time === "day"
-                  ? dayFormat.format(new Date(at * 1000))
-                  : instantFormat.format(new Date(at * 1000))}:
-              </strong>{" "}
-              {chart.series.map((s) => {
-                const v = s.values[hovered!]
-                return `${s.label} ${
-                  v === null || v === undefined ? "no value" : `${formatValue(v, digits)} ${chart.unit}`
-                }`
-              }).join(" · ")}
+              <strong>{when(chart.x[hovered]!)}:</strong>{" "}
+              {chart.series.map((s) => `${s.label} ${valueOf(s.values[hovered])}`).join(" · ")}
             </>
           )}
       </p>
