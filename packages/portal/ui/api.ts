@@ -74,6 +74,8 @@ export type ScoreFactor = typeof Domain.ScoreFactor.Encoded
 export type PillarBreakdown = typeof Domain.PillarBreakdown.Encoded
 export type DailyScore = typeof Domain.DailyScore.Encoded
 export type UserOverview = typeof PortalApi.UserOverview.Encoded
+/** The user page's range as its address holds it: `days`, or `from` and `to` (the server checks them). */
+export type OverviewRange = { readonly [K in keyof typeof PortalApi.OverviewRange.Encoded]?: string | undefined }
 export type ResyncAccepted = typeof Domain.ResyncAccepted.Encoded
 export type ErasureAccepted = typeof Domain.ErasureAccepted.Encoded
 
@@ -225,10 +227,10 @@ export const api = {
       `/portal/api/apps/${appId}/users${query({ search: search === "" ? undefined : search, cursor, limit: 25 })}`
     ),
   user: (userId: string) => request<UserDetail>("GET", `/portal/api/users/${userId}`),
-  overview: (userId: string, days = 14) =>
-    request<UserOverview>("GET", `/portal/api/users/${userId}/overview${query({ days })}`),
-  journal: (userId: string) =>
-    request<{ data: ReadonlyArray<JournalMark> }>("GET", `/portal/api/users/${userId}/journal`),
+  overview: (userId: string, range: OverviewRange) =>
+    request<UserOverview>("GET", `/portal/api/users/${userId}/overview${query(range)}`),
+  journal: (userId: string, from: string, to: string) =>
+    request<{ data: ReadonlyArray<JournalMark> }>("GET", `/portal/api/users/${userId}/journal${query({ from, to })}`),
   resync: (userId: string, connectionId: string) =>
     request<ResyncAccepted>("POST", `/portal/api/users/${userId}/connections/${connectionId}/sync`),
   exportUrl: (userId: string) => `/portal/api/users/${userId}/export`,

@@ -11,6 +11,7 @@ import {
   DailyScore,
   ErasureAccepted,
   ExternalUserId,
+  GlucoseConnectionSummary,
   JournalEntryId,
   LocalDate,
   NotFound,
@@ -71,10 +72,17 @@ export class GlucosePoint extends Schema.Class<GlucosePoint>("GlucosePoint")({
   readings: Schema.Int.annotations({ description: "How many readings the mean is of" })
 }) {}
 
-/** Everything the user page charts, for `days` days ending today in the user's time zone. */
+/** The glucose target band of the user page: time in range counts the readings within it, bounds included. */
+export const GlucoseTargetRange = Schema.Struct({ lowMgDl: Schema.Number, highMgDl: Schema.Number })
+
+/**
+ * Everything the user page charts, for `days` days ending today in the user's time zone, or for the days
+ * `from` to `to`. Each record keeps its connection and provider: the page draws one series per provider.
+ */
 export class UserOverview extends Schema.Class<UserOverview>("UserOverview")({
   from: LocalDate,
   to: LocalDate,
+  days: Schema.Int.annotations({ description: "Days from `from` to `to`, both included" }),
   timezone: Schema.String,
   dailyActivity: Schema.Array(DailyActivitySummary),
   dailyLoad: Schema.Array(DailyLoadSummary),
@@ -86,6 +94,13 @@ export class UserOverview extends Schema.Class<UserOverview>("UserOverview")({
     description: "5 up to 14 days (each reading of a 5-minute CGM), 15 up to 92 days, 60 beyond"
   }),
   glucose: Schema.Array(GlucosePoint),
+  glucoseTarget: GlucoseTargetRange.annotations({
+    description: "The target band, in mg/dL (70-180, the international consensus range)"
+  }),
+  glucoseSummaries: Schema.Array(GlucoseConnectionSummary).annotations({
+    description: "Per connection over the range: mean, extremes and time below, in and above the target band " +
+      "(as the MCP glucose tool computes them)"
+  }),
   meals: Schema.Array(JournalMark),
   scores: Schema.Array(DailyScore).annotations({
     description: "With their factor breakdown, as the scores endpoint answers them"
@@ -93,6 +108,13 @@ export class UserOverview extends Schema.Class<UserOverview>("UserOverview")({
 }) {}
 
 export const OverviewDays = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 366))
+
+/** The user page's range: `days` ending today, or `from` and `to` (both, at most 366 days); neither: 14 days. */
+export const OverviewRange = Schema.Struct({
+  days: Schema.optional(OverviewDays),
+  from: Schema.optional(LocalDate),
+  to: Schema.optional(LocalDate)
+})
 
 /** Erasure from the portal is confirmed by typing the user's external id. */
 export class ErasePayload extends Schema.Class<ErasePayload>("ErasePayload")({
@@ -121,9 +143,10 @@ export class UsersGroup extends HttpApiGroup.make("portalUsers")
   .add(
     HttpApiEndpoint.get("overview", "/portal/api/users/:userId/overview")
       .setPath(UserPath)
-      .setUrlParams(Schema.Struct({ days: Schema.optional(OverviewDays) }))
+      .setUrlParams(OverviewRange)
       .addSuccess(UserOverview)
       .addError(NotFound)
+      .addError(BadRequest)
   )
   .add(
     HttpApiEndpoint.get("journal", "/portal/api/users/:userId/journal")

@@ -239,6 +239,106 @@ layer(makeTestServer(), { excludeTestServices: true, timeout: "180 seconds" })("
       expect(reply.text.length).toBeLessThan(2_000_000)
     }))
 
+  it.effect("the overview covers `days` ending today or `from` to `to`; a range it cannot answer is a 400 saying why", () =>
+    Effect.gen(function*() {
+      const { client } = yield* loggedIn
+      const { users } = yield* appWithUsers([`range-${tag()}`])
+      const path = `/portal/api/users/${users[0]!.user.id}/overview`
+      const dayMs = 86_400_000
+      for (const [query, days] of [["", 14], ["?days=7", 7], ["?days=90", 90]] as const) {
+        const before = new Date().toISOString().slice(0, 10)
+        const reply = yield* client.get(`${path}${query}`)
+        const after = new Date().toISOString().slice(0, 10)
+        expect(reply.status, reply.text).toBe(200)
+        // The user's time zone is UTC: today is the UTC date (either side of a midnight passing meanwhile).
+        expect([before, after]).toContain(reply.body.to)
+        expect(Date.parse(reply.body.to) - Date.parse(reply.body.from)).toBe((days - 1) * dayMs)
+        expect(reply.body.days).toBe(days)
+        expect(reply.body.glucoseBucketMinutes).toBe(days <= 14 ? 5 : 15)
+      }
+      const custom = yield* client.get(`${path}?from=2025-02-01&to=2026-02-01`)
+      expect(custom.status, custom.text).toBe(200)
+      expect(custom.body).toMatchObject({ from: "2025-02-01", to: "2026-02-01", days: 366, glucoseBucketMinutes: 60 })
+      expect(custom.body.glucoseTarget).toEqual({ lowMgDl: 70, highMgDl: 180 })
+
+      const refused = [
+        ["?from=2026-03-02&to=2026-03-01", "`from` must not be after `to`"],
+        ["?from=2025-01-01&to=2026-01-02", "at most 366 days"],
+        ["?from=2026-03-01", "needs both `from` and `to`"],
+        ["?to=2026-03-01", "needs both `from` and `to`"],
+        ["?days=7&from=2026-03-01&to=2026-03-02", "either `days` or `from` and `to`"]
+      ] as const
+      for (const [query, text] of refused) {
+        const reply = yield* client.get(`${path}${query}`)
+        expectError(reply, 400, "BadRequest")
+        expect(reply.body.message, query).toContain(text)
+      }
+      for (const query of ["?days=0", "?days=367", "?days=abc", "?from=2026-02-30&to=2026-03-01"]) {
+        expectError(yield* client.get(`${path}${query}`), 400)
+      }
+    }))
+
+  it.effect("the overview keeps each provider's records apart and counts each connection's time in range", () =>
+    Effect.gen(function*() {
+      const { client } = yield* loggedIn
+      const { users } = yield* appWithUsers([`providers-${tag()}`])
+      const { user } = users[0]!
+      const sql = yield* SqlClient.SqlClient
+      const fitbit = yield* addConnection(user, "Fitbit")
+      const garmin = yield* addConnection(user, "Garmin")
+      const dexcom = yield* addConnection(user, "Dexcom")
+      for (const [connection, provider, steps] of [[fitbit, "Fitbit", 9000], [garmin, "Garmin", 7000]] as const) {
+        yield* sql`
+          insert into daily_activity (connection_id, user_id, provider, provider_record_id, date, steps, calories_out,
+            distance_meters, light_active_minutes, moderate_active_minutes, vigorous_active_minutes, sedentary_minutes,
+            floors_climbed, raw_json)
+          select ${connection}, ${user.id}, ${provider}, 'd' || i, '2026-03-01'::date + i, ${steps} + i, 2000, 5000,
+            100, 20, 10, 700, 4, '{}'
+          from generate_series(0, 6) i
+        `
+      }
+      // Dexcom: 1 very low, 1 low, 5 in range (70 and 180 included), 2 high, 1 very high; and a reading the day
+      // before the range, which no count may include.
+      const values = [50, 60, 70, 100, 120, 140, 180, 181, 200, 260]
+      const readings = [...values.map((v, i) => ({ v, t: `2026-03-03T0${i}:00:00Z`, date: "2026-03-03" })), {
+        v: 300,
+        t: "2026-02-28T12:00:00Z",
+        date: "2026-02-28"
+      }]
+      for (const [i, r] of readings.entries()) {
+        yield* sql`
+          insert into glucose_readings (connection_id, user_id, provider, provider_record_id, date, system_time,
+            display_time, value, unit, rate_unit, raw_json)
+          values (${dexcom}, ${user.id}, 'Dexcom', ${`g${i}`}, ${r.date}::date, ${r.t}::timestamptz, ${r.t}::timestamptz,
+            ${r.v}, 'mg/dL', 'mg/dL/min', '{}')
+        `
+      }
+      const reply = yield* client.get(`/portal/api/users/${user.id}/overview?from=2026-03-01&to=2026-03-07`)
+      expect(reply.status, reply.text).toBe(200)
+      const activity = reply.body.dailyActivity as Array<any>
+      expect(activity).toHaveLength(14)
+      for (const [connectionId, provider, steps] of [[fitbit, "Fitbit", 9000], [garmin, "Garmin", 7000]] as const) {
+        const own = activity.filter((a) => a.provider === provider)
+        expect(own.map((a) => a.date)).toEqual(Array.from({ length: 7 }, (_, i) => `2026-03-0${i + 1}`))
+        expect(own.every((a) => a.connectionId === connectionId)).toBe(true)
+        expect(own.map((a) => a.steps)).toEqual(Array.from({ length: 7 }, (_, i) => steps + i))
+      }
+      expect(reply.body.glucose.map((g: any) => g.value)).toEqual(values)
+      expect(reply.body.glucoseSummaries).toHaveLength(1)
+      expect(reply.body.glucoseSummaries[0]).toMatchObject({
+        connectionId: dexcom,
+        provider: "Dexcom",
+        days: 1,
+        stats: {
+          readings: 10,
+          meanMgDl: 136.1,
+          minMgDl: 50,
+          maxMgDl: 260,
+          timeInRanges: { veryLow: 10, low: 10, inRange: 50, high: 20, veryHigh: 10 }
+        }
+      })
+    }))
+
   it.effect("outside sandbox mode the sandbox routes are 404 NotFound", () =>
     Effect.gen(function*() {
       const { client } = yield* loggedIn

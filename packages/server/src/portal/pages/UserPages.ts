@@ -5,8 +5,8 @@
  * per-app operator roles), so a user is found by id alone and each feature service is then asked
  * in the user's own app, with the same rules as the public API.
  */
-import type { AppId } from "@pulsebridge/domain"
-import type { User } from "@pulsebridge/domain"
+import type { AppId, User } from "@pulsebridge/domain"
+import { checkDateRange, dayNumber, MaxRangeDays } from "@pulsebridge/domain"
 import { GlucosePoint, JournalMark, UserDetail, UserOverview, UserPage, UserSummary } from "@pulsebridge/portal/api"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Apps } from "../../apps/Apps.js"
 import { Connections } from "../../connections/Connections.js"
+import { GlucoseSummaries, TargetRange } from "../../healthData/GlucoseSummaries.js"
 import { HealthData } from "../../healthData/HealthData.js"
 import { Journal } from "../../journal/Journal.js"
 import { addDays, localToday } from "../../platform/Calendar.js"
@@ -38,23 +39,34 @@ export class ErasureNotConfirmed extends Data.TaggedError("ErasureNotConfirmed")
   }
 }
 
-/** A journal range the page cannot ask for. */
-export class JournalRangeRefused extends Data.TaggedError("JournalRangeRefused")<{ readonly reason: string }> {
+/** A range of days the page cannot ask for (the user page's or the journal's). */
+export class PageRangeRefused extends Data.TaggedError("PageRangeRefused")<{ readonly reason: string }> {
   override get message() {
     return this.reason
   }
 }
 
 export const defaultOverviewDays = 14
-/** The journal list's default span, and its longest (as the public range reads). */
+/** The journal list's default span. */
 const journalDefaultDays = 14
-const maxRangeDays = 366
 
 /** Glucose bucket length by span: every reading of a 5-minute CGM up to two weeks, means beyond. */
 export const glucoseBucketMinutes = (days: number) => days <= 14 ? 5 : days <= 92 ? 15 : 60
 
-const daysBetween = (from: string, to: string) =>
-  (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1
+/** The public range reads' rule: `from` not after `to`, at most 366 days. */
+const checkRange = checkDateRange(MaxRangeDays)
+
+const refuseRange = (range: { readonly from: string; readonly to: string }) => {
+  const checked = checkRange(range)
+  return checked === true ? Effect.void : Effect.fail(new PageRangeRefused({ reason: checked }))
+}
+
+/** What the user page asks for: `days` ending today, or `from` and `to`. */
+export interface OverviewQuery {
+  readonly days?: number | undefined
+  readonly from?: string | undefined
+  readonly to?: string | undefined
+}
 
 export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/UserPages", {
   effect: Effect.gen(function*() {
@@ -63,6 +75,7 @@ export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/
     const connections = yield* Connections
     const health = yield* HealthData
     const journal = yield* Journal
+    const glucoseSummaries = yield* GlucoseSummaries
     const scores = yield* ScoreData
     const exporter = yield* UserExport
 
@@ -131,15 +144,31 @@ export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/
         return new UserDetail({ user, connections: yield* connections.listOpen(user.id) })
       }),
 
-      /** What the user page charts, for `days` days ending today in the user's time zone. */
-      overview: Effect.fn("UserPages.overview")(function*(userId: string, days: number) {
+      /**
+       * What the user page charts: for `days` days ending today in the user's time zone (14 unless said), or
+       * for `from` to `to` (both, never with `days`; the range reads' bounds).
+       */
+      overview: Effect.fn("UserPages.overview")(function*(userId: string, query: OverviewQuery) {
+        const custom = query.from !== undefined || query.to !== undefined
+        if (custom && query.days !== undefined) {
+          return yield* new PageRangeRefused({ reason: "give either `days` or `from` and `to`, not both" })
+        }
+        if (custom && (query.from === undefined || query.to === undefined)) {
+          return yield* new PageRangeRefused({ reason: "a custom range needs both `from` and `to`" })
+        }
         const user = yield* requireUser(userId)
-        const to = yield* today(user)
-        const from = addDays(to, -(days - 1))
+        const { from, to } = custom
+          ? { from: query.from!, to: query.to! }
+          : yield* Effect.map(
+            today(user),
+            (to) => ({ from: addDays(to, -((query.days ?? defaultOverviewDays) - 1)), to })
+          )
+        yield* refuseRange({ from, to })
+        const days = dayNumber(to) - dayNumber(from) + 1
         const bucketMinutes = glucoseBucketMinutes(days)
         const range = { from, to }
-        const [dailyActivity, dailyLoad, sleep, workouts, recovery, body, glucose, meals, dailyScores] = yield* Effect
-          .all([
+        const [dailyActivity, dailyLoad, sleep, workouts, recovery, body, glucose, glucoseSummary, meals, dailyScores] =
+          yield* Effect.all([
             Effect.orDie(health.activityRange(user.id, range)),
             Effect.orDie(health.loadRange(user.id, range)),
             Effect.orDie(health.sleepRange(user.id, range)),
@@ -147,12 +176,14 @@ export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/
             Effect.orDie(health.recoveryRange(user.id, range)),
             Effect.orDie(health.bodyRange(user.id, range)),
             repo.glucose(user.id, from, to, bucketMinutes * 60),
+            glucoseSummaries.range(user.id, from, to),
             marksOf(user, from, to),
             scores.daily(user.id, range)
           ], { concurrency: 3 })
         return new UserOverview({
           from,
           to,
+          days,
           timezone: user.timezone,
           dailyActivity,
           dailyLoad,
@@ -162,6 +193,8 @@ export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/
           body,
           glucoseBucketMinutes: bucketMinutes,
           glucose: glucose.map((point) => new GlucosePoint(point)),
+          glucoseTarget: TargetRange,
+          glucoseSummaries: glucoseSummary.connections,
           meals,
           scores: dailyScores
         })
@@ -175,10 +208,7 @@ export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/
         const user = yield* requireUser(userId)
         const to = range.to ?? (yield* today(user))
         const from = range.from ?? addDays(to, -(journalDefaultDays - 1))
-        if (from > to) return yield* new JournalRangeRefused({ reason: "`from` must not be after `to`" })
-        if (daysBetween(from, to) > maxRangeDays) {
-          return yield* new JournalRangeRefused({ reason: `the range may span at most ${maxRangeDays} days` })
-        }
+        yield* refuseRange({ from, to })
         return yield* marksOf(user, from, to)
       }),
 
@@ -198,7 +228,7 @@ export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/
       requireUser
     } as const
   }),
-  dependencies: [UserDirectoryRepo.Default]
+  dependencies: [UserDirectoryRepo.Default, GlucoseSummaries.Default]
 }) {}
 
 /**

@@ -8,7 +8,7 @@ import { Api, BadRequest, Conflict, NotFound } from "@pulsebridge/domain"
 import { UsersGroup } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"
 import { Audit, portalActor } from "../operators/Audit.js"
-import { defaultOverviewDays, UserChanges, UserPages } from "./UserPages.js"
+import { UserChanges, UserPages } from "./UserPages.js"
 
 const notFound = (error: { readonly message: string }) => Effect.fail(new NotFound({ message: error.message }))
 const badRequest = (error: { readonly message: string }) => Effect.fail(new BadRequest({ message: error.message }))
@@ -30,13 +30,13 @@ export const PortalUsersHttpLive = HttpApiBuilder.group(
           ))
         .handle("get", ({ path }) => pages.detail(path.userId).pipe(Effect.catchTags({ UserNotFound: notFound })))
         .handle("overview", ({ path, urlParams }) =>
-          pages.overview(path.userId, urlParams.days ?? defaultOverviewDays).pipe(
-            Effect.catchTags({ UserNotFound: notFound })
+          pages.overview(path.userId, urlParams).pipe(
+            Effect.catchTags({ UserNotFound: notFound, PageRangeRefused: badRequest })
           ))
         .handle("journal", ({ path, urlParams }) =>
           pages.journal(path.userId, urlParams).pipe(
             Effect.map((data) => ({ data })),
-            Effect.catchTags({ UserNotFound: notFound, JournalRangeRefused: badRequest })
+            Effect.catchTags({ UserNotFound: notFound, PageRangeRefused: badRequest })
           ))
         .handle("photo", ({ path }) =>
           pages.photo(path.userId, path.entryId).pipe(
@@ -74,8 +74,7 @@ export const PortalUsersHttpLive = HttpApiBuilder.group(
             Effect.catchTags({
               UserNotFound: notFound,
               ConnectionNotFound: notFound,
-              ConnectionNotActive: (e) =>
-                Effect.fail(new Conflict({ message: e.message })),
+              ConnectionNotActive: (e) => Effect.fail(new Conflict({ message: e.message })),
               // Without a range a re-sync refuses none.
               RangeRefused: Effect.die
             })
