@@ -12,6 +12,7 @@ export const permissions: ReadonlyArray<Permission> = ["users:read", "users:writ
 
 export type Operator = typeof PortalApi.Operator.Encoded
 export type Session = typeof PortalApi.PortalSession.Encoded
+export type SessionState = typeof PortalApi.SessionState.Encoded
 export type AuditEvent = typeof PortalApi.AuditEvent.Encoded
 export type AuditPage = typeof PortalApi.AuditPage.Encoded
 export type AuditActorType = typeof PortalApi.AuditActorType.Encoded
@@ -124,7 +125,11 @@ export const query = (params: Record<string, string | number | undefined>) => {
 }
 
 export const api = {
-  session: () => request<Session>("GET", "/portal/api/session", undefined, { ignoreUnauthorized: true }),
+  /** The session, or null when this browser holds none (no error, so nothing is logged on the login page). */
+  session: () =>
+    request<SessionState>("GET", "/portal/api/session/current", undefined, { ignoreUnauthorized: true }).then((
+      state
+    ) => state.session),
   login: (email: string, password: string) =>
     request<Session>("POST", "/portal/api/login", { email, password }, { ignoreUnauthorized: true }),
   logout: () => request<void>("POST", "/portal/api/logout"),
