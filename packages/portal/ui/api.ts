@@ -55,6 +55,9 @@ export type EndpointIssuePage = typeof PortalApi.EndpointIssuePage.Encoded
 
 export type Fault = typeof PortalApi.FaultSpec.Encoded
 export type SimulatorFaults = typeof PortalApi.SimulatorFaults.Encoded
+export type SandboxTestUser = typeof PortalApi.SandboxTestUser.Encoded
+export type SandboxTestUserPage = typeof PortalApi.SandboxTestUserPage.Encoded
+export type ConnectAllResult = typeof PortalApi.ConnectAllResult.Encoded
 
 /** An answer other than 2xx, with the server's `_tag` and `message`. */
 export class ApiError extends Error {
@@ -199,6 +202,12 @@ export const api = {
       appId,
       ...(externalUserId === undefined || externalUserId === "" ? {} : { externalUserId })
     }),
+  testUsers: (appId: string, cursor?: string) =>
+    request<SandboxTestUserPage>("GET", `/portal/api/sandbox/apps/${appId}/test-users${query({ cursor, limit: 25 })}`),
+  sandboxTestUser: (appId: string, userId: string) =>
+    request<SandboxTestUser>("GET", `/portal/api/sandbox/apps/${appId}/test-users/${userId}`),
+  connectAll: (appId: string, userId: string) =>
+    request<ConnectAllResult>("POST", `/portal/api/sandbox/apps/${appId}/test-users/${userId}/connect-all`),
   sandboxConnect: (userId: string, provider: string) =>
     request<Connection>("POST", `/portal/api/sandbox/users/${userId}/connections`, { provider }),
   faults: () => request<{ data: ReadonlyArray<SimulatorFaults> }>("GET", "/portal/api/sandbox/faults"),
