@@ -2,7 +2,7 @@
  * Every page of the portal in Chromium, one after the other: each address of `loggedInPages` (the navigation's
  * entries, an app's tabs, a user page, the sandbox page, an unknown address) for a logged-in operator, and the
  * pages without a session (login, a setup link). Each must show no console error, script error, failed request
- * or error answer, and pass axe-core. The navigation's entries and an app's tabs must all be in the list, so a new
+ * or error answer, name its icon, and pass axe-core. The navigation's entries and an app's tabs must all be in the list, so a new
  * page is one line here.
  */
 import { describe, expect, layer } from "@effect/vitest"
@@ -26,6 +26,7 @@ interface World {
   readonly appName: string
   readonly userId: string
   readonly externalUserId: string
+  readonly testUserId: string
 }
 
 /** A page: its address, and the level-1 heading that says it has loaded. */
@@ -46,6 +47,11 @@ const loggedInPages: ReadonlyArray<PortalPage> = [
   { name: "user", path: (w) => `/portal/apps/${w.appId}/users/${w.userId}`, heading: (w) => w.externalUserId },
   { name: "audit", path: () => "/portal/audit", heading: () => "Audit log" },
   { name: "sandbox", path: (w) => `/portal/sandbox?app=${w.appId}`, heading: () => "Sandbox" },
+  {
+    name: "sandbox-test-user",
+    path: (w) => `/portal/sandbox?app=${w.appId}&user=${w.testUserId}`,
+    heading: () => "Sandbox"
+  },
   { name: "not-found", path: () => "/portal/no-such-page", heading: () => "Not found" }
 ]
 
@@ -73,13 +79,29 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: every page", () => {
             data: { externalUserId, timezone: "UTC" }
           })
           expect(created.status(), await created.text()).toBe(201)
-          const world: World = { appId, appName, userId: ((await created.json()) as { id: string }).id, externalUserId }
+          await page.goto(`/portal/sandbox?app=${appId}`)
+          await page.getByRole("button", { name: "Make test user" }).click()
+          await page.getByRole("region", { name: /^Test user sandbox-/ }).waitFor()
+          const world: World = {
+            appId,
+            appName,
+            userId: ((await created.json()) as { id: string }).id,
+            externalUserId,
+            testUserId: new URL(page.url()).searchParams.get("user") ?? ""
+          }
+          expect(world.testUserId).toMatch(/^[0-9a-f-]{36}$/)
 
           for (const entry of loggedInPages) {
             await page.goto(entry.path(world))
             await page.getByRole("heading", { level: 1, name: entry.heading(world) }).waitFor()
+            // Each page names its icon (inline, so no request for it can fail).
+            expect(await page.locator("link[rel=\"icon\"]").getAttribute("href")).toMatch(/^data:image\/svg\+xml,/)
             await checkPage(session, `page-${entry.name}`)
           }
+          // Pages that name none (the API's documentation) get the same icon at /favicon.ico.
+          const icon = await api.get("/favicon.ico")
+          expect(icon.status()).toBe(200)
+          expect(icon.headers()["content-type"]).toMatch(/^image\/svg\+xml/)
 
           // The navigation and an app's tabs link to no page the list leaves out.
           const listed = new Set(loggedInPages.map((entry) => pathOf(entry.path(world))))
