@@ -2,7 +2,8 @@
  * The sandbox page in Chromium: a test user made for an app, connected to every simulator with one button, its
  * badges following each backfill until every one is Idle (the page reads the server again while a sync runs), the
  * app's list of test users, the chosen app and test user kept when the page is left and opened again from the
- * navigation (and after a reload), and a simulator's fault knob set and cleared. Every page passes axe-core and is
+ * navigation (and after a reload), a test user the address names but the app lacks dropped, and a simulator's fault
+ * knob set and cleared. Every page passes axe-core and is
  * screenshotted.
  */
 import { describe, expect, layer } from "@effect/vitest"
@@ -85,6 +86,15 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: the sandbox page", () 
           await page.getByText("Another app has no test users yet.").waitFor()
           await page.getByLabel("App", { exact: true }).selectOption({ label: "Sandbox app" })
           await expect.poll(() => list.getByRole("row").count(), { timeout: 10_000 }).toBe(3)
+
+          // A test user the address names but the app does not have (erased, or of another app): no choice.
+          const unknown = "00000000-0000-4000-8000-000000000000"
+          session.expectFailures({ status: 404, path: `/portal/api/sandbox/apps/${appId}/test-users/${unknown}` })
+          await page.goto(`/portal/sandbox?app=${appId}&user=${unknown}`)
+          await expect.poll(() => new URL(page.url()).searchParams.get("user"), { timeout: 10_000 }).toBeNull()
+          expect(new URL(page.url()).searchParams.get("app")).toBe(appId)
+          await expect.poll(() => list.getByRole("row").count(), { timeout: 10_000 }).toBe(3)
+          expect(await page.getByRole("region", { name: /^Test user / }).count()).toBe(0)
 
           const garmin = page.locator("article", { has: page.getByRole("heading", { name: "Garmin" }) })
           await garmin.getByLabel("Fault").selectOption("rateLimit")

@@ -367,9 +367,10 @@ export const SandboxPage = () => {
         : api.sandboxTestUser(appId, userParam),
     [appId, userParam]
   )
-  // A remembered test user that is gone (erased) or of another app: no choice.
+  // A remembered test user that is gone (erased), of another app, or an id edited by hand: no choice.
   useEffect(() => {
-    if ((chosen.error as ApiError | undefined)?.status === 404) choose({ app: appId })
+    const status = (chosen.error as ApiError | undefined)?.status
+    if (status === 404 || status === 400) choose({ app: appId })
   }, [chosen.error])
 
   const reloadAll = () => {
