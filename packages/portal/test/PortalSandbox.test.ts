@@ -3,8 +3,7 @@
  * badges following each backfill until every one is Idle (the page reads the server again while a sync runs), the
  * app's list of test users, the chosen app and test user kept when the page is left and opened again from the
  * navigation (and after a reload), a test user the address names but the app lacks dropped, and a simulator's fault
- * knob set and cleared. Every page passes axe-core and is
- * screenshotted.
+ * knob set and cleared. Every page passes axe-core and is screenshotted.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { chromiumAvailable, phone } from "./fixtures/Browser.js"
