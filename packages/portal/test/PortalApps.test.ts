@@ -9,7 +9,14 @@ import { Operators } from "@pulsebridge/server"
 import { TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import { Browser, chromiumAvailable, chromiumPath, logIn, openPage, phone, screenshot } from "./fixtures/Browser.js"
-import { checkPage, createAppInPortal, createKeyInPortal, PortalTestLive, runScenario } from "./fixtures/Portal.js"
+import {
+  checkPage,
+  createAppInPortal,
+  createKeyInPortal,
+  expectClean,
+  PortalTestLive,
+  runScenario
+} from "./fixtures/Portal.js"
 
 if (!chromiumAvailable) {
   console.warn(`portal browser tests skipped: no Chromium at ${chromiumPath} (apt-get install -y chromium)`)
@@ -35,6 +42,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         expect(missing).toEqual([])
         await checkPage(session, "login")
         // A wrong password: one message that does not say which of the two was wrong.
+        session.expectFailures({ status: 401, path: "/portal/api/login" }, { status: 429, path: "/portal/api/login" })
         await page.getByLabel("Email").fill(session.email)
         await page.getByLabel("Password").fill("not the password at all")
         await page.getByRole("button", { name: "Log in" }).click()
@@ -68,6 +76,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
           expect(page.url()).not.toContain(setupToken!)
           await logIn(page, email, "a new password of mine")
           await expect.poll(() => page.getByTestId("operator").textContent()).toBe(email)
+          expectClean(opened, "the setup and login pages")
         })
       }).pipe(Effect.scoped))
 
@@ -215,6 +224,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
     it.effect("after repeated failed logins the form says how long to wait and counts down", () =>
       runScenario(async (session) => {
         const { page } = session
+        session.expectFailures({ status: 401, path: "/portal/api/login" }, { status: 429, path: "/portal/api/login" })
         await page.getByRole("button", { name: "Log out" }).click()
         await page.getByLabel("Email").fill(session.email)
         const throttled = page.getByText(/Too many attempts, try again in \d+ s/)

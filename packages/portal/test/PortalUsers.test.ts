@@ -1,8 +1,8 @@
 /**
  * The portal in Chromium, user side: finding a user by external id in a paged list, the user page's
  * charts drawn from a sandbox backfill (pixels of each series on its canvas, and the meal marked on the
- * glucose chart), erasure confirmed by typing the external id (then the API answers 404), and the
- * sandbox page. Every page passes axe-core and is screenshotted.
+ * glucose chart), and erasure confirmed by typing the external id (then the API answers 404). The sandbox page
+ * has its own file (`PortalSandbox.test.ts`). Every page passes axe-core and is screenshotted.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import * as path from "node:path"
@@ -274,26 +274,5 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: users", () => {
         }),
       240_000
     )
-
-    it.effect("the sandbox page makes a test user, connects a simulated provider and sets a fault knob", () =>
-      runScenario(async (session) => {
-        const { page } = session
-        await createAppInPortal(session, "Sandbox app")
-        await page.getByRole("link", { name: "Sandbox" }).click()
-        await page.getByLabel("App").selectOption({ label: "Sandbox app" })
-        await page.getByRole("button", { name: "Make test user" }).click()
-        const testUser = page.getByRole("region", { name: "Test user" })
-        await testUser.getByRole("button", { name: "Connect Fitbit" }).click()
-        await testUser.getByText(/Fitbit/).locator(".badge").or(testUser.locator(".badge")).first().waitFor()
-
-        const garmin = page.locator("article", { has: page.getByRole("heading", { name: "Garmin" }) })
-        await garmin.getByLabel("Fault").selectOption("rateLimit")
-        await garmin.getByLabel("Requests").fill("3")
-        await garmin.getByRole("button", { name: "Add fault" }).click()
-        await garmin.getByText("3 more requests").waitFor()
-        await checkPage(session, "sandbox")
-        await garmin.getByRole("button", { name: "Clear" }).click()
-        await garmin.getByText("No faults pending.").waitFor()
-      }))
   })
 })

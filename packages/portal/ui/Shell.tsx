@@ -69,7 +69,7 @@ export const Shell = () => {
       setState({ _tag: "LoggedOut" })
     })
     api.session().then(
-      loggedIn,
+      (session) => session === null ? setState({ _tag: "LoggedOut" }) : loggedIn(session),
       (error) => setState(error.status === 401 ? { _tag: "LoggedOut" } : { _tag: "Failed", error })
     )
   }, [])

@@ -12,6 +12,7 @@ export const permissions: ReadonlyArray<Permission> = ["users:read", "users:writ
 
 export type Operator = typeof PortalApi.Operator.Encoded
 export type Session = typeof PortalApi.PortalSession.Encoded
+export type SessionState = typeof PortalApi.SessionState.Encoded
 export type AuditEvent = typeof PortalApi.AuditEvent.Encoded
 export type AuditPage = typeof PortalApi.AuditPage.Encoded
 export type AuditActorType = typeof PortalApi.AuditActorType.Encoded
@@ -88,6 +89,9 @@ export type EndpointIssuePage = typeof PortalApi.EndpointIssuePage.Encoded
 
 export type Fault = typeof PortalApi.FaultSpec.Encoded
 export type SimulatorFaults = typeof PortalApi.SimulatorFaults.Encoded
+export type SandboxTestUser = typeof PortalApi.SandboxTestUser.Encoded
+export type SandboxTestUserPage = typeof PortalApi.SandboxTestUserPage.Encoded
+export type ConnectAllResult = typeof PortalApi.ConnectAllResult.Encoded
 
 /** An answer other than 2xx, with the server's `_tag` and `message`. */
 export class ApiError extends Error {
@@ -158,7 +162,11 @@ export const query = (params: Record<string, string | number | undefined>) => {
 }
 
 export const api = {
-  session: () => request<Session>("GET", "/portal/api/session", undefined, { ignoreUnauthorized: true }),
+  /** The session, or null when this browser holds none (no error, so nothing is logged on the login page). */
+  session: () =>
+    request<SessionState>("GET", "/portal/api/session/current", undefined, { ignoreUnauthorized: true }).then((
+      state
+    ) => state.session),
   login: (email: string, password: string) =>
     request<Session>("POST", "/portal/api/login", { email, password }, { ignoreUnauthorized: true }),
   logout: () => request<void>("POST", "/portal/api/logout"),
@@ -241,6 +249,12 @@ export const api = {
       appId,
       ...(externalUserId === undefined || externalUserId === "" ? {} : { externalUserId })
     }),
+  testUsers: (appId: string, cursor?: string) =>
+    request<SandboxTestUserPage>("GET", `/portal/api/sandbox/apps/${appId}/test-users${query({ cursor, limit: 25 })}`),
+  sandboxTestUser: (appId: string, userId: string) =>
+    request<SandboxTestUser>("GET", `/portal/api/sandbox/apps/${appId}/test-users/${userId}`),
+  connectAll: (appId: string, userId: string) =>
+    request<ConnectAllResult>("POST", `/portal/api/sandbox/apps/${appId}/test-users/${userId}/connect-all`),
   sandboxConnect: (userId: string, provider: string) =>
     request<Connection>("POST", `/portal/api/sandbox/users/${userId}/connections`, { provider }),
   faults: () => request<{ data: ReadonlyArray<SimulatorFaults> }>("GET", "/portal/api/sandbox/faults"),

@@ -70,6 +70,14 @@ export class PortalSession extends Schema.Class<PortalSession>("PortalSession")(
   publicUrl: Schema.String.annotations({ description: "The server's public base URL" })
 }) {}
 
+/**
+ * The pages' first question: the session, or null when the request carries no session cookie at all (no one has
+ * logged in in this browser, or the operator logged out), which is not an error to log.
+ */
+export class SessionState extends Schema.Class<SessionState>("SessionState")({
+  session: Schema.NullOr(PortalSession)
+}) {}
+
 export class LoginPayload extends Schema.Class<LoginPayload>("LoginPayload")({
   email: Schema.String.pipe(Schema.maxLength(254)),
   password: Schema.String.pipe(Schema.maxLength(1024))
@@ -108,6 +116,16 @@ export class SessionGroup extends HttpApiGroup.make("portalSession")
       )
   )
   .add(HttpApiEndpoint.get("session", "/portal/api/session").addSuccess(PortalSession).middleware(PortalAuth))
+  .add(
+    HttpApiEndpoint.get("current", "/portal/api/session/current")
+      .addSuccess(SessionState)
+      .addError(Unauthorized)
+      .annotate(
+        OpenApi.Description,
+        "The session of the request's cookie, or null without a cookie; a cookie that names no live session is a " +
+          "401, as on every other route"
+      )
+  )
   .add(HttpApiEndpoint.post("logout", "/portal/api/logout").addSuccess(HttpApiSchema.NoContent).middleware(PortalAuth))
   .annotate(OpenApi.Exclude, true)
 {}

@@ -70,6 +70,14 @@ export class Connections extends Effect.Service<Connections>()("@pulsebridge/ser
       /** The user's connections that are not disconnected (Active, or waiting for reauthorization). */
       listOpen: (userId: UserId) => Effect.map(repo.listOpen(userId), (rows) => rows.map(show)),
 
+      /** The open connections of each of the users (a page of a list), by user id. */
+      listOpenOfUsers: (userIds: ReadonlyArray<UserId>) =>
+        Effect.map(repo.listOpenOfUsers(userIds), (rows) => {
+          const byUser = new Map<UserId, Array<Connection>>(userIds.map((id) => [id, []]))
+          for (const row of rows) byUser.get(row.userId)?.push(show(row))
+          return byUser as ReadonlyMap<UserId, ReadonlyArray<Connection>>
+        }),
+
       /**
        * Every provider in listing order, each with the user's connection or null: an Active one, or
        * one waiting for the user to connect again (`Reauthorize`, with its `statusReason`), so an

@@ -143,6 +143,24 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
     const listActive = listOfUser(sql.literal("c.status = 'Active'"))
     const listOpen = listOfUser(visibleConnection(sql, "c"))
 
+    /** The open connections of several users at once (a page of users), each user's in listing order. */
+    const listOpenOfUsers = SqlSchema.findAll({
+      Request: Schema.Array(UserId),
+      Result: ConnectionRow,
+      execute: (userIds) =>
+        sql`
+          select c.id, c.user_id, c.provider, c.provider_user_id, c.status, c.scopes, c.token_expires_at,
+            c.created_at, c.updated_at, s.last_synced_at, s.state as sync_state, s.rate_limited_until,
+            s.last_error as sync_error, c.status_reason,
+            (select count(*) from quarantined_records q where q.connection_id = c.id)::text as quarantined_records,
+            s.backfill_from::text as backfill_from, s.backfill_to::text as backfill_to,
+            s.backfill_cursor::text as backfill_cursor
+          from connections c left join sync_state s on s.connection_id = c.id
+          where c.user_id in ${sql.in(userIds)} and ${visibleConnection(sql, "c")}
+          order by c.user_id, c.created_at, c.id
+        `
+    })
+
     const findOfUser = SqlSchema.findOne({
       Request: Schema.Struct({ userId: UserId, connectionId: Schema.String, open: Schema.Boolean }),
       Result: ConnectionRef,
@@ -252,6 +270,8 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
 
       /** The user's connections that are not Disconnected (Active, or waiting for the user to reconnect). */
       listOpen: (userId: UserId) => listOpen(userId).pipe(Effect.orDie),
+      listOpenOfUsers: (userIds: ReadonlyArray<UserId>) =>
+        userIds.length === 0 ? Effect.succeed([]) : listOpenOfUsers(userIds).pipe(Effect.orDie),
 
       /** The user's connection with this id (any status), or none: another user's looks absent. */
       findOfUser: (userId: UserId, connectionId: string) =>

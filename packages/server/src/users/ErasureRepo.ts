@@ -49,6 +49,8 @@ export const erasedTables: ReadonlyArray<string> = [
   "webhook_events",
   "audit_events",
   "connections",
+  // The sandbox page's mark of a test user goes with the user's row (on delete cascade).
+  "sandbox_test_users",
   "users"
 ]
 

@@ -35,6 +35,7 @@ layer(makeTestServer({ sandbox: true }), { timeout: "600 seconds", excludeTestSe
             "GET /portal/api/audit/export",
             "GET /portal/api/operators",
             "GET /portal/api/session",
+            "GET /portal/api/session/current",
             "PATCH /portal/api/apps/{appId}",
             "POST /portal/api/apps",
             "POST /portal/api/apps/{appId}/keys",

@@ -1,6 +1,7 @@
 /**
  * The portal's sandbox page over HTTP, in sandbox mode: a test user connected to simulated
- * providers in one call each (real connections whose backfill fills the user page's charts), a
+ * providers in one call each (real connections whose backfill fills the user page's charts), or to
+ * every simulator at once, the app's list of test users with their connections' live state, a
  * re-sync, the simulators' fault knobs as the simulators themselves report them, and the audit log.
  */
 import { expect, layer } from "@effect/vitest"
@@ -130,6 +131,124 @@ layer(makeTestServer({ sandbox: true }), { excludeTestServices: true, timeout: "
           expect(events[0]).toMatchObject({ operatorEmail: email, appId: app.id, detail: { userId, provider } })
         }
         expect(yield* auditOf(client, "connection.resync", connected["Dexcom"]!)).toHaveLength(1)
+      }))
+
+    it.effect(
+      "connect all connects a test user to every simulator; each backfill ends Idle, and a second call connects none",
+      () =>
+        Effect.gen(function*() {
+          const { client, email } = yield* loggedIn
+          const { app } = yield* createApp()
+          const made = yield* client.post("/portal/api/sandbox/test-users", { json: { appId: app.id } })
+          expect(made.status, made.text).toBe(201)
+          const userId = made.body.user.id as string
+          const base = `/portal/api/sandbox/apps/${app.id}/test-users/${userId}`
+          const simulators = (yield* client.get("/portal/api/sandbox/faults")).body.data.map((s: any) => s.provider)
+          expect(simulators.length).toBeGreaterThanOrEqual(4)
+
+          const all = yield* client.post(`${base}/connect-all`)
+          expect(all.status, all.text).toBe(200)
+          expect(all.body.failed).toEqual([])
+          expect([...all.body.connected].sort()).toEqual([...simulators].sort())
+          expect(all.body.user).toMatchObject({ id: userId, appId: app.id, status: "Active" })
+          expect(all.body.user.connections.map((c: any) => c.provider).sort()).toEqual([...simulators].sort())
+          for (const connection of all.body.user.connections) {
+            const events = yield* auditOf(client, "sandbox.connect", connection.id)
+            expect(events, connection.provider).toHaveLength(1)
+            expect(events[0]).toMatchObject({ operatorEmail: email, appId: app.id, detail: { userId } })
+          }
+
+          // Every backfill ends: the state the page polls leaves Backfilling for Idle, with a last sync.
+          const settledUser = yield* eventually(
+            client.get(base),
+            (reply) => reply.status === 200 && reply.body.connections.every(settled),
+            "every backfill of connect all",
+            { every: "1 second", within: "280 seconds" }
+          )
+          expect(settledUser.body.connections).toHaveLength(simulators.length)
+          expect(settledUser.body.connections.every((c: any) => c.syncProgress === null)).toBe(true)
+
+          const again = yield* client.post(`${base}/connect-all`)
+          expect(again.status, again.text).toBe(200)
+          expect(again.body).toMatchObject({ connected: [], failed: [] })
+          expect(again.body.user.connections.map((c: any) => c.id).sort()).toEqual(
+            all.body.user.connections.map((c: any) => c.id).sort()
+          )
+        }),
+      { timeout: 300_000 }
+    )
+
+    it.effect("an app's test users: only those the sandbox page made, newest first, paged, each with its connections", () =>
+      Effect.gen(function*() {
+        const { client } = yield* loggedIn
+        const { app } = yield* createApp()
+        const other = yield* createApp()
+        const make = (appId: string, externalUserId?: string) =>
+          Effect.map(
+            client.post("/portal/api/sandbox/test-users", {
+              json: externalUserId === undefined ? { appId } : { appId, externalUserId }
+            }),
+            (reply) => {
+              expect(reply.status, reply.text).toBe(201)
+              return reply.body.user.id as string
+            }
+          )
+        const first = yield* make(app.id)
+        const second = yield* make(app.id, "tester-two")
+        const otherApps = yield* make(other.app.id)
+        // A user the app made itself, named as the page names its own: not a test user.
+        const appsOwn = yield* Effect.flatMap(
+          Users,
+          (users) => users.create(app.id, new CreateUserPayload({ externalUserId: "sandbox-0000ffff" }))
+        )
+        const connected = yield* client.post(`/portal/api/sandbox/users/${second}/connections`, {
+          json: { provider: "Dexcom" }
+        })
+        expect(connected.status, connected.text).toBe(201)
+
+        const list = `/portal/api/sandbox/apps/${app.id}/test-users`
+        const page = yield* client.get(list)
+        expect(page.status, page.text).toBe(200)
+        expect(page.body.data.map((u: any) => u.id)).toEqual([second, first])
+        expect(page.body.nextCursor).toBeNull()
+        expect(page.body.data[0]).toMatchObject({ appId: app.id, externalUserId: "tester-two", status: "Active" })
+        expect(page.body.data[0].connections).toHaveLength(1)
+        expect(page.body.data[0].connections[0]).toMatchObject({ id: connected.body.id, provider: "Dexcom" })
+        expect(page.body.data[0].connections[0].syncState).toMatch(/^(Pending|Backfilling|Idle)$/)
+        expect(page.body.data[1].connections).toEqual([])
+
+        const one = yield* client.get(`${list}?limit=1`)
+        expect(one.body.data.map((u: any) => u.id)).toEqual([second])
+        expect(typeof one.body.nextCursor).toBe("string")
+        const next = yield* client.get(`${list}?limit=1&cursor=${one.body.nextCursor}`)
+        expect(next.body.data.map((u: any) => u.id)).toEqual([first])
+        expect(next.body.nextCursor).toBeNull()
+
+        const single = yield* client.get(`${list}/${second}`)
+        expect(single.status, single.text).toBe(200)
+        expect(single.body).toMatchObject({ id: second, appId: app.id, externalUserId: "tester-two" })
+        expect(single.body.connections.map((c: any) => c.id)).toEqual([connected.body.id])
+
+        // Another app's test user, the app's own user and no user at all are 404s under this app.
+        for (const userId of [otherApps, appsOwn.user.id, crypto.randomUUID()]) {
+          expectError(yield* client.get(`${list}/${userId}`), 404, "NotFound")
+          expectError(yield* client.post(`${list}/${userId}/connect-all`), 404, "NotFound")
+        }
+        expect(
+          (yield* client.get(`/portal/api/sandbox/apps/${other.app.id}/test-users`)).body.data.map((u: any) => u.id)
+        ).toEqual([otherApps])
+        expectError(yield* client.get(`/portal/api/sandbox/apps/${crypto.randomUUID()}/test-users`), 404, "NotFound")
+        for (const bad of ["?limit=0", "?limit=201", "?limit=x", "?cursor=nope"]) {
+          expectError(yield* client.get(`${list}${bad}`), 400)
+        }
+        expectError(yield* client.get("/portal/api/sandbox/apps/not-a-uuid/test-users"), 400)
+        expectError(yield* client.get(`${list}/not-a-uuid`), 400)
+
+        // An Inactive test user stays listed, with its status, and cannot connect.
+        yield* Effect.flatMap(Users, (users) => users.softDelete(app.id, first))
+        const listed = yield* client.get(list)
+        expect(listed.body.data.find((u: any) => u.id === first).status).toBe("Inactive")
+        expectError(yield* client.post(`${list}/${first}/connect-all`), 400, "BadRequest")
       }))
 
     it.effect("fault knobs are set through the simulator's own control routes, validated, and cleared", () =>

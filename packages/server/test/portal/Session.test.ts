@@ -65,6 +65,25 @@ layer(makeTestServer(), { timeout: "120 seconds" })("portal sessions", (it) => {
       expect(unknown.status).toBe(401)
     }))
 
+  it.effect("the pages' session check answers null without a cookie, the session with one, 401 with an unknown one", () =>
+    Effect.gen(function*() {
+      const { baseUrl, client, email, login } = yield* newOperator()
+      const current = yield* client.get("/portal/api/session/current")
+      expect(current.status, current.text).toBe(200)
+      expect(current.body.session.csrfToken).toBe(login.csrfToken)
+      expect(current.body.session.operator.email).toBe(email)
+      const none = yield* portalRequest(baseUrl, "GET", "/portal/api/session/current")
+      expect(none.status, none.text).toBe(200)
+      expect(none.body).toEqual({ session: null })
+      const unknown = yield* portalRequest(baseUrl, "GET", "/portal/api/session/current", {
+        cookie: "pb_portal_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+      })
+      expect(unknown.status).toBe(401)
+      expect(unknown.body._tag).toBe("Unauthorized")
+      expect((yield* client.post("/portal/api/logout")).status).toBe(204)
+      expect((yield* client.get("/portal/api/session/current")).status).toBe(401)
+    }))
+
   it.effect("a change without the CSRF token is 403, with a wrong one 403, from another origin 403, with it 2xx", () =>
     Effect.gen(function*() {
       const { client } = yield* newOperator()

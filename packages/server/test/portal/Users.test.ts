@@ -353,5 +353,9 @@ layer(makeTestServer(), { excludeTestServices: true, timeout: "180 seconds" })("
       )
       expectError(yield* client.get("/portal/api/sandbox/faults"), 404, "NotFound")
       expectError(yield* client.put("/portal/api/sandbox/faults/Dexcom", { json: { faults: [] } }), 404, "NotFound")
+      const testUsers = `/portal/api/sandbox/apps/${appId}/test-users`
+      expectError(yield* client.get(testUsers), 404, "NotFound")
+      expectError(yield* client.get(`${testUsers}/${users[0]!.user.id}`), 404, "NotFound")
+      expectError(yield* client.post(`${testUsers}/${users[0]!.user.id}/connect-all`), 404, "NotFound")
     }))
 })

@@ -2,9 +2,9 @@
  * The portal's session endpoints: login (sets the cookie, answers the CSRF token), the one-time setup
  * of a password, the current session, and logout (ends the session and clears the cookie).
  */
-import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { BadRequest, TooManyRequests, Unauthorized } from "@pulsebridge/domain"
-import { CurrentOperator, Operator, PortalSession, sessionCookieName } from "@pulsebridge/portal/api"
+import { CurrentOperator, Operator, PortalSession, sessionCookieName, SessionState } from "@pulsebridge/portal/api"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
@@ -87,6 +87,19 @@ export const SessionHttpLive = HttpApiBuilder.group(ServedApi, "portalSession", 
             Effect.catchTag("SessionInvalid", (error) => Effect.fail(new Unauthorized({ message: error.message })))
           )
           return sessionOf(described.operator, described.csrfToken)
+        }))
+      .handle("current", () =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const token = request.cookies[sessionCookieName]
+          if (token === undefined || token === "") return new SessionState({ session: null })
+          const unauthorized = (error: { readonly message: string }) =>
+            Effect.fail(new Unauthorized({ message: error.message }))
+          const session = yield* sessions.authenticate(token).pipe(Effect.catchTag("SessionInvalid", unauthorized))
+          const described = yield* sessions.describe(session.id, session.operatorId).pipe(
+            Effect.catchTag("SessionInvalid", unauthorized)
+          )
+          return new SessionState({ session: sessionOf(described.operator, described.csrfToken) })
         }))
       .handle("logout", () =>
         Effect.gen(function*() {

@@ -1,6 +1,7 @@
 /**
- * The portal's sandbox page (sandbox mode only): test users, a simulated provider connected in one
- * call, and the simulators' fault knobs.
+ * The portal's sandbox page (sandbox mode only): test users (made, marked as such, listed per app with their
+ * connections' live state), a simulated provider connected in one call, or every one at once, and the simulators'
+ * fault knobs.
  *
  * Connecting runs the real hosted connect flow, only without a browser: a connect session as
  * `POST .../connections/sessions` makes it (an app without credentials of its own uses the sandbox
@@ -11,10 +12,16 @@
  */
 import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import type { AppId, User, UserId } from "@pulsebridge/domain"
+import type { AppId, Connection, User, UserId } from "@pulsebridge/domain"
 import { CreateConnectSessionPayload, CreateUserPayload, Provider } from "@pulsebridge/domain"
 import type { FaultSpec } from "@pulsebridge/portal/api"
-import { PendingFault, SimulatorFaults } from "@pulsebridge/portal/api"
+import {
+  PendingFault,
+  SandboxConnectFailure,
+  SandboxTestUser,
+  SandboxTestUserPage,
+  SimulatorFaults
+} from "@pulsebridge/portal/api"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -30,6 +37,8 @@ import { ServerConfig } from "../../platform/ServerConfig.js"
 import { SandboxSimulators } from "../../sandbox/SandboxRoutes.js"
 import { SyncQueue } from "../../sync/SyncQueue.js"
 import { Users } from "../../users/Users.js"
+import { SandboxTestUsersRepo } from "./SandboxTestUsersRepo.js"
+import { defaultPageSize, UserDirectoryRepo } from "./UserDirectoryRepo.js"
 import { PortalAppNotFound, UserPages } from "./UserPages.js"
 
 /** The server does not run in sandbox mode. */
@@ -53,6 +62,13 @@ export class SandboxRefused extends Data.TaggedError("SandboxRefused")<{ readonl
   }
 }
 
+/** The user is not a test user of this app (another app's, one the sandbox page did not make, or none). */
+export class TestUserNotFound extends Data.TaggedError("TestUserNotFound")<{ readonly userId: string }> {
+  override get message() {
+    return `no test user with id ${this.userId} in this app`
+  }
+}
+
 const FaultsBody = Schema.Struct({ faults: Schema.Array(PendingFault) })
 
 export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge/server/PortalSandbox", {
@@ -70,6 +86,8 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
     const simulators = yield* SandboxSimulators
     const syncQueue = yield* SyncQueue
     const client = yield* HttpClient.HttpClient
+    const testUsers = yield* SandboxTestUsersRepo
+    const directory = yield* UserDirectoryRepo
 
     const requireSandbox = config.sandbox ? Effect.void : Effect.fail(new SandboxOff())
 
@@ -137,7 +155,122 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
         return connectionId
       })
 
+    const requireApp = (appId: AppId) =>
+      Effect.flatMap(
+        apps.get(appId),
+        Option.match({ onNone: () => Effect.fail(new PortalAppNotFound({ appId })), onSome: () => Effect.void })
+      )
+
+    /** The test user of this app, or `TestUserNotFound`. */
+    const requireTestUser = (appId: AppId, userId: UserId) =>
+      Effect.gen(function*() {
+        if (!(yield* testUsers.isTestUserOf(appId, userId))) return yield* new TestUserNotFound({ userId })
+        return yield* pages.requireUser(userId).pipe(
+          Effect.catchTag("UserNotFound", () => Effect.fail(new TestUserNotFound({ userId })))
+        )
+      })
+
+    const testUserOf = (user: User, open: ReadonlyArray<Connection>) =>
+      new SandboxTestUser({
+        id: user.id,
+        appId: user.appId,
+        externalUserId: user.externalUserId,
+        status: user.status,
+        createdAt: user.createdAt,
+        connections: open
+      })
+
+    /** Connects the user to the provider's simulator; the user was found and is Active. */
+    const connectUser = (user: User, provider: Provider, account: string | undefined) =>
+      Effect.gen(function*() {
+        const session = yield* flow.createSession(
+          { appId: user.appId, userId: user.id },
+          new CreateConnectSessionPayload({ provider, redirectUrl: `${bases.publicBase}/portal/sandbox/connected` })
+        ).pipe(Effect.mapError((e) => refused(e.message)))
+        const connectionId = yield* consent(session.authorizationUrl, account ?? `portal-${user.id.slice(0, 8)}`)
+        const connection = (yield* connections.listOpen(user.id as UserId)).find((c) => c.id === connectionId)
+        if (connection === undefined) return yield* refused("the connection was made but is no longer open")
+        return connection
+      })
+
+    const requireActive = (user: User) =>
+      user.status === "Active"
+        ? Effect.void
+        : Effect.fail(refused("the user is Inactive; only an Active user can connect"))
+
     return {
+      /** A page of the app's test users, newest first, each with its open connections as they are now. */
+      testUsers: Effect.fn("PortalSandbox.testUsers")(function*(
+        appId: AppId,
+        query: { readonly cursor?: string | undefined; readonly limit?: number | undefined }
+      ) {
+        yield* requireSandbox
+        yield* requireApp(appId)
+        const page = yield* directory.page({
+          appId,
+          cursor: query.cursor,
+          limit: query.limit ?? defaultPageSize,
+          testUsersOnly: true
+        })
+        const open = yield* connections.listOpenOfUsers(page.data.map((row) => row.id))
+        return new SandboxTestUserPage({
+          data: page.data.map((row) =>
+            new SandboxTestUser({
+              id: row.id,
+              appId,
+              externalUserId: row.externalUserId,
+              status: row.status,
+              createdAt: row.createdAt,
+              connections: open.get(row.id) ?? []
+            })
+          ),
+          nextCursor: page.nextCursor
+        })
+      }),
+
+      /** One test user of the app with its open connections as they are now. */
+      testUserOf: Effect.fn("PortalSandbox.testUserOf")(function*(appId: AppId, userId: UserId) {
+        yield* requireSandbox
+        const user = yield* requireTestUser(appId, userId)
+        return testUserOf(user, yield* connections.listOpen(user.id))
+      }),
+
+      /**
+       * Connects the test user to every simulated provider it has no Active connection with, all at once (each as
+       * `connect` does, and `record`ed); a simulator that refuses is reported and the others still connect.
+       */
+      connectAll: Effect.fn("PortalSandbox.connectAll")(function*<E, R>(
+        appId: AppId,
+        userId: UserId,
+        record: (connection: Connection) => Effect.Effect<void, E, R>
+      ) {
+        yield* requireSandbox
+        const user = yield* requireTestUser(appId, userId)
+        yield* requireActive(user)
+        const active = new Set(
+          (yield* connections.listOpen(user.id)).filter((c) => c.status === "Active").map((c) => c.provider)
+        )
+        // At once: each connect waits on its simulator's token exchange and identity read, and one after the other
+        // they could outlast the request's deadline.
+        const outcomes = yield* Effect.forEach(
+          simulated.filter((p) => !active.has(p)),
+          (provider) =>
+            connectUser(user, provider, undefined).pipe(
+              Effect.either,
+              Effect.tap((outcome) => outcome._tag === "Right" ? record(outcome.right) : Effect.void),
+              Effect.map((outcome) => ({ provider, outcome }))
+            ),
+          { concurrency: "unbounded" }
+        )
+        const connected: Array<Provider> = []
+        const failed: Array<SandboxConnectFailure> = []
+        for (const { outcome, provider } of outcomes) {
+          if (outcome._tag === "Right") connected.push(provider)
+          else failed.push(new SandboxConnectFailure({ provider, message: outcome.left.message }))
+        }
+        return { connected, failed, user: testUserOf(user, yield* connections.listOpen(user.id)) }
+      }),
+
       /** A user of the app (`sandbox-<random>` unless named), made as `POST /api/v1/users` makes it. */
       testUser: Effect.fn("PortalSandbox.testUser")(function*<E, R>(
         appId: AppId,
@@ -153,6 +286,7 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
             externalUserId: externalUserId ?? `sandbox-${crypto.randomBytes(4).toString("hex")}`
           })
         ).pipe(
+          Effect.tap((made) => testUsers.mark(made.user.appId, made.user.id)),
           Effect.tap(record),
           sql.withTransaction,
           Effect.catchTag("SqlError", Effect.die)
@@ -168,14 +302,8 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
           yield* requireSandbox
           yield* requireSimulator(provider)
           const user = yield* pages.requireUser(userId)
-          if (user.status !== "Active") return yield* refused("the user is Inactive; only an Active user can connect")
-          const session = yield* flow.createSession(
-            { appId: user.appId, userId: user.id },
-            new CreateConnectSessionPayload({ provider, redirectUrl: `${bases.publicBase}/portal/sandbox/connected` })
-          ).pipe(Effect.mapError((e) => refused(e.message)))
-          const connectionId = yield* consent(session.authorizationUrl, account ?? `portal-${user.id.slice(0, 8)}`)
-          const connection = (yield* connections.listOpen(user.id as UserId)).find((c) => c.id === connectionId)
-          if (connection === undefined) return yield* refused("the connection was made but is no longer open")
+          yield* requireActive(user)
+          const connection = yield* connectUser(user, provider, account)
           return { user, connection }
         }
       ),
@@ -207,5 +335,6 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
         }
       )
     } as const
-  })
+  }),
+  dependencies: [SandboxTestUsersRepo.Default, UserDirectoryRepo.Default]
 }) {}

@@ -4,7 +4,7 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { Api, BadRequest, NotFound } from "@pulsebridge/domain"
-import { SandboxGroup, UserDetail } from "@pulsebridge/portal/api"
+import { ConnectAllResult, SandboxGroup, UserDetail } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"
 import { Audit, portalActor } from "../operators/Audit.js"
 import { PortalSandbox } from "./Sandbox.js"
@@ -34,6 +34,30 @@ export const PortalSandboxHttpLive = HttpApiBuilder.group(
               }))
             return new UserDetail({ user, connections: [] })
           }).pipe(Effect.catchTags({ SandboxOff: notFound, PortalAppNotFound: notFound })))
+        .handle("testUsers", ({ path, urlParams }) =>
+          sandbox.testUsers(path.appId, urlParams).pipe(
+            Effect.catchTags({ SandboxOff: notFound, PortalAppNotFound: notFound, CursorInvalid: badRequest })
+          ))
+        .handle("getTestUser", ({ path }) =>
+          sandbox.testUserOf(path.appId, path.userId).pipe(
+            Effect.catchTags({ SandboxOff: notFound, TestUserNotFound: notFound })
+          ))
+        .handle("connectAll", ({ path }) =>
+          Effect.gen(function*() {
+            const actor = yield* portalActor
+            const result = yield* sandbox.connectAll(path.appId, path.userId, (connection) =>
+              audit.record({
+                ...actor,
+                action: "sandbox.connect",
+                targetType: "connection",
+                targetId: connection.id,
+                appId: path.appId,
+                detail: { userId: connection.userId, provider: connection.provider }
+              }))
+            return new ConnectAllResult(result)
+          }).pipe(
+            Effect.catchTags({ SandboxOff: notFound, TestUserNotFound: notFound, SandboxRefused: badRequest })
+          ))
         .handle("connect", ({ path, payload }) =>
           Effect.gen(function*() {
             const { connection, user } = yield* sandbox.connect(path.userId, payload.provider, payload.account)

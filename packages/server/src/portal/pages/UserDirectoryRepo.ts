@@ -48,6 +48,8 @@ export interface UserListQuery {
   readonly search?: string | undefined
   readonly cursor?: string | undefined
   readonly limit: number
+  /** Only the users the sandbox page made (`sandbox_test_users`). */
+  readonly testUsersOnly?: boolean | undefined
 }
 
 export interface UserListPage {
@@ -90,10 +92,11 @@ export class UserDirectoryRepo extends Effect.Service<UserDirectoryRepo>()("@pul
         appId: AppId,
         pattern: Schema.NullOr(Schema.String),
         after: Schema.NullOr(Schema.Struct({ at: Schema.String, id: Schema.String })),
-        limit: Schema.Int
+        limit: Schema.Int,
+        testUsersOnly: Schema.Boolean
       }),
       Result: ListedUserRow,
-      execute: ({ after, appId, limit, pattern }) =>
+      execute: ({ after, appId, limit, pattern, testUsersOnly }) =>
         sql`
           select u.id, u.external_user_id, u.status, u.created_at,
             to_char(u.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as page_key,
@@ -108,6 +111,11 @@ export class UserDirectoryRepo extends Effect.Service<UserDirectoryRepo>()("@pul
           where u.app_id = ${appId} and ${liveUser(sql, "u")}
             ${
           pattern === null ? sql.literal("") : sql`and lower(u.external_user_id) like lower(${pattern}) escape '\\'`
+        }
+            ${
+          testUsersOnly
+            ? sql.literal("and exists (select 1 from sandbox_test_users t where t.user_id = u.id)")
+            : sql.literal("")
         }
             ${
           after === null
@@ -152,7 +160,13 @@ export class UserDirectoryRepo extends Effect.Service<UserDirectoryRepo>()("@pul
           const after = query.cursor === undefined ? null : yield* decodeCursor(query.cursor)
           const pattern = query.search === undefined || query.search === "" ? null : `${escapeLike(query.search)}%`
           // One row more than the page tells whether another page follows.
-          const rows = yield* Effect.orDie(listPage({ appId: query.appId, pattern, after, limit: query.limit + 1 }))
+          const rows = yield* Effect.orDie(listPage({
+            appId: query.appId,
+            pattern,
+            after,
+            limit: query.limit + 1,
+            testUsersOnly: query.testUsersOnly === true
+          }))
           const data = rows.slice(0, query.limit)
           return {
             data,
