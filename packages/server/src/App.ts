@@ -29,7 +29,6 @@ import { Delivery, DeliveryWorkerLive } from "./events/Delivery.js"
 import { Endpoints } from "./events/Endpoints.js"
 import { WebhookEndpointsHttpLive } from "./events/Http.js"
 import { HealthRecordsHttpLive } from "./healthData/Http.js"
-import { withCompression } from "./http/Compression.js"
 import { makeAppMiddleware } from "./http/Middleware.js"
 import { hstsHeader } from "./http/ResponseHeaders.js"
 import { RootRoutesLive } from "./http/RootRoutes.js"
@@ -51,7 +50,6 @@ import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
 import { TracingLive } from "./platform/Tracing.js"
 import { PortalAssetsLive } from "./portal/Assets.js"
-import { withPortalNoStore } from "./portal/NoStore.js"
 import { OperatorsHttpLive } from "./portal/operators/OperatorsHttp.js"
 import { PortalAuthLive } from "./portal/operators/PortalAuthLive.js"
 import { SessionHttpLive } from "./portal/operators/SessionHttp.js"
@@ -228,9 +226,7 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
     rateLimit: limiter.middleware,
     authenticateUpload: userToken.check
   })
-  // Compression inside the middleware, so that it sees each response as it is sent (`http/Compression.ts`); the
-  // portal API's no-store outside it, so that it also reaches the answers the middleware gives itself.
-  return HttpApiBuilder.serve(withPortalNoStore((app) => middleware(withCompression(app)))).pipe(
+  return HttpApiBuilder.serve(middleware).pipe(
     HttpMiddleware.withTracerDisabledWhen(() => !tracing),
     Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),

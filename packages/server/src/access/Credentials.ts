@@ -104,7 +104,10 @@ export class PresentedCredentials {
     return Effect.suspend(() => {
       const done = this.checks.get(kind) as Exit.Exit<A, Unauthorized> | undefined
       if (done !== undefined) return done
-      return Effect.onExit(check, (exit) => Effect.sync(() => this.checks.set(kind, exit)))
+      return Effect.flatMap(Effect.exit(check), (exit) => {
+        this.checks.set(kind, exit)
+        return exit
+      })
     })
   }
 }
@@ -126,11 +129,11 @@ export const withCaller = <A, E, R>(
  * a test of one handler) one read from the request now.
  */
 export const currentCaller: Effect.Effect<PresentedCredentials, never, HttpServerRequest.HttpServerRequest> = Effect
-  .flatMap(
-    Effect.serviceOption(Caller),
-    Option.match({
-      onNone: () =>
-        Effect.map(HttpServerRequest.HttpServerRequest, (request) => new PresentedCredentials(request.headers)),
-      onSome: Effect.succeed
-    })
-  )
+  .withFiberRuntime((fiber) => {
+    const provided = Context.getOption(fiber.currentContext, Caller)
+    return Effect.succeed(
+      Option.isSome(provided)
+        ? provided.value
+        : new PresentedCredentials(Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest).headers)
+    )
+  })

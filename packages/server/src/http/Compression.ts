@@ -11,7 +11,7 @@
  * the library's default, takes seconds.
  */
 import type { HttpServerRequest } from "@effect/platform"
-import { HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
 import { NodeStream } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -89,50 +89,43 @@ const withVary = (vary: string | undefined) =>
 export const compressResponse = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse
-): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-  Effect.gen(function*() {
-    const body = response.body
-    const headers = response.headers
-    if (
-      request.method === "HEAD" || response.status === 204 || response.status === 304 ||
-      headers["content-encoding"] !== undefined || /\bno-transform\b/i.test(headers["cache-control"] ?? "") ||
-      !compressibleType(headers["content-type"])
-    ) return response
-    const size = body._tag === "Uint8Array"
-      ? body.body.length
-      : body._tag === "Stream"
-      ? Infinity
-      : 0
-    if (size < MinCompressBytes) return response
-    const vary = withVary(headers["vary"])
-    const encoding = negotiateEncoding(request.headers["accept-encoding"])
-    if (encoding === "identity") return HttpServerResponse.setHeader(response, "vary", vary)
-    const { "content-length": _length, ...rest } = headers
-    const options = {
-      status: response.status,
-      statusText: response.statusText,
-      cookies: response.cookies,
-      headers: { ...rest, "content-encoding": encoding, vary }
-    }
-    if (body._tag === "Uint8Array") {
-      const zipped = compressor(encoding, body.body.length)
-      zipped.end(body.body)
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const body = response.body
+  const headers = response.headers
+  if (
+    request.method === "HEAD" || response.status === 204 || response.status === 304 ||
+    headers["content-encoding"] !== undefined || /\bno-transform\b/i.test(headers["cache-control"] ?? "") ||
+    !compressibleType(headers["content-type"])
+  ) return Effect.succeed(response)
+  const size = body._tag === "Uint8Array"
+    ? body.body.length
+    : body._tag === "Stream"
+    ? Infinity
+    : 0
+  if (size < MinCompressBytes) return Effect.succeed(response)
+  const vary = withVary(headers["vary"])
+  const encoding = negotiateEncoding(request.headers["accept-encoding"])
+  if (encoding === "identity") return Effect.succeed(HttpServerResponse.setHeader(response, "vary", vary))
+  const { "content-length": _length, ...rest } = headers
+  const options = {
+    status: response.status,
+    statusText: response.statusText,
+    cookies: response.cookies,
+    headers: { ...rest, "content-encoding": encoding, vary }
+  }
+  if (body._tag === "Uint8Array") {
+    const zipped = compressor(encoding, body.body.length)
+    zipped.end(body.body)
+    return Effect.succeed(HttpServerResponse.raw(zipped, options))
+  }
+  return Effect.map(
+    body._tag === "Stream" ? NodeStream.toReadable(Stream.orDie(body.stream)) : Effect.succeed(Readable.from([])),
+    (source) => {
+      // The server pipes the compressed stream into the socket; an error on the source ends it there too.
+      const zipped = compressor(encoding)
+      source.on("error", (error) => zipped.destroy(error))
+      source.pipe(zipped)
       return HttpServerResponse.raw(zipped, options)
     }
-    const source = body._tag === "Stream"
-      ? yield* NodeStream.toReadable(Stream.orDie(body.stream))
-      : Readable.from([])
-    // The server pipes the compressed stream into the socket; an error on the source ends it there too.
-    const zipped = compressor(encoding)
-    source.on("error", (error) => zipped.destroy(error))
-    source.pipe(zipped)
-    return HttpServerResponse.raw(zipped, options)
-  })
-
-/**
- * Compresses the responses of `app`. The compression is a pre-response handler added as the app starts, so that
- * wrapped inside the request middleware it runs after the middleware's own handlers (error bodies, request ids),
- * on each response as it is sent.
- */
-export const withCompression = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.zipRight(HttpApp.appendPreResponseHandler(compressResponse), app)
+  )
+}

@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import { checkBody, isJsonApi } from "./BodyRules.js"
+import { compressResponse } from "./Compression.js"
 import type { DeadlineOptions } from "./Deadline.js"
 import { deadlineMsOf, overDeadline, startDeadline } from "./Deadline.js"
 import { errorResponse } from "./ErrorResponse.js"
@@ -87,15 +88,14 @@ const withShortDecodeMessage = (response: HttpServerResponse.HttpServerResponse)
 }
 
 /** Error responses produced below the API (router, platform) come without a body; give them one. */
-const emptyErrorBody = (status: number, requestId: string) =>
-  Effect.sync(() => {
-    if (status === 404) return errorResponse(404, "NotFound", "No such route")
-    if (status === 405) return errorResponse(405, "MethodNotAllowed", "Method not allowed on this route")
-    if (status === 413) return errorResponse(413, "PayloadTooLarge", "The request body is too large")
-    if (status === 400) return errorResponse(400, "BadRequest", "The request could not be parsed")
-    if (status < 500) return errorResponse(status, "BadRequest", "The request was not accepted")
-    return errorResponse(status, "InternalServerError", "Internal server error", { requestId })
-  })
+const emptyErrorBody = (status: number, requestId: string) => {
+  if (status === 404) return errorResponse(404, "NotFound", "No such route")
+  if (status === 405) return errorResponse(405, "MethodNotAllowed", "Method not allowed on this route")
+  if (status === 413) return errorResponse(413, "PayloadTooLarge", "The request body is too large")
+  if (status === 400) return errorResponse(400, "BadRequest", "The request could not be parsed")
+  if (status < 500) return errorResponse(status, "BadRequest", "The request was not accepted")
+  return errorResponse(status, "InternalServerError", "Internal server error", { requestId })
+}
 
 /** The status the platform answered a failed request with (it maps its own errors itself). */
 const failureStatus = (cause: Cause.Cause<unknown>): number => {
@@ -163,20 +163,20 @@ export const makeAppMiddleware =
       const deadline = options.deadline === undefined
         ? undefined
         : startDeadline(fiber, deadlineMsOf(options.deadline, request))
-      const finish = (response: HttpServerResponse.HttpServerResponse) =>
-        headers(request.url, HttpServerResponse.setHeader(response, "x-request-id", requestId))
+      const idHeader = { "x-request-id": requestId }
+      const finish = (response: HttpServerResponse.HttpServerResponse) => headers(request.url, response, idHeader)
       // Responses of the router and of the platform's error handling (unknown route, defects, the deadline's
-      // interruption) are sent from inside the app; a pre-response handler, the first, reaches them all.
+      // interruption) are sent from inside the app; a pre-response handler, the first, reaches them all, and
+      // compresses them last (`Compression.ts`).
       const preResponse: HttpApp.PreResponseHandler = (_request, response) => {
         deadline?.stop()
         // Whatever the app made of its interruption (the platform's 503, a mounted simulator's own 500).
-        if (deadline?.passed() === true) {
-          return Effect.succeed(finish(overDeadline(deadline.ms)))
-        }
-        if (response.status >= 400 && response.body._tag === "Empty") {
-          return Effect.map(emptyErrorBody(response.status, requestId), finish)
-        }
-        return Effect.succeed(finish(withShortDecodeMessage(response)))
+        const answer = deadline?.passed() === true
+          ? overDeadline(deadline.ms)
+          : response.status >= 400 && response.body._tag === "Empty"
+          ? emptyErrorBody(response.status, requestId)
+          : withShortDecodeMessage(response)
+        return compressResponse(request, finish(answer))
       }
       // Logs the path without its query string: OAuth callbacks carry codes there.
       const logged = (status: number, cause?: Cause.Cause<unknown>) => {

@@ -5,7 +5,8 @@
  *   addresses anyway), nor behind a TLS-terminating proxy (`TRUST_PROXY`), which sets its own;
  * - `Cache-Control: no-store` on the answers of the API, the portal's API and the MCP server, which carry
  *   credentials (tokens, webhook secrets), personal or health data, unless the route set its own: the range
- *   reads revalidated by their ETag keep `private, no-cache` (`healthData/RangeResponse.ts`).
+ *   reads revalidated by their ETag keep `private, no-cache` (`healthData/RangeResponse.ts`); the portal's API
+ *   always (errors too, whoever answers them).
  */
 import type { HttpServerResponse } from "@effect/platform"
 import { HttpServerResponse as Response } from "@effect/platform"
@@ -39,16 +40,25 @@ export const hstsHeader = (
 /** Paths whose answers carry credentials, personal or health data. */
 const isPrivatePath = (path: string) => path.startsWith("/api/") || path.startsWith("/portal/api/") || path === "/mcp"
 
-/** Puts the headers every answer gets on `response`, the answer to a request for `url`. */
+/**
+ * The portal's JSON API: its answers carry the session's CSRF token, operators, keys' prefixes and users' health
+ * data, which no browser or proxy cache may keep, whatever the route set.
+ */
+const isPortalApi = (path: string) => path === "/portal/api" || path.startsWith("/portal/api/")
+
+/** Puts the headers every answer gets on `response`, the answer to a request for `url`, and `extra`. */
 export const withResponseHeaders = (hsts: string | undefined) =>
 (
   url: string,
-  response: HttpServerResponse.HttpServerResponse
+  response: HttpServerResponse.HttpServerResponse,
+  extra?: Readonly<Record<string, string>>
 ): HttpServerResponse.HttpServerResponse => {
-  let answer = response
-  if (hsts !== undefined) answer = Response.setHeader(answer, "strict-transport-security", hsts)
-  if (answer.headers["cache-control"] === undefined && isPrivatePath(url.split("?")[0]!)) {
-    answer = Response.setHeader(answer, "cache-control", "no-store")
+  const path = url.split("?")[0]!
+  const headers: Record<string, string> = { ...extra }
+  if (hsts !== undefined) headers["strict-transport-security"] = hsts
+  if (isPortalApi(path) || (response.headers["cache-control"] === undefined && isPrivatePath(path))) {
+    headers["cache-control"] = "no-store"
   }
-  return answer
+  // One copy of the answer, however many headers.
+  return Response.setHeaders(response, headers)
 }

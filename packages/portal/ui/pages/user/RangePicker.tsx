@@ -24,6 +24,16 @@ const go = (path: string, params: Record<string, string>) => {
   navigate(search === "" ? path : `${path}?${search}`)
 }
 
+/** Why the server would refuse a custom range, or undefined when it is one it answers. */
+export const rangeProblem = (from: string, to: string): string | undefined => {
+  const start = Date.parse(`${from}T00:00:00Z`)
+  const end = Date.parse(`${to}T00:00:00Z`)
+  if (Number.isNaN(start) || Number.isNaN(end)) return "Choose both dates."
+  if (start > end) return "The first day must not be after the last."
+  if ((end - start) / 86_400_000 + 1 > 366) return "A range may cover at most 366 days."
+  return undefined
+}
+
 export const RangePicker = (props: {
   readonly path: string
   readonly range: OverviewRange
@@ -35,6 +45,7 @@ export const RangePicker = (props: {
   const [from, setFrom] = useState(props.range.from ?? props.shown?.from ?? "")
   const [to, setTo] = useState(props.range.to ?? props.shown?.to ?? "")
   const [open, setOpen] = useState(custom)
+  const [problem, setProblem] = useState<string | undefined>(undefined)
   return (
     <div class="range-picker card">
       <div class="range-presets" role="group" aria-label="Range">
@@ -65,7 +76,10 @@ export const RangePicker = (props: {
           aria-label="Custom range"
           onSubmit={(event) => {
             event.preventDefault()
-            go(props.path, { from, to })
+            // The server checks the same; a range it would refuse is not sent.
+            const problem = rangeProblem(from, to)
+            setProblem(problem)
+            if (problem === undefined) go(props.path, { from, to })
           }}
         >
           <label>
@@ -76,6 +90,7 @@ export const RangePicker = (props: {
           </label>
           <button type="submit" class="small">Show range</button>
           <span class="small muted">At most 366 days.</span>
+          {problem === undefined ? null : <p role="alert" class="note error small">{problem}</p>}
         </form>
       )}
     </div>
