@@ -522,7 +522,7 @@ const program = Effect.gen(function*() {
           ? yield* Effect.gen(function*() {
             const target = route.target(`https://127.0.0.1:${floor.port}`, cert)
             yield* preflight(route, target, theirs)
-            const measured = yield* measure(target, load)
+            const measured = yield* measure(target, load, `floor-${profileSlug(route.route)}-${kind}`)
             yield* describe("floor", route.route, measured)
             return measured
           })

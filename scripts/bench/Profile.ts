@@ -1,6 +1,6 @@
 /**
  * CPU profiles of the benchmark's phases, on request: with `BENCH_CPU_PROFILE=<dir>`, the backfill and
- * each of PulseBridge's measured route runs are recorded by V8's sampling profiler (through `node:inspector`, in
+ * each of PulseBridge's and the Effect floor's measured route runs are recorded by V8's sampling profiler (through `node:inspector`, in
  * this process, which is the server's) and written to `<dir>/<phase>-<database kind>.cpuprofile`, to open in
  * Chrome DevTools or VS Code. Profiling costs some speed, so figures of such a run are only indicative.
  */

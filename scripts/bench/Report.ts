@@ -395,9 +395,9 @@ Run them with the embedded database (\`npm run bench\`: PGlite in a temporary da
 the run and dropped after it). \`BENCH_DURATION=3 npm run bench\` shortens the measured part of each run (seconds,
 default 8) for a quick check; \`BENCH_CONNECTIONS\` sets the concurrent connections (default 10);
 \`BENCH_BACKFILL_DAYS\` the days of the backfill (default 365; 33 is the least the glucose read needs, for a quick
-check of the routes); \`BENCH_CPU_PROFILE=<dir>\` writes CPU profiles of the backfill and of each of PulseBridge's
-measured route runs there (\`.cpuprofile\`, for Chrome DevTools or VS Code; profiling slows the server down a
-little). The terminal also shows the CPU time of the benchmark's process per request of each run, which other work
+check of the routes); \`BENCH_CPU_PROFILE=<dir>\` writes CPU profiles of the backfill, of each of PulseBridge's
+measured route runs and of the Effect floor's (\`floor-...\`) there (\`.cpuprofile\`, for Chrome DevTools or VS Code;
+profiling slows the server down a little). The terminal also shows the CPU time of the benchmark's process per request of each run, which other work
 on the machine disturbs less than requests per second.
 \`BENCH_ONLY=backfill\` runs the backfill alone (no routes are loaded and this file is left as it is).
 
