@@ -105,7 +105,7 @@ const operatorsList = Command.make("list", { json }, ({ json }) =>
 
 const operatorsDisable = Command.make("disable", { email, json }, ({ email, json }) =>
   Effect.gen(function*() {
-    const disabled = yield* Effect.flatMap(Operators, (operators) => operators.disable(email, cli))
+    const disabled = yield* Effect.flatMap(Operators, (operators) => operators.disable({ email }, cli))
     yield* printResult(
       json,
       { operator: operatorJson(disabled.operator), sessionsEnded: disabled.sessionsEnded },

@@ -36,10 +36,16 @@ export const OperatorPassword = Schema.String.pipe(Schema.minLength(12), Schema.
 
 export const OperatorStatus = Schema.Literal("Active", "Disabled")
 
+/** `admin` changes anything; `viewer` reads everything and changes nothing but its own password and second factor. */
+export const OperatorRole = Schema.Literal("admin", "viewer").annotations({ identifier: "OperatorRole" })
+export type OperatorRole = typeof OperatorRole.Type
+
 export class Operator extends Schema.Class<Operator>("Operator")({
   id: OperatorId,
   email: Schema.String,
   status: OperatorStatus,
+  role: OperatorRole,
+  secondFactor: Schema.Boolean.annotations({ description: "Whether the operator logs in with a TOTP code too" }),
   createdAt: Timestamp,
   lastLoginAt: Schema.NullOr(Timestamp)
 }) {}
@@ -49,11 +55,28 @@ export class CurrentOperator extends Context.Tag("@pulsebridge/server/CurrentOpe
   readonly operatorId: OperatorId
   readonly email: string
   readonly sessionId: string
+  readonly role: OperatorRole
 }>() {}
 
 /**
+ * Marks an endpoint by which operators change only their own account (log out, their password, their second
+ * factor): a viewer may call it too. Every other change needs an admin (`PortalAuth` answers 403).
+ */
+export class OwnAccount extends Context.Tag("@pulsebridge/portal/OwnAccount")<OwnAccount, true>() {}
+
+/**
+ * Marks an endpoint an operator may call while the second factor is required and it has none yet: the session,
+ * logging out, and setting the second factor up. Every other route answers 403 until it is set up.
+ */
+export class BeforeSecondFactor
+  extends Context.Tag("@pulsebridge/portal/BeforeSecondFactor")<BeforeSecondFactor, true>()
+{}
+
+/**
  * Checks the session cookie (401 when missing, unknown, expired or the operator is disabled) and, on
- * every method but GET and HEAD, the `X-CSRF-Token` header against the session's token (403).
+ * every method but GET and HEAD, the `X-CSRF-Token` header against the session's token (403), and that the
+ * operator may make the change: a viewer only on its own account (`OwnAccount`), anyone only after setting up
+ * the second factor while it is required (`BeforeSecondFactor`) (403).
  */
 export class PortalAuth extends HttpApiMiddleware.Tag<PortalAuth>()("PortalAuth", {
   failure: Schema.Union(Unauthorized, Forbidden),
@@ -107,7 +130,14 @@ export class SessionGroup extends HttpApiGroup.make("portalSession")
           "attempts grow the delay before the next one from that address (429 with retryAfterSeconds)."
       )
   )
-  .add(HttpApiEndpoint.get("session", "/portal/api/session").addSuccess(PortalSession).middleware(PortalAuth))
-  .add(HttpApiEndpoint.post("logout", "/portal/api/logout").addSuccess(HttpApiSchema.NoContent).middleware(PortalAuth))
+  .add(
+    HttpApiEndpoint.get("session", "/portal/api/session").addSuccess(PortalSession).middleware(PortalAuth)
+      .annotate(BeforeSecondFactor, true)
+  )
+  .add(
+    HttpApiEndpoint.post("logout", "/portal/api/logout").addSuccess(HttpApiSchema.NoContent).middleware(PortalAuth)
+      .annotate(OwnAccount, true)
+      .annotate(BeforeSecondFactor, true)
+  )
   .annotate(OpenApi.Exclude, true)
 {}

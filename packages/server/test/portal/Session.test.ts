@@ -125,7 +125,7 @@ layer(makeTestServer(), { timeout: "120 seconds" })("portal sessions", (it) => {
     Effect.gen(function*() {
       const { baseUrl, client, email } = yield* newOperator()
       const operators = yield* Operators
-      const disabled = yield* operators.disable(email, { operator: null, address: null, via: "cli" })
+      const disabled = yield* operators.disable({ email }, { operator: null, address: null, via: "cli" })
       expect(disabled.sessionsEnded).toBe(1)
       expect((yield* client.get("/portal/api/session")).status).toBe(401)
       const again = yield* portalRequest(baseUrl, "POST", "/portal/api/login", { json: { email, password } })

@@ -23,6 +23,7 @@ import m0019 from "./0019_health_records.js"
 import m0020 from "./0020_glucose_page_key.js"
 import m0021 from "./0021_audit_filters.js"
 import m0022 from "./0022_overview_indexes.js"
+import m0023 from "./0023_operator_roles_totp.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -46,5 +47,6 @@ export const migrations = {
   "0019_health_records": m0019,
   "0020_glucose_page_key": m0020,
   "0021_audit_filters": m0021,
-  "0022_overview_indexes": m0022
+  "0022_overview_indexes": m0022,
+  "0023_operator_roles_totp": m0023
 }
