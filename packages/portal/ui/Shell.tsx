@@ -4,6 +4,7 @@
  * the page the path names.
  */
 import { useEffect, useState } from "preact/hooks"
+import { RoleContext } from "./access.js"
 import type { Session } from "./api.js"
 import { api, setCsrfToken, setUnauthorizedHandler } from "./api.js"
 import { ErrorNote, Link, message } from "./components.js"
@@ -11,6 +12,7 @@ import { AppPage } from "./pages/AppPage.js"
 import { AppsPage } from "./pages/AppsPage.js"
 import { AuditPage } from "./pages/AuditPage.js"
 import { LoginPage } from "./pages/LoginPage.js"
+import { OperatorsPage } from "./pages/OperatorsPage.js"
 import { OverviewPage } from "./pages/OverviewPage.js"
 import { SandboxPage } from "./pages/SandboxPage.js"
 import { SetupPage } from "./pages/SetupPage.js"
@@ -28,7 +30,11 @@ const Page = (props: { readonly path: string; readonly session: Session }) => {
   if (path === "/portal" || path === "/portal/" || path === "/portal/login") return <AppsPage />
   if (path === "/portal/overview") return <OverviewPage />
   if (path === "/portal/audit") return <AuditPage />
+  if (path === "/portal/operators") return <OperatorsPage session={session} />
   if (path === "/portal/sandbox") {
+    if (session.sandbox && session.operator.role !== "admin") {
+      return <NotFound text="The sandbox page makes test users and changes the simulators: it is for admins." />
+    }
     return session.sandbox ? <SandboxPage /> : <NotFound text="The sandbox page exists only in sandbox mode." />
   }
   const user = match("/portal/apps/:appId/users/:userId", path)
@@ -122,12 +128,14 @@ export const Shell = () => {
           <Link href="/portal/overview" aria-current={current("/portal/overview")}>Overview</Link>
           <Link href="/portal" aria-current={current("/portal")}>Apps</Link>
           <Link href="/portal/audit" aria-current={current("/portal/audit")}>Audit log</Link>
-          {session.sandbox
+          <Link href="/portal/operators" aria-current={current("/portal/operators")}>Operators</Link>
+          {session.sandbox && session.operator.role === "admin"
             ? <Link href="/portal/sandbox" aria-current={current("/portal/sandbox")}>Sandbox</Link>
             : null}
         </nav>
         <div class="operator">
           <span class="muted small" data-testid="operator">{session.operator.email}</span>
+          {session.operator.role === "viewer" ? <span class="badge info">viewer</span> : null}
           <button
             type="button"
             class="secondary small"
@@ -145,7 +153,9 @@ export const Shell = () => {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <Page path={location.path} session={session} />
+        <RoleContext.Provider value={session.operator.role}>
+          <Page path={location.path} session={session} />
+        </RoleContext.Provider>
       </main>
     </>
   )

@@ -11,6 +11,8 @@ export type Permission = typeof Domain.Permission.Encoded
 export const permissions: ReadonlyArray<Permission> = ["users:read", "users:write", "webhooks:read", "webhooks:write"]
 
 export type Operator = typeof PortalApi.Operator.Encoded
+export type OperatorRole = typeof PortalApi.OperatorRole.Encoded
+export type OperatorWithSetupLink = typeof PortalApi.OperatorWithSetupLink.Encoded
 export type Session = typeof PortalApi.PortalSession.Encoded
 export type AuditEvent = typeof PortalApi.AuditEvent.Encoded
 export type AuditPage = typeof PortalApi.AuditPage.Encoded
@@ -135,6 +137,16 @@ export const api = {
   auditExportUrl: (format: "csv" | "jsonl", filters: AuditFilters) =>
     `/portal/api/audit/export${query({ format, ...filters })}`,
   operators: () => request<{ data: ReadonlyArray<Operator> }>("GET", "/portal/api/operators"),
+  createOperator: (email: string, role: OperatorRole) =>
+    request<OperatorWithSetupLink>("POST", "/portal/api/operators", { email, role }),
+  setRole: (operatorId: string, role: OperatorRole) =>
+    request<Operator>("PUT", `/portal/api/operators/${operatorId}/role`, { role }),
+  disableOperator: (operatorId: string) => request<Operator>("POST", `/portal/api/operators/${operatorId}/disable`),
+  enableOperator: (operatorId: string) => request<Operator>("POST", `/portal/api/operators/${operatorId}/enable`),
+  resetSecondFactor: (operatorId: string) =>
+    request<Operator>("POST", `/portal/api/operators/${operatorId}/reset-second-factor`),
+  resetPassword: (operatorId: string) =>
+    request<OperatorWithSetupLink>("POST", `/portal/api/operators/${operatorId}/reset-password`),
   apps: () => request<{ data: ReadonlyArray<PortalApp> }>("GET", "/portal/api/apps"),
   overviewCounts: (app?: string) => request<OverviewCounts>("GET", `/portal/api/overview${query({ app })}`),
   overviewConnections: (kind: ConnectionIssueKind, app?: string, cursor?: string) =>

@@ -130,6 +130,7 @@ export class OperatorsGroup extends HttpApiGroup.make("portalOperators")
   )
   .add(operatorChange("disableOperator", "disable"))
   .add(operatorChange("enableOperator", "enable"))
+  .add(operatorChange("resetSecondFactor", "reset-second-factor"))
   .add(
     HttpApiEndpoint.post("resetPassword", "/portal/api/operators/:operatorId/reset-password")
       .setPath(OperatorPath)

@@ -5,6 +5,7 @@
  * syncs, the page refreshes itself, so a backfill is seen arriving.
  */
 import { useEffect, useMemo, useState } from "preact/hooks"
+import { useIsAdmin } from "../access.js"
 import type { Connection, DailyScore, PillarBreakdown, UserOverview } from "../api.js"
 import { api } from "../api.js"
 import { Chart } from "../Chart.js"
@@ -24,6 +25,7 @@ const Connections = (props: {
   readonly connections: ReadonlyArray<Connection>
   readonly onChange: () => void
 }) => {
+  const isAdmin = useIsAdmin()
   const [error, setError] = useState<unknown>(undefined)
   const [asked, setAsked] = useState<string | undefined>(undefined)
   if (props.connections.length === 0) return <p class="muted">No connections.</p>
@@ -75,6 +77,7 @@ const Connections = (props: {
                 <td class="num">{c.quarantinedRecords}</td>
                 <td>
                   <button
+                    hidden={!isAdmin}
                     type="button"
                     class="secondary small"
                     aria-label={`Re-sync ${c.provider}`}
@@ -321,13 +324,14 @@ const SandboxConnect = (props: {
   readonly connected: ReadonlyArray<string>
   readonly onConnected: () => void
 }) => {
+  const isAdmin = useIsAdmin()
   const providers = useLoad(() => api.providers(props.appId), [props.appId])
   const [busy, setBusy] = useState<string | undefined>(undefined)
   const [error, setError] = useState<unknown>(undefined)
   const missing = providers.data?.data.filter((p) => !props.connected.includes(p.provider)) ?? []
   if (missing.length === 0) return null
   return (
-    <div class="card" role="region" aria-label="Sandbox connections">
+    <div hidden={!isAdmin} class="card" role="region" aria-label="Sandbox connections">
       <p class="small muted">Sandbox: connect this user to a simulated provider.</p>
       <div class="actions">
         {missing.map((p) => (
@@ -354,6 +358,7 @@ const SandboxConnect = (props: {
 }
 
 export const UserPage = (props: { readonly appId: string; readonly userId: string; readonly sandbox: boolean }) => {
+  const isAdmin = useIsAdmin()
   const detail = useLoad(() => api.user(props.userId), [props.userId])
   const overview = useLoad(() => api.overview(props.userId, 14), [props.userId])
   const journal = useLoad(() => api.journal(props.userId), [props.userId])
@@ -404,7 +409,7 @@ export const UserPage = (props: { readonly appId: string; readonly userId: strin
         <a class="button secondary" href={api.exportUrl(user.id)} download={`${user.externalUserId}.ndjson`}>
           Export (NDJSON)
         </a>
-        <button type="button" class="danger" onClick={() => setErasing(true)}>Erase user…</button>
+        <button hidden={!isAdmin} type="button" class="danger" onClick={() => setErasing(true)}>Erase user…</button>
       </div>
 
       <h2>Connections</h2>

@@ -3,6 +3,7 @@
  * look at its deliveries, each with its status and a retry button.
  */
 import { useState } from "preact/hooks"
+import { useIsAdmin } from "../access.js"
 import type { WebhookEndpoint } from "../api.js"
 import { api } from "../api.js"
 import {
@@ -19,6 +20,7 @@ import {
 } from "../components.js"
 
 const Deliveries = (props: { readonly appId: string; readonly endpoint: WebhookEndpoint }) => {
+  const isAdmin = useIsAdmin()
   const pager = usePager()
   const deliveries = useLoad(
     () => api.deliveries(props.appId, props.endpoint.id, pager.cursor),
@@ -63,7 +65,7 @@ const Deliveries = (props: { readonly appId: string; readonly endpoint: WebhookE
                     <Time at={delivery.createdAt} />
                   </td>
                   <td>
-                    {delivery.status === "Delivered" ? null : (
+                    {delivery.status === "Delivered" || !isAdmin ? null : (
                       <button
                         type="button"
                         class="secondary small"
@@ -92,6 +94,7 @@ const Deliveries = (props: { readonly appId: string; readonly endpoint: WebhookE
 }
 
 export const WebhooksTab = (props: { readonly appId: string }) => {
+  const isAdmin = useIsAdmin()
   const endpoints = useLoad(() => api.webhooks(props.appId), [props.appId])
   const [url, setUrl] = useState("")
   const [description, setDescription] = useState("")
@@ -112,6 +115,7 @@ export const WebhooksTab = (props: { readonly appId: string }) => {
         </div>
       )}
       <form
+        hidden={!isAdmin}
         class="card"
         onSubmit={(event) => {
           event.preventDefault()
@@ -170,6 +174,7 @@ export const WebhooksTab = (props: { readonly appId: string }) => {
             </p>
             <div class="actions">
               <button
+                hidden={!isAdmin}
                 type="button"
                 class="secondary small"
                 onClick={() => {

@@ -197,6 +197,24 @@ export class Operators extends Effect.Service<Operators>()("@pulsebridge/server/
           (before) => ({ from: before.role, to: role })
         )(ref, actor),
 
+      /** Turns the operator's second factor off (its recovery codes too): it logs in with its password alone. */
+      resetSecondFactor: change(
+        "Operators.resetSecondFactor",
+        "operator.secondFactor.reset",
+        (operator) =>
+          Effect.gen(function*() {
+            yield* repo.deleteRecoveryCodes(operator.id)
+            const row = yield* updated(operator.id, {
+              totpSecretSealed: null,
+              totpPendingSealed: null,
+              totpEnabledAt: null,
+              totpLastStep: null
+            })
+            return { operator: row }
+          }),
+        () => ({})
+      ),
+
       /**
        * Forgets the operator's password and answers a new one-time setup link (valid 24 hours) on which it
        * chooses another; its sessions end at once.

@@ -136,6 +136,14 @@ export const OperatorsHttpLive = HttpApiBuilder.group(
               ),
               Effect.catchTags({ OperatorNotFound: notFound })
             ))
+        .handle("resetSecondFactor", ({ path }) =>
+          Effect.flatMap(portalActor, (actor) =>
+            operators.resetSecondFactor({ id: path.operatorId }, actor)).pipe(
+              Effect.map((done) =>
+                toOperator(done.operator)
+              ),
+              Effect.catchTags({ OperatorNotFound: notFound })
+            ))
         .handle("resetPassword", ({ path }) =>
           Effect.gen(function*() {
             const done = yield* operators.resetPassword({ id: path.operatorId }, yield* portalActor)

@@ -232,6 +232,9 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("@pulsebridge
           Effect.orDie
         ),
 
+      deleteRecoveryCodes: (operatorId: string) =>
+        sql`delete from operator_recovery_codes where operator_id = ${operatorId}`.pipe(Effect.asVoid, Effect.orDie),
+
       /** Ends every session of the operator but `keep`; how many there were. */
       deleteOtherSessionsOf: (operatorId: string, keep: string) =>
         sql<{ id: string }>`
