@@ -8,6 +8,7 @@ import { RoleContext } from "./access.js"
 import type { Session } from "./api.js"
 import { api, setCsrfToken, setUnauthorizedHandler } from "./api.js"
 import { ErrorNote, Link, message } from "./components.js"
+import { AccountPage } from "./pages/AccountPage.js"
 import { AppPage } from "./pages/AppPage.js"
 import { AppsPage } from "./pages/AppsPage.js"
 import { AuditPage } from "./pages/AuditPage.js"
@@ -25,8 +26,9 @@ type SessionState =
   | { readonly _tag: "Failed"; readonly error: unknown }
   | { readonly _tag: "LoggedIn"; readonly session: Session }
 
-const Page = (props: { readonly path: string; readonly session: Session }) => {
+const Page = (props: { readonly path: string; readonly session: Session; readonly onChange: () => void }) => {
   const { path, session } = props
+  if (path === "/portal/account") return <AccountPage session={session} onChange={props.onChange} />
   if (path === "/portal" || path === "/portal/" || path === "/portal/login") return <AppsPage />
   if (path === "/portal/overview") return <OverviewPage />
   if (path === "/portal/audit") return <AuditPage />
@@ -135,6 +137,7 @@ export const Shell = () => {
         </nav>
         <div class="operator">
           <span class="muted small" data-testid="operator">{session.operator.email}</span>
+          <Link href="/portal/account" class="small" aria-current={current("/portal/account")}>Account</Link>
           {session.operator.role === "viewer" ? <span class="badge info">viewer</span> : null}
           <button
             type="button"
@@ -154,7 +157,11 @@ export const Shell = () => {
       </header>
       <main id="main" tabIndex={-1}>
         <RoleContext.Provider value={session.operator.role}>
-          <Page path={location.path} session={session} />
+          <Page
+            path={location.path}
+            session={session}
+            onChange={() => api.session().then(loggedIn, () => setState({ _tag: "LoggedOut" }))}
+          />
         </RoleContext.Provider>
       </main>
     </>

@@ -136,6 +136,8 @@ export const api = {
     request<AuditPage>("GET", `/portal/api/audit${query({ ...filters, cursor, limit: 50 })}`),
   auditExportUrl: (format: "csv" | "jsonl", filters: AuditFilters) =>
     `/portal/api/audit/export${query({ format, ...filters })}`,
+  changePassword: (currentPassword: string, newPassword: string) =>
+    request<void>("POST", "/portal/api/account/password", { currentPassword, newPassword }),
   operators: () => request<{ data: ReadonlyArray<Operator> }>("GET", "/portal/api/operators"),
   createOperator: (email: string, role: OperatorRole) =>
     request<OperatorWithSetupLink>("POST", "/portal/api/operators", { email, role }),

@@ -53,6 +53,8 @@ import { ServerConfig } from "./platform/ServerConfig.js"
 import { TracingLive } from "./platform/Tracing.js"
 import { PortalAssetsLive } from "./portal/Assets.js"
 import { withPortalNoStore } from "./portal/NoStore.js"
+import { Account } from "./portal/operators/Account.js"
+import { AccountHttpLive } from "./portal/operators/AccountHttp.js"
 import { OperatorsHttpLive } from "./portal/operators/OperatorsHttp.js"
 import { PortalAuthLive } from "./portal/operators/PortalAuthLive.js"
 import { SessionHttpLive } from "./portal/operators/SessionHttp.js"
@@ -183,9 +185,11 @@ const PortalHttpLive = Layer.mergeAll(
   PortalUsersHttpLive,
   PortalWebhooksHttpLive,
   PortalSandboxHttpLive,
-  OverviewHttpLive
+  OverviewHttpLive,
+  AccountHttpLive
 ).pipe(
   Layer.provide(PortalAuthLive),
+  Layer.provide(Account.Default),
   Layer.provide(OverviewRepo.Default),
   Layer.provide(PortalApps.DefaultWithoutDependencies),
   Layer.provide(

@@ -90,6 +90,7 @@ layer(makeTestServer(), { timeout: "180 seconds" })("portal roles", (it) => {
       const changing = endpoints.filter((e) => e.method !== "GET" && e.method !== "HEAD")
       // The routes a viewer may call to change its own account, and no others.
       expect(changing.filter(isOwnAccount).map((e) => `${e.method} ${e.path}`).sort()).toEqual([
+        "POST /portal/api/account/password",
         "POST /portal/api/logout"
       ])
       expect(changing.length).toBeGreaterThan(10)
