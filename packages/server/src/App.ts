@@ -57,6 +57,7 @@ import { Account } from "./portal/operators/Account.js"
 import { AccountHttpLive } from "./portal/operators/AccountHttp.js"
 import { OperatorsHttpLive } from "./portal/operators/OperatorsHttp.js"
 import { PortalAuthLive } from "./portal/operators/PortalAuthLive.js"
+import { SecondFactor } from "./portal/operators/SecondFactor.js"
 import { SessionHttpLive } from "./portal/operators/SessionHttp.js"
 import { AppsHttpLive } from "./portal/pages/AppsHttp.js"
 import { OverviewHttpLive } from "./portal/pages/OverviewHttp.js"
@@ -190,6 +191,7 @@ const PortalHttpLive = Layer.mergeAll(
 ).pipe(
   Layer.provide(PortalAuthLive),
   Layer.provide(Account.Default),
+  Layer.provide(SecondFactor.Default),
   Layer.provide(OverviewRepo.Default),
   Layer.provide(PortalApps.DefaultWithoutDependencies),
   Layer.provide(

@@ -83,6 +83,13 @@ export class OperatorWithSetupLink extends Schema.Class<OperatorWithSetupLink>("
   setupExpiresAt: Timestamp
 }) {}
 
+/** The portal's settings that an admin changes. */
+export class PortalSettings extends Schema.Class<PortalSettings>("PortalSettings")({
+  secondFactorRequired: Schema.Boolean.annotations({
+    description: "Every operator logs in with TOTP; one without it can do nothing but set it up"
+  })
+}) {}
+
 export const OperatorPath = Schema.Struct({ operatorId: OperatorId })
 
 const operatorChange = <const Name extends string>(name: Name, path: string) =>
@@ -131,6 +138,8 @@ export class OperatorsGroup extends HttpApiGroup.make("portalOperators")
   .add(operatorChange("disableOperator", "disable"))
   .add(operatorChange("enableOperator", "enable"))
   .add(operatorChange("resetSecondFactor", "reset-second-factor"))
+  .add(HttpApiEndpoint.get("settings", "/portal/api/settings").addSuccess(PortalSettings))
+  .add(HttpApiEndpoint.put("setSettings", "/portal/api/settings").setPayload(PortalSettings).addSuccess(PortalSettings))
   .add(
     HttpApiEndpoint.post("resetPassword", "/portal/api/operators/:operatorId/reset-password")
       .setPath(OperatorPath)

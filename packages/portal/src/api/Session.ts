@@ -86,8 +86,16 @@ export class PortalAuth extends HttpApiMiddleware.Tag<PortalAuth>()("PortalAuth"
   }
 }) {}
 
+/** A TOTP code (6 digits) or a recovery code (letters and digits, dashes and spaces ignored). */
+export const SecondFactorCode = Schema.String.pipe(Schema.minLength(6), Schema.maxLength(40)).annotations({
+  identifier: "SecondFactorCode"
+})
+
 export class PortalSession extends Schema.Class<PortalSession>("PortalSession")({
   operator: Operator,
+  secondFactorRequired: Schema.Boolean.annotations({
+    description: "Whether every operator must log in with a second factor (an operator without one must set it up)"
+  }),
   csrfToken: Schema.String,
   sandbox: Schema.Boolean.annotations({ description: "Whether the server runs in sandbox mode (the sandbox page)" }),
   publicUrl: Schema.String.annotations({ description: "The server's public base URL" })
@@ -96,6 +104,20 @@ export class PortalSession extends Schema.Class<PortalSession>("PortalSession")(
 export class LoginPayload extends Schema.Class<LoginPayload>("LoginPayload")({
   email: Schema.String.pipe(Schema.maxLength(254)),
   password: Schema.String.pipe(Schema.maxLength(1024))
+}) {}
+
+/**
+ * The password was right and the operator logs in with TOTP too: the pending login, kept by the server for
+ * five minutes, which the second step names.
+ */
+export class SecondFactorChallenge extends Schema.TaggedClass<SecondFactorChallenge>()("SecondFactorChallenge", {
+  challenge: Schema.String,
+  expiresAt: Timestamp
+}) {}
+
+export class SecondFactorLoginPayload extends Schema.Class<SecondFactorLoginPayload>("SecondFactorLoginPayload")({
+  challenge: Schema.String.pipe(Schema.maxLength(200)),
+  code: SecondFactorCode
 }) {}
 
 /** Sets the password of an operator created without one, with the token of its one-time setup link. */
@@ -108,14 +130,27 @@ export class SessionGroup extends HttpApiGroup.make("portalSession")
   .add(
     HttpApiEndpoint.post("login", "/portal/api/login")
       .setPayload(LoginPayload)
+      .addSuccess(Schema.Union(PortalSession, SecondFactorChallenge))
+      .addError(Unauthorized)
+      .addError(TooManyRequests)
+      .annotate(
+        OpenApi.Description,
+        "Sets the session cookie, or, for an operator with TOTP, answers a challenge for the second step. A " +
+          "wrong email or password is one generic 401; failed attempts grow the delay before the next attempt " +
+          "from that address (up to 15 minutes) and for that email (up to 5 s), and a server busy checking other " +
+          "passwords asks to wait 1 s (429 with retryAfterSeconds)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("loginSecondFactor", "/portal/api/login/second-factor")
+      .setPayload(SecondFactorLoginPayload)
       .addSuccess(PortalSession)
       .addError(Unauthorized)
       .addError(TooManyRequests)
       .annotate(
         OpenApi.Description,
-        "Sets the session cookie. A wrong email or password is one generic 401; failed attempts grow the delay " +
-          "before the next attempt from that address (up to 15 minutes) and for that email (up to 5 s), and a " +
-          "server busy checking other passwords asks to wait 1 s (429 with retryAfterSeconds)."
+        "The login's second step: a TOTP code or a recovery code for the challenge; sets the session cookie. " +
+          "Wrong codes count as failed logins; a challenge dies after 5 wrong codes or 5 minutes."
       )
   )
   .add(

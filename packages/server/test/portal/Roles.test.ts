@@ -91,6 +91,9 @@ layer(makeTestServer(), { timeout: "180 seconds" })("portal roles", (it) => {
       // The routes a viewer may call to change its own account, and no others.
       expect(changing.filter(isOwnAccount).map((e) => `${e.method} ${e.path}`).sort()).toEqual([
         "POST /portal/api/account/password",
+        "POST /portal/api/account/second-factor",
+        "POST /portal/api/account/second-factor/confirm",
+        "POST /portal/api/account/second-factor/disable",
         "POST /portal/api/logout"
       ])
       expect(changing.length).toBeGreaterThan(10)

@@ -149,7 +149,11 @@ layer(makeTestServer(), { timeout: "120 seconds" })("portal sessions", (it) => {
       const sessions = yield* Sessions
       const email = `clock${++unique}-${Date.now()}@example.com`
       yield* createOperator(email, password)
-      const start = () => sessions.login(email, Redacted.make(password), "127.0.0.1")
+      const start = () =>
+        Effect.map(sessions.login(email, Redacted.make(password), "127.0.0.1"), (opened) => {
+          if (opened._tag !== "Session") throw new Error("no second factor was set up: a session opens")
+          return opened
+        })
       const live = (token: string) => Effect.isSuccess(sessions.authenticate(token))
 
       const idle = yield* start()

@@ -5,7 +5,7 @@
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { BadRequest, Conflict, NotFound } from "@pulsebridge/domain"
-import { AuditEvent, AuditPage, OperatorWithSetupLink } from "@pulsebridge/portal/api"
+import { AuditEvent, AuditPage, OperatorWithSetupLink, PortalSettings } from "@pulsebridge/portal/api"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -16,6 +16,7 @@ import { ServedApi } from "../ServedApi.js"
 import { Audit, portalActor } from "./Audit.js"
 import type { OperatorRow } from "./Operators.js"
 import { Operators, setupLinkValidity } from "./Operators.js"
+import { SecondFactor } from "./SecondFactor.js"
 import { toOperator } from "./SessionHttp.js"
 
 const badRequest = (error: { readonly message: string }) => Effect.fail(new BadRequest({ message: error.message }))
@@ -78,6 +79,7 @@ export const OperatorsHttpLive = HttpApiBuilder.group(
       const audit = yield* Audit
       const operators = yield* Operators
       const bases = yield* ServerBases
+      const secondFactor = yield* SecondFactor
       const withLink = (operator: OperatorRow, setupToken: string, at: Date) =>
         new OperatorWithSetupLink({
           operator: toOperator(operator),
@@ -135,6 +137,16 @@ export const OperatorsHttpLive = HttpApiBuilder.group(
                 toOperator(done.operator)
               ),
               Effect.catchTags({ OperatorNotFound: notFound })
+            ))
+        .handle("settings", () =>
+          Effect.map(secondFactor.required, (secondFactorRequired) =>
+            new PortalSettings({ secondFactorRequired })))
+        .handle("setSettings", ({ payload }) =>
+          Effect.flatMap(portalActor, (actor) =>
+            secondFactor.setRequired(payload.secondFactorRequired, actor)).pipe(
+              Effect.map((secondFactorRequired) =>
+                new PortalSettings({ secondFactorRequired })
+              )
             ))
         .handle("resetSecondFactor", ({ path }) =>
           Effect.flatMap(portalActor, (actor) =>
