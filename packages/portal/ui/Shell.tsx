@@ -28,11 +28,15 @@ type SessionState =
 
 const Page = (props: { readonly path: string; readonly session: Session; readonly onChange: () => void }) => {
   const { path, session } = props
+  // Until the required second factor is set up, the server refuses everything else: the account page is all, at
+  // its own address, so that it stays once the second factor is on (its recovery codes are shown there).
+  const mustEnrol = session.secondFactorRequired && !session.operator.secondFactor
+  if (mustEnrol && path !== "/portal/account") return <Redirect to="/portal/account" />
   if (path === "/portal/account") return <AccountPage session={session} onChange={props.onChange} />
   if (path === "/portal" || path === "/portal/" || path === "/portal/login") return <AppsPage />
   if (path === "/portal/overview") return <OverviewPage />
   if (path === "/portal/audit") return <AuditPage />
-  if (path === "/portal/operators") return <OperatorsPage session={session} />
+  if (path === "/portal/operators") return <OperatorsPage session={session} onChange={props.onChange} />
   if (path === "/portal/sandbox") {
     if (session.sandbox && session.operator.role !== "admin") {
       return <NotFound text="The sandbox page makes test users and changes the simulators: it is for admins." />
@@ -44,6 +48,11 @@ const Page = (props: { readonly path: string; readonly session: Session; readonl
   const app = match("/portal/apps/:appId", path) ?? match("/portal/apps/:appId/:tab", path)
   if (app !== undefined) return <AppPage appId={app.appId!} tab={app.tab ?? "keys"} session={session} />
   return <NotFound text="There is no page at this address." />
+}
+
+const Redirect = (props: { readonly to: string }) => {
+  useEffect(() => navigate(props.to, { replace: true }), [props.to])
+  return null
 }
 
 const NotFound = (props: { readonly text: string }) => {

@@ -13,6 +13,10 @@ export const permissions: ReadonlyArray<Permission> = ["users:read", "users:writ
 export type Operator = typeof PortalApi.Operator.Encoded
 export type OperatorRole = typeof PortalApi.OperatorRole.Encoded
 export type OperatorWithSetupLink = typeof PortalApi.OperatorWithSetupLink.Encoded
+export type SecondFactorChallenge = typeof PortalApi.SecondFactorChallenge.Encoded
+export type TotpEnrolment = typeof PortalApi.TotpEnrolment.Encoded
+export type RecoveryCodes = typeof PortalApi.RecoveryCodes.Encoded
+export type PortalSettings = typeof PortalApi.PortalSettings.Encoded
 export type Session = typeof PortalApi.PortalSession.Encoded
 export type AuditEvent = typeof PortalApi.AuditEvent.Encoded
 export type AuditPage = typeof PortalApi.AuditPage.Encoded
@@ -128,7 +132,20 @@ export const query = (params: Record<string, string | number | undefined>) => {
 export const api = {
   session: () => request<Session>("GET", "/portal/api/session", undefined, { ignoreUnauthorized: true }),
   login: (email: string, password: string) =>
-    request<Session>("POST", "/portal/api/login", { email, password }, { ignoreUnauthorized: true }),
+    request<Session | SecondFactorChallenge>(
+      "POST",
+      "/portal/api/login",
+      { email, password },
+      { ignoreUnauthorized: true }
+    ),
+  loginSecondFactor: (challenge: string, code: string) =>
+    request<Session>("POST", "/portal/api/login/second-factor", { challenge, code }, { ignoreUnauthorized: true }),
+  beginSecondFactor: () => request<TotpEnrolment>("POST", "/portal/api/account/second-factor"),
+  confirmSecondFactor: (code: string) =>
+    request<RecoveryCodes>("POST", "/portal/api/account/second-factor/confirm", { code }),
+  disableSecondFactor: (code: string) => request<void>("POST", "/portal/api/account/second-factor/disable", { code }),
+  settings: () => request<PortalSettings>("GET", "/portal/api/settings"),
+  setSettings: (settings: PortalSettings) => request<PortalSettings>("PUT", "/portal/api/settings", settings),
   logout: () => request<void>("POST", "/portal/api/logout"),
   setup: (token: string, password: string) =>
     request<void>("POST", "/portal/api/setup", { token, password }, { ignoreUnauthorized: true }),

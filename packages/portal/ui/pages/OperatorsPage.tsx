@@ -5,7 +5,7 @@
  * admin, and says so here.
  */
 import { useEffect, useState } from "preact/hooks"
-import { AdminOnly } from "../access.js"
+import { AdminOnly, useIsAdmin } from "../access.js"
 import type { Operator, OperatorRole, OperatorWithSetupLink, Session } from "../api.js"
 import { api } from "../api.js"
 import { Badge, Confirm, CopyValue, ErrorNote, Field, Loading, TableFrame, Time, useLoad } from "../components.js"
@@ -30,7 +30,39 @@ const SetupLink = (props: { readonly link: OperatorWithSetupLink; readonly what:
   </div>
 )
 
-export const OperatorsPage = (props: { readonly session: Session }) => {
+/** The operator-wide requirement of a second factor: an admin turns it on or off; a viewer reads it. */
+const SecondFactorSetting = (props: { readonly onChange: () => void }) => {
+  const settings = useLoad(() => api.settings(), [])
+  const [error, setError] = useState<unknown>(undefined)
+  const isAdmin = useIsAdmin()
+  const required = settings.data?.secondFactorRequired
+  return (
+    <section aria-labelledby="settings-heading">
+      <h2 id="settings-heading">Second factor</h2>
+      <ErrorNote error={settings.error ?? error} />
+      {required === undefined ? null : isAdmin
+        ? (
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={required}
+              onChange={(event) => {
+                setError(undefined)
+                api.setSettings({ secondFactorRequired: event.currentTarget.checked }).then(() => {
+                  settings.reload()
+                  props.onChange()
+                }, setError)
+              }}
+            />{" "}
+            Require a second factor of every operator (one without it can do nothing but set it up)
+          </label>
+        )
+        : <p>{required ? "Every operator must log in with a second factor." : "A second factor is optional."}</p>}
+    </section>
+  )
+}
+
+export const OperatorsPage = (props: { readonly session: Session; readonly onChange: () => void }) => {
   const operators = useLoad(() => api.operators(), [])
   const [email, setEmail] = useState("")
   const [role, setRole] = useState<OperatorRole>("viewer")
@@ -197,6 +229,7 @@ export const OperatorsPage = (props: { readonly session: Session }) => {
           </Confirm>
         )
         : null}
+      <SecondFactorSetting onChange={props.onChange} />
       <AdminOnly>
         <h2>Create an operator</h2>
         <form
