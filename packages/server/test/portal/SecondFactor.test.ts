@@ -195,6 +195,31 @@ layer(makeTestServer(), { timeout: "180 seconds", excludeTestServices: true })("
       ])
     }))
 
+  it.effect("a pending login ends after five wrong codes, and after five minutes", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const admin = yield* loggedInAs("admin")
+      const { secret } = yield* enrol(admin.client)
+      const challenge = (yield* loginStep(admin.email)).body.challenge as string
+      for (let i = 0; i < 5; i++) {
+        // As if each wait had passed: the count of the challenge is the subject, not the throttle's.
+        yield* sql`delete from login_failures`
+        expect((yield* codeStep(challenge, `99999${i}`)).status).toBe(401)
+      }
+      yield* sql`delete from login_failures`
+      const ended = yield* codeStep(challenge, codeAt(secret, Date.now() + 30_000))
+      expect(ended.status).toBe(401)
+      expect(ended.body.message).toMatch(/expired/)
+
+      const late = (yield* loginStep(admin.email)).body.challenge as string
+      yield* sql`update operator_login_challenges set expires_at = now() - interval '1 second'`
+      const expired = yield* codeStep(late, codeAt(secret, Date.now() + 30_000))
+      expect(expired.status).toBe(401)
+      expect(expired.body.message).toMatch(/expired/)
+      const fresh = (yield* loginStep(admin.email)).body.challenge as string
+      expect((yield* codeStep(fresh, codeAt(secret, Date.now() + 30_000))).status).toBe(200)
+    }))
+
   it.effect("wrong codes are throttled as wrong passwords are, even with the right code after them", () =>
     Effect.gen(function*() {
       const admin = yield* loggedInAs("admin")
