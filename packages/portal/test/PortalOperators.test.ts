@@ -4,7 +4,7 @@
  * changes anything, and the server refuses such a change when the viewer's browser sends it anyway.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { createApp, createOperator, TestServer } from "@pulsebridge/testing"
+import { addConnection, createOperator, createUser, TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
 import { Browser, chromiumAvailable, chromiumPath, logIn, openPage } from "./fixtures/Browser.js"
@@ -60,7 +60,8 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and roles", 
       Effect.gen(function*() {
         const { baseUrl } = yield* TestServer
         const browser = yield* Browser
-        const { app } = yield* createApp("Viewer's app")
+        const { app, user } = yield* createUser(`viewer-user-${crypto.randomUUID().slice(0, 8)}`)
+        yield* addConnection(user, "Fitbit")
         const email = `viewer-${crypto.randomUUID().slice(0, 8)}@example.com`
         const password = `pw-${crypto.randomUUID()}`
         yield* createOperator(email, password, "viewer")
@@ -86,22 +87,31 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and roles", 
             "Enable",
             "Reset password",
             "Make admin",
-            "Make viewer"
+            "Make viewer",
+            "Re-sync",
+            "Erase user…"
           ]
           const expectNoChangingControl = async (what: string) => {
             await page.waitForLoadState("networkidle")
             for (const name of changing) {
-              expect(await page.getByRole("button", { name, exact: true }).count(), `${name} on ${what}`).toBe(0)
+              // A button's accessible name starts with its text ("Revoke key pb_sk_...", "Re-sync Fitbit").
+              const startsWith = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`)
+              expect(await page.getByRole("button", { name: startsWith }).count(), `${name} on ${what}`).toBe(0)
             }
           }
           await nav.getByRole("link", { name: "Apps" }).click()
-          await page.getByRole("link", { name: "Viewer's app" }).waitFor()
+          await page.getByRole("link", { name: "test app" }).first().waitFor()
           await expectNoChangingControl("apps")
           for (const tab of ["keys", "providers", "webhooks", "users"]) {
             await page.goto(`/portal/apps/${app.id}/${tab}`)
-            await page.getByRole("heading", { level: 1, name: "Viewer's app" }).waitFor()
+            await page.getByRole("heading", { level: 1, name: "test app" }).waitFor()
             await expectNoChangingControl(tab)
           }
+          // The user page: its connections and charts, without re-sync or erasure.
+          await page.goto(`/portal/apps/${app.id}/users/${user.id}`)
+          await page.getByRole("heading", { name: "Connections" }).waitFor()
+          await expect.poll(() => page.getByText("Fitbit").count()).toBeGreaterThan(0)
+          await expectNoChangingControl("the user page")
           await nav.getByRole("link", { name: "Operators" }).click()
           await page.getByRole("row").filter({ hasText: `${email} (you)` }).waitFor()
           await expectNoChangingControl("operators")
