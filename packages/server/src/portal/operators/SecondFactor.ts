@@ -52,11 +52,14 @@ export const normaliseRecoveryCode = (code: string) => code.replace(/[\s-]/g, ""
 
 const alphabet = "abcdefghjkmnpqrstuvwxyz23456789"
 
-/** Ten new recovery codes, `xxxxx-xxxxx` (about 49 bits each). */
+/**
+ * Ten new recovery codes, `xxxx-xxxx-xxxx-xxxx` from 31 letters and digits that cannot be mistaken for one another:
+ * about 79 bits each, so that their stored SHA-256 hashes cannot be searched back to them.
+ */
 export const newRecoveryCodes = () =>
   Array.from({ length: recoveryCodeCount }, () => {
-    const chars = Array.from(crypto.randomBytes(10), (byte) => alphabet[byte % alphabet.length]).join("")
-    return `${chars.slice(0, 5)}-${chars.slice(5)}`
+    const chars = Array.from({ length: 16 }, () => alphabet[crypto.randomInt(alphabet.length)]).join("")
+    return chars.match(/.{4}/g)!.join("-")
   })
 
 export class SecondFactorOn extends Data.TaggedError("SecondFactorOn")<{}> {
