@@ -98,6 +98,47 @@ describe("pulsebridge operators", { sequential: true }, () => {
     }), 180_000)
 
   it.effect(
+    "roles: create --role viewer, set-role, enable, reset-password prints a new link, reset-2fa; never no admin",
+    () =>
+      Effect.gen(function*() {
+        const password = "a long enough password"
+        const viewer = yield* cliJson(
+          dataDir,
+          ["operators", "create", "--email", "viewer@example.com", "--role", "viewer"],
+          `${password}\n`
+        )
+        expect(viewer.operator).toMatchObject({ role: "viewer", secondFactor: false })
+        // Ada was disabled above: grace and text are the active admins. Demote both, and the last is refused.
+        expect(
+          (yield* cliJson(dataDir, ["operators", "set-role", "--email", "grace@example.com", "--role", "viewer"]))
+            .operator.role
+        ).toBe("viewer")
+        const last = yield* cli(dataDir, ["operators", "set-role", "--email", "text@example.com", "--role", "viewer"])
+        expect(last.code).not.toBe(0)
+        expect(last.stderr).toMatch(/last active admin/)
+        expect((yield* cli(dataDir, ["operators", "disable", "--email", "text@example.com"])).code).not.toBe(0)
+
+        const enabled = yield* cliJson(dataDir, ["operators", "enable", "--email", "ada@example.com"])
+        expect(enabled.operator).toMatchObject({ email: "Ada@Example.com", status: "Active", role: "admin" })
+        expect((yield* cliJson(dataDir, ["operators", "disable", "--email", "text@example.com"])).operator.status)
+          .toBe("Disabled")
+
+        const reset = yield* cliJson(dataDir, ["operators", "reset-password", "--email", "viewer@example.com"])
+        expect(reset.setupUrl).toMatch(/^https:\/\/localhost:8443\/portal\/setup#[A-Za-z0-9_-]{43}$/)
+        const resetText = yield* cli(dataDir, ["operators", "reset-password", "--email", "viewer@example.com"])
+        expect(resetText.code).toBe(0)
+        expect(resetText.stdout).toMatch(/\/portal\/setup#/)
+        expect(resetText.stdout).not.toContain(reset.setupUrl)
+
+        const twoFactor = yield* cliJson(dataDir, ["operators", "reset-2fa", "--email", "viewer@example.com"])
+        expect(twoFactor.operator.secondFactor).toBe(false)
+        const listed = yield* cli(dataDir, ["operators", "list"])
+        expect(listed.stdout).toMatch(/viewer@example\.com\s+Active\s+viewer\s+second factor off/)
+      }),
+    180_000
+  )
+
+  it.effect(
     "a malformed email or a short piped password is refused with the option named",
     () =>
       Effect.gen(function*() {

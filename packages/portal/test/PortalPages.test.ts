@@ -46,6 +46,8 @@ const loggedInPages: ReadonlyArray<PortalPage> = [
   { name: "app-users", path: (w) => `/portal/apps/${w.appId}/users`, heading: (w) => w.appName },
   { name: "user", path: (w) => `/portal/apps/${w.appId}/users/${w.userId}`, heading: (w) => w.externalUserId },
   { name: "audit", path: () => "/portal/audit", heading: () => "Audit log" },
+  { name: "operators", path: () => "/portal/operators", heading: () => "Operators" },
+  { name: "account", path: () => "/portal/account", heading: () => "Your account" },
   { name: "sandbox", path: (w) => `/portal/sandbox?app=${w.appId}`, heading: () => "Sandbox" },
   {
     name: "sandbox-test-user",

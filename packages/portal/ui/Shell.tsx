@@ -4,13 +4,16 @@
  * the page the path names.
  */
 import { useEffect, useState } from "preact/hooks"
+import { RoleContext } from "./access.js"
 import type { Session } from "./api.js"
 import { api, setCsrfToken, setUnauthorizedHandler } from "./api.js"
 import { ErrorNote, Link, message } from "./components.js"
+import { AccountPage } from "./pages/AccountPage.js"
 import { AppPage } from "./pages/AppPage.js"
 import { AppsPage } from "./pages/AppsPage.js"
 import { AuditPage } from "./pages/AuditPage.js"
 import { LoginPage } from "./pages/LoginPage.js"
+import { OperatorsPage } from "./pages/OperatorsPage.js"
 import { OverviewPage } from "./pages/OverviewPage.js"
 import { SandboxPage } from "./pages/SandboxPage.js"
 import { SetupPage } from "./pages/SetupPage.js"
@@ -24,12 +27,21 @@ type SessionState =
   | { readonly _tag: "Failed"; readonly error: unknown }
   | { readonly _tag: "LoggedIn"; readonly session: Session }
 
-const Page = (props: { readonly path: string; readonly session: Session }) => {
+const Page = (props: { readonly path: string; readonly session: Session; readonly onChange: () => void }) => {
   const { path, session } = props
+  // Until the required second factor is set up, the server refuses everything else: the account page is all, at
+  // its own address, so that it stays once the second factor is on (its recovery codes are shown there).
+  const mustEnrol = session.secondFactorRequired && !session.operator.secondFactor
+  if (mustEnrol && path !== "/portal/account") return <Redirect to="/portal/account" />
+  if (path === "/portal/account") return <AccountPage session={session} onChange={props.onChange} />
   if (path === "/portal" || path === "/portal/" || path === "/portal/login") return <AppsPage />
   if (path === "/portal/overview") return <OverviewPage />
   if (path === "/portal/audit") return <AuditPage />
+  if (path === "/portal/operators") return <OperatorsPage session={session} onChange={props.onChange} />
   if (path === "/portal/sandbox") {
+    if (session.sandbox && session.operator.role !== "admin") {
+      return <NotFound text="The sandbox page makes test users and changes the simulators: it is for admins." />
+    }
     return session.sandbox ? <SandboxPage /> : <NotFound text="The sandbox page exists only in sandbox mode." />
   }
   const user = match("/portal/apps/:appId/users/:userId", path)
@@ -39,6 +51,11 @@ const Page = (props: { readonly path: string; readonly session: Session }) => {
   const app = match("/portal/apps/:appId", path) ?? match("/portal/apps/:appId/:tab", path)
   if (app !== undefined) return <AppPage appId={app.appId!} tab={app.tab ?? "keys"} session={session} />
   return <NotFound text="There is no page at this address." />
+}
+
+const Redirect = (props: { readonly to: string }) => {
+  useEffect(() => navigate(props.to, { replace: true }), [props.to])
+  return null
 }
 
 const NotFound = (props: { readonly text: string }) => {
@@ -125,12 +142,15 @@ export const Shell = () => {
           <Link href="/portal/overview" aria-current={current("/portal/overview")}>Overview</Link>
           <Link href="/portal" aria-current={current("/portal")}>Apps</Link>
           <Link href="/portal/audit" aria-current={current("/portal/audit")}>Audit log</Link>
-          {session.sandbox
+          <Link href="/portal/operators" aria-current={current("/portal/operators")}>Operators</Link>
+          {session.sandbox && session.operator.role === "admin"
             ? <Link href="/portal/sandbox" aria-current={current("/portal/sandbox")}>Sandbox</Link>
             : null}
         </nav>
         <div class="operator">
           <span class="muted small" data-testid="operator">{session.operator.email}</span>
+          <Link href="/portal/account" class="small" aria-current={current("/portal/account")}>Account</Link>
+          {session.operator.role === "viewer" ? <span class="badge info">viewer</span> : null}
           <button
             type="button"
             class="secondary small"
@@ -148,7 +168,17 @@ export const Shell = () => {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <Page path={location.path} session={session} />
+        <RoleContext.Provider value={session.operator.role}>
+          <Page
+            path={location.path}
+            session={session}
+            onChange={() =>
+              api.session().then(
+                (session) => session === null ? setState({ _tag: "LoggedOut" }) : loggedIn(session),
+                () => setState({ _tag: "LoggedOut" })
+              )}
+          />
+        </RoleContext.Provider>
       </main>
     </>
   )

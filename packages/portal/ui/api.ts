@@ -11,6 +11,12 @@ export type Permission = typeof Domain.Permission.Encoded
 export const permissions: ReadonlyArray<Permission> = ["users:read", "users:write", "webhooks:read", "webhooks:write"]
 
 export type Operator = typeof PortalApi.Operator.Encoded
+export type OperatorRole = typeof PortalApi.OperatorRole.Encoded
+export type OperatorWithSetupLink = typeof PortalApi.OperatorWithSetupLink.Encoded
+export type SecondFactorChallenge = typeof PortalApi.SecondFactorChallenge.Encoded
+export type TotpEnrolment = typeof PortalApi.TotpEnrolment.Encoded
+export type RecoveryCodes = typeof PortalApi.RecoveryCodes.Encoded
+export type PortalSettings = typeof PortalApi.PortalSettings.Encoded
 export type Session = typeof PortalApi.PortalSession.Encoded
 export type SessionState = typeof PortalApi.SessionState.Encoded
 export type AuditEvent = typeof PortalApi.AuditEvent.Encoded
@@ -168,7 +174,20 @@ export const api = {
       state
     ) => state.session),
   login: (email: string, password: string) =>
-    request<Session>("POST", "/portal/api/login", { email, password }, { ignoreUnauthorized: true }),
+    request<Session | SecondFactorChallenge>(
+      "POST",
+      "/portal/api/login",
+      { email, password },
+      { ignoreUnauthorized: true }
+    ),
+  loginSecondFactor: (challenge: string, code: string) =>
+    request<Session>("POST", "/portal/api/login/second-factor", { challenge, code }, { ignoreUnauthorized: true }),
+  beginSecondFactor: () => request<TotpEnrolment>("POST", "/portal/api/account/second-factor"),
+  confirmSecondFactor: (code: string) =>
+    request<RecoveryCodes>("POST", "/portal/api/account/second-factor/confirm", { code }),
+  disableSecondFactor: (code: string) => request<void>("POST", "/portal/api/account/second-factor/disable", { code }),
+  settings: () => request<PortalSettings>("GET", "/portal/api/settings"),
+  setSettings: (settings: PortalSettings) => request<PortalSettings>("PUT", "/portal/api/settings", settings),
   logout: () => request<void>("POST", "/portal/api/logout"),
   setup: (token: string, password: string) =>
     request<void>("POST", "/portal/api/setup", { token, password }, { ignoreUnauthorized: true }),
@@ -176,7 +195,19 @@ export const api = {
     request<AuditPage>("GET", `/portal/api/audit${query({ ...filters, cursor, limit: 50 })}`),
   auditExportUrl: (format: "csv" | "jsonl", filters: AuditFilters) =>
     `/portal/api/audit/export${query({ format, ...filters })}`,
+  changePassword: (currentPassword: string, newPassword: string) =>
+    request<void>("POST", "/portal/api/account/password", { currentPassword, newPassword }),
   operators: () => request<{ data: ReadonlyArray<Operator> }>("GET", "/portal/api/operators"),
+  createOperator: (email: string, role: OperatorRole) =>
+    request<OperatorWithSetupLink>("POST", "/portal/api/operators", { email, role }),
+  setRole: (operatorId: string, role: OperatorRole) =>
+    request<Operator>("PUT", `/portal/api/operators/${operatorId}/role`, { role }),
+  disableOperator: (operatorId: string) => request<Operator>("POST", `/portal/api/operators/${operatorId}/disable`),
+  enableOperator: (operatorId: string) => request<Operator>("POST", `/portal/api/operators/${operatorId}/enable`),
+  resetSecondFactor: (operatorId: string) =>
+    request<Operator>("POST", `/portal/api/operators/${operatorId}/reset-second-factor`),
+  resetPassword: (operatorId: string) =>
+    request<OperatorWithSetupLink>("POST", `/portal/api/operators/${operatorId}/reset-password`),
   apps: () => request<{ data: ReadonlyArray<PortalApp> }>("GET", "/portal/api/apps"),
   overviewCounts: (app?: string) => request<OverviewCounts>("GET", `/portal/api/overview${query({ app })}`),
   overviewConnections: (kind: ConnectionIssueKind, app?: string, cursor?: string) =>

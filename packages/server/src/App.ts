@@ -50,8 +50,11 @@ import { ServerBases } from "./platform/ServerBases.js"
 import { ServerConfig } from "./platform/ServerConfig.js"
 import { TracingLive } from "./platform/Tracing.js"
 import { PortalAssetsLive } from "./portal/Assets.js"
+import { Account } from "./portal/operators/Account.js"
+import { AccountHttpLive } from "./portal/operators/AccountHttp.js"
 import { OperatorsHttpLive } from "./portal/operators/OperatorsHttp.js"
 import { PortalAuthLive } from "./portal/operators/PortalAuthLive.js"
+import { SecondFactor } from "./portal/operators/SecondFactor.js"
 import { SessionHttpLive } from "./portal/operators/SessionHttp.js"
 import { AppsHttpLive } from "./portal/pages/AppsHttp.js"
 import { OverviewHttpLive } from "./portal/pages/OverviewHttp.js"
@@ -180,9 +183,12 @@ const PortalHttpLive = Layer.mergeAll(
   PortalUsersHttpLive,
   PortalWebhooksHttpLive,
   PortalSandboxHttpLive,
-  OverviewHttpLive
+  OverviewHttpLive,
+  AccountHttpLive
 ).pipe(
   Layer.provide(PortalAuthLive),
+  Layer.provide(Account.Default),
+  Layer.provide(SecondFactor.Default),
   Layer.provide(OverviewRepo.Default),
   Layer.provide(PortalApps.DefaultWithoutDependencies),
   Layer.provide(

@@ -8,11 +8,11 @@ import { Operators } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 
-/** A new active operator with this password (audited as made by the CLI). */
-export const createOperator = (email: string, password: string) =>
+/** A new active operator with this password, an admin unless told (audited as made by the CLI). */
+export const createOperator = (email: string, password: string, role: "admin" | "viewer" = "admin") =>
   Effect.flatMap(
     Operators,
-    (operators) => operators.create(email, Redacted.make(password), { operator: null, address: null, via: "cli" })
+    (operators) => operators.create(email, Redacted.make(password), { operator: null, address: null, via: "cli" }, role)
   ).pipe(Effect.map(({ operator }) => operator))
 
 export interface PortalReply {

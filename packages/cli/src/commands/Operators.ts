@@ -1,8 +1,11 @@
 /**
- * `pulsebridge operators`: the people who may log in to the admin portal. `create` takes the password
- * from stdin when one is piped in (`echo "$PW" | pulsebridge operators create --email a@b.c`), and
- * otherwise prints a one-time setup link (valid 24 hours) on which the operator chooses one; `list`;
- * `disable`, which ends the operator's sessions at once. Changes are audited as made by the CLI.
+ * `pulsebridge operators`: the people who may log in to the admin portal. `create` (an admin unless `--role
+ * viewer`) takes the password from stdin when one is piped in (`echo "$PW" | pulsebridge operators create
+ * --email a@b.c`), and otherwise prints a one-time setup link (valid 24 hours) on which the operator chooses
+ * one; `list`; `disable`, which ends the operator's sessions at once, and `enable`; `set-role`;
+ * `reset-password`, which prints a new setup link and ends the operator's sessions; `reset-2fa`, which turns
+ * its second factor off. The last active admin is never demoted or disabled. Changes are audited as made by
+ * the CLI.
  */
 import { Command, Options } from "@effect/cli"
 import { BadRequest } from "@pulsebridge/domain"
@@ -19,11 +22,16 @@ import { json } from "./Options.js"
 import { cli, withServices } from "./Runtime.js"
 
 const email = Options.text("email").pipe(Options.withDescription("The operator's email address"))
+const role = Options.choice("role", ["admin", "viewer"]).pipe(
+  Options.withDescription("admin: changes anything; viewer: reads everything, changes nothing")
+)
 
 const operatorJson = (operator: OperatorRow) => ({
   id: operator.id,
   email: operator.email,
   status: operator.status,
+  role: operator.role,
+  secondFactor: operator.secondFactor,
   createdAt: operator.createdAt.toISOString(),
   lastLoginAt: operator.lastLoginAt === null ? null : operator.lastLoginAt.toISOString()
 })
@@ -51,14 +59,27 @@ const readStdin = Effect.async<string>((resume) => {
   })
 })
 
-const operatorsCreate = Command.make("create", { email, json }, ({ email, json }) =>
+const setupLinkOf = (token: string, at: Date) =>
+  Effect.gen(function*() {
+    const bases = yield* Effect.provide(ServerBases, ServerBases.FromConfig)
+    return {
+      setupUrl: `${bases.publicBase}/portal/setup#${token}`,
+      setupExpiresAt: new Date(at.getTime() + Duration.toMillis(setupLinkValidity)).toISOString()
+    }
+  })
+
+const operatorsCreate = Command.make("create", {
+  email,
+  role: role.pipe(Options.withDefault("admin" as const)),
+  json
+}, ({ email, json, role }) =>
   Effect.gen(function*() {
     const address = yield* decode(OperatorEmail, "--email", email)
     const piped = yield* readStdin
     const password = piped === ""
       ? undefined
       : Redacted.make(yield* decode(OperatorPassword, "password (stdin)", piped))
-    const created = yield* Effect.flatMap(Operators, (operators) => operators.create(address, password, cli))
+    const created = yield* Effect.flatMap(Operators, (operators) => operators.create(address, password, cli, role))
     const bases = yield* Effect.provide(ServerBases, ServerBases.FromConfig)
     const setupUrl = created.setupToken === null ? null : `${bases.publicBase}/portal/setup#${created.setupToken}`
     const expiresAt = created.setupToken === null
@@ -96,6 +117,8 @@ const operatorsList = Command.make("list", { json }, ({ json }) =>
               operator.id,
               operator.email,
               operator.status,
+              operator.role,
+              operator.secondFactor ? "second factor on" : "second factor off",
               `created ${operator.createdAt.toISOString()}`,
               operator.lastLoginAt === null ? "never logged in" : `last login ${operator.lastLoginAt.toISOString()}`
             ].join("  ")
@@ -105,7 +128,7 @@ const operatorsList = Command.make("list", { json }, ({ json }) =>
 
 const operatorsDisable = Command.make("disable", { email, json }, ({ email, json }) =>
   Effect.gen(function*() {
-    const disabled = yield* Effect.flatMap(Operators, (operators) => operators.disable(email, cli))
+    const disabled = yield* Effect.flatMap(Operators, (operators) => operators.disable({ email }, cli))
     yield* printResult(
       json,
       { operator: operatorJson(disabled.operator), sessionsEnded: disabled.sessionsEnded },
@@ -115,7 +138,81 @@ const operatorsDisable = Command.make("disable", { email, json }, ({ email, json
     Command.withDescription("Disable a portal operator and end its sessions")
   )
 
+const operatorsEnable = Command.make("enable", { email, json }, ({ email, json }) =>
+  Effect.gen(function*() {
+    const enabled = yield* Effect.flatMap(Operators, (operators) => operators.enable({ email }, cli))
+    yield* printResult(
+      json,
+      { operator: operatorJson(enabled.operator) },
+      () => `Enabled operator ${enabled.operator.email}: it logs in with the password it had.`
+    )
+  }).pipe(withServices(json))).pipe(Command.withDescription("Let a disabled portal operator log in again"))
+
+const operatorsSetRole = Command.make(
+  "set-role",
+  { email, role, json },
+  ({ email, json, role }) =>
+    Effect.gen(function*() {
+      const done = yield* Effect.flatMap(Operators, (operators) => operators.setRole({ email }, role, cli))
+      yield* printResult(
+        json,
+        { operator: operatorJson(done.operator) },
+        () => `Operator ${done.operator.email} is now ${role === "admin" ? "an admin" : "a viewer"}.`
+      )
+    }).pipe(withServices(json))
+).pipe(
+  Command.withDescription("Make a portal operator an admin or a viewer (never the last active admin a viewer)")
+)
+
+const operatorsResetPassword = Command.make(
+  "reset-password",
+  { email, json },
+  ({ email, json }) =>
+    Effect.gen(function*() {
+      const done = yield* Effect.flatMap(Operators, (operators) => operators.resetPassword({ email }, cli))
+      const link = yield* setupLinkOf(done.setupToken, new Date())
+      yield* printResult(
+        json,
+        { operator: operatorJson(done.operator), ...link, sessionsEnded: done.sessionsEnded },
+        () =>
+          [
+            `Reset the password of ${done.operator.email}; ended ${done.sessionsEnded} session(s).`,
+            `Send this one-time setup link (valid until ${link.setupExpiresAt}); it is shown only this once:`,
+            `  ${link.setupUrl}`
+          ].join("\n")
+      )
+    }).pipe(withServices(json))
+).pipe(
+  Command.withDescription(
+    "Forget a portal operator's password, end its sessions, and print a one-time setup link to choose another"
+  )
+)
+
+const operatorsResetSecondFactor = Command.make(
+  "reset-2fa",
+  { email, json },
+  ({ email, json }) =>
+    Effect.gen(function*() {
+      const done = yield* Effect.flatMap(Operators, (operators) => operators.resetSecondFactor({ email }, cli))
+      yield* printResult(
+        json,
+        { operator: operatorJson(done.operator) },
+        () => `Turned off the second factor of ${done.operator.email}; its recovery codes no longer work.`
+      )
+    }).pipe(withServices(json))
+).pipe(
+  Command.withDescription("Turn off a portal operator's second factor (TOTP) and its recovery codes")
+)
+
 export const operators = Command.make("operators").pipe(
   Command.withDescription("Manage the admin portal's operators"),
-  Command.withSubcommands([operatorsCreate, operatorsList, operatorsDisable])
+  Command.withSubcommands([
+    operatorsCreate,
+    operatorsList,
+    operatorsDisable,
+    operatorsEnable,
+    operatorsSetRole,
+    operatorsResetPassword,
+    operatorsResetSecondFactor
+  ])
 )

@@ -1,9 +1,12 @@
-/** The operators' group: the audit log of every change made through the portal or the CLI, and the operators. */
+/**
+ * The operators' group: the audit log of every change made through the portal or the CLI, and the operators,
+ * which an admin creates, gives a role, disables, enables again, and whose password or second factor it resets.
+ */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { AppId, BadRequest, Timestamp } from "@pulsebridge/domain"
+import { AppId, BadRequest, Conflict, NotFound, Timestamp } from "@pulsebridge/domain"
 import * as Schema from "effect/Schema"
 import { PageCursor, PageLimit } from "./Paging.js"
-import { Operator, OperatorId, PortalAuth } from "./Session.js"
+import { Operator, OperatorEmail, OperatorId, OperatorRole, PortalAuth } from "./Session.js"
 
 /**
  * Who made a change: an operator in the portal, the CLI (run by an account of the system), an app's API key, or
@@ -66,6 +69,36 @@ export type AuditFilters = typeof AuditFilters.Type
 
 export const AuditExportFormat = Schema.Literal("csv", "jsonl")
 
+export class CreateOperatorPayload extends Schema.Class<CreateOperatorPayload>("CreateOperatorPayload")({
+  email: OperatorEmail,
+  role: OperatorRole
+}) {}
+
+export class RolePayload extends Schema.Class<RolePayload>("RolePayload")({ role: OperatorRole }) {}
+
+/** An operator with a new one-time setup link, on which it chooses its password. */
+export class OperatorWithSetupLink extends Schema.Class<OperatorWithSetupLink>("OperatorWithSetupLink")({
+  operator: Operator,
+  setupUrl: Schema.String.annotations({ description: "The one-time setup link: shown this once, never again" }),
+  setupExpiresAt: Timestamp
+}) {}
+
+/** The portal's settings that an admin changes. */
+export class PortalSettings extends Schema.Class<PortalSettings>("PortalSettings")({
+  secondFactorRequired: Schema.Boolean.annotations({
+    description: "Every operator logs in with TOTP; one without it can do nothing but set it up"
+  })
+}) {}
+
+export const OperatorPath = Schema.Struct({ operatorId: OperatorId })
+
+const operatorChange = <const Name extends string>(name: Name, path: string) =>
+  HttpApiEndpoint.post(name, `/portal/api/operators/:operatorId/${path}`)
+    .setPath(OperatorPath)
+    .addSuccess(Operator)
+    .addError(NotFound)
+    .addError(Conflict)
+
 export class OperatorsGroup extends HttpApiGroup.make("portalOperators")
   .add(
     HttpApiEndpoint.get("audit", "/portal/api/audit")
@@ -87,6 +120,31 @@ export class OperatorsGroup extends HttpApiGroup.make("portalOperators")
     HttpApiEndpoint.get("operators", "/portal/api/operators").addSuccess(
       Schema.Struct({ data: Schema.Array(Operator) })
     )
+  )
+  .add(
+    HttpApiEndpoint.post("createOperator", "/portal/api/operators")
+      .setPayload(CreateOperatorPayload)
+      .addSuccess(OperatorWithSetupLink, { status: 201 })
+      .addError(Conflict)
+  )
+  .add(
+    HttpApiEndpoint.put("setRole", "/portal/api/operators/:operatorId/role")
+      .setPath(OperatorPath)
+      .setPayload(RolePayload)
+      .addSuccess(Operator)
+      .addError(NotFound)
+      .addError(Conflict)
+  )
+  .add(operatorChange("disableOperator", "disable"))
+  .add(operatorChange("enableOperator", "enable"))
+  .add(operatorChange("resetSecondFactor", "reset-second-factor"))
+  .add(HttpApiEndpoint.get("settings", "/portal/api/settings").addSuccess(PortalSettings))
+  .add(HttpApiEndpoint.put("setSettings", "/portal/api/settings").setPayload(PortalSettings).addSuccess(PortalSettings))
+  .add(
+    HttpApiEndpoint.post("resetPassword", "/portal/api/operators/:operatorId/reset-password")
+      .setPath(OperatorPath)
+      .addSuccess(OperatorWithSetupLink)
+      .addError(NotFound)
   )
   .middleware(PortalAuth)
   .annotate(OpenApi.Exclude, true)

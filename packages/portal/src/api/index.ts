@@ -8,6 +8,7 @@
  * the server implements the same groups: the server adds them to the contract's `Api` (`ServedApi`), so
  * they share its decoding, error bodies, request logging, deadlines and rate limits.
  */
+export * from "./Account.js"
 export * from "./Apps.js"
 export * from "./Operators.js"
 export * from "./Overview.js"

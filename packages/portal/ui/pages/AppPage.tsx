@@ -3,6 +3,7 @@
  * (`/portal/apps/:appId/keys|providers|webhooks|users`), so a reload stays on the same section.
  */
 import { useEffect, useState } from "preact/hooks"
+import { useIsAdmin } from "../access.js"
 import type { Session } from "../api.js"
 import { api } from "../api.js"
 import { ErrorNote, Field, Link, Loading, useLoad } from "../components.js"
@@ -19,6 +20,7 @@ const tabs = [
 ] as const
 
 export const AppPage = (props: { readonly appId: string; readonly tab: string; readonly session: Session }) => {
+  const isAdmin = useIsAdmin()
   const app = useLoad(() => api.app(props.appId), [props.appId])
   const [renaming, setRenaming] = useState<string | undefined>(undefined)
   const [error, setError] = useState<unknown>(undefined)
@@ -46,7 +48,9 @@ export const AppPage = (props: { readonly appId: string; readonly tab: string; r
         ? (
           <div class="title-row">
             <h1>{app.data.name}</h1>
-            <button type="button" class="secondary small" onClick={() => setRenaming(app.data!.name)}>Rename</button>
+            <button hidden={!isAdmin} type="button" class="secondary small" onClick={() => setRenaming(app.data!.name)}>
+              Rename
+            </button>
           </div>
         )
         : (

@@ -2,11 +2,13 @@
  * The apps: the list with their user counts, and a form to create one.
  */
 import { useEffect, useState } from "preact/hooks"
+import { useIsAdmin } from "../access.js"
 import { api } from "../api.js"
 import { ErrorNote, Field, Link, Loading, TableFrame, Time, useLoad } from "../components.js"
 import { navigate } from "../router.js"
 
 export const AppsPage = () => {
+  const isAdmin = useIsAdmin()
   const apps = useLoad(() => api.apps(), [])
   const [name, setName] = useState("")
   const [error, setError] = useState<unknown>(undefined)
@@ -47,8 +49,9 @@ export const AppsPage = () => {
             </table>
           </TableFrame>
         )}
-      <h2>Create an app</h2>
+      <h2 hidden={!isAdmin}>Create an app</h2>
       <form
+        hidden={!isAdmin}
         class="inline"
         onSubmit={(event) => {
           event.preventDefault()

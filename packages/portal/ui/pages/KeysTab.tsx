@@ -4,11 +4,13 @@
  * after a confirmation.
  */
 import { useState } from "preact/hooks"
+import { useIsAdmin } from "../access.js"
 import type { ApiKeySummary, CreatedKey, Permission } from "../api.js"
 import { api, permissions } from "../api.js"
 import { Badge, Confirm, CopyButton, ErrorNote, Field, Loading, TableFrame, Time, useLoad } from "../components.js"
 
 export const KeysTab = (props: { readonly appId: string }) => {
+  const isAdmin = useIsAdmin()
   const keys = useLoad(() => api.keys(props.appId), [props.appId])
   const [name, setName] = useState("")
   const [chosen, setChosen] = useState<ReadonlyArray<Permission>>(["users:read", "users:write"])
@@ -34,6 +36,7 @@ export const KeysTab = (props: { readonly appId: string }) => {
         </div>
       )}
       <form
+        hidden={!isAdmin}
         class="card"
         onSubmit={(event) => {
           event.preventDefault()
@@ -120,6 +123,7 @@ export const KeysTab = (props: { readonly appId: string }) => {
                       {key.revokedAt === null
                         ? (
                           <button
+                            hidden={!isAdmin}
                             type="button"
                             class="danger small"
                             aria-label={`Revoke key ${key.prefix}`}

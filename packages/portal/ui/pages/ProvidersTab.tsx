@@ -4,6 +4,7 @@
  * after saving only the client id and the time of the change are shown.
  */
 import { useState } from "preact/hooks"
+import { useIsAdmin } from "../access.js"
 import type { AuthType, ProviderSetup } from "../api.js"
 import { api } from "../api.js"
 import { Badge, CopyValue, ErrorNote, Field, Loading, Time, useLoad } from "../components.js"
@@ -11,6 +12,7 @@ import { Badge, CopyValue, ErrorNote, Field, Loading, Time, useLoad } from "../c
 const ProviderForm = (
   props: { readonly appId: string; readonly setup: ProviderSetup; readonly onSaved: () => void }
 ) => {
+  const isAdmin = useIsAdmin()
   const { setup } = props
   const [open, setOpen] = useState(false)
   const [fields, setFields] = useState<Record<string, string>>({})
@@ -55,7 +57,7 @@ const ProviderForm = (
       {saved ? <p class="note ok" role="status">Saved. The secret will not be shown again.</p> : null}
       {!open
         ? (
-          <button type="button" class="secondary" onClick={() => setOpen(true)}>
+          <button hidden={!isAdmin} type="button" class="secondary" onClick={() => setOpen(true)}>
             {setup.configured ? "Replace credentials" : "Set credentials"}
           </button>
         )

@@ -7,6 +7,7 @@
  * so a backfill is seen arriving. Each section is a file of `user/`.
  */
 import { useEffect, useMemo, useState } from "preact/hooks"
+import { useIsAdmin } from "../access.js"
 import type { UserOverview } from "../api.js"
 import { api } from "../api.js"
 import { Badge, Confirm, ErrorNote, Link, Loading, message, Time, toneOf, useLoad } from "../components.js"
@@ -55,6 +56,7 @@ const HealthData = (props: { readonly overview: UserOverview; readonly providers
 }
 
 export const UserPage = (props: { readonly appId: string; readonly userId: string; readonly sandbox: boolean }) => {
+  const isAdmin = useIsAdmin()
   const location = useLocation()
   const range = rangeOf(location.search)
   const detail = useLoad(() => api.user(props.userId), [props.userId])
@@ -111,7 +113,7 @@ export const UserPage = (props: { readonly appId: string; readonly userId: strin
         <a class="button secondary" href={api.exportUrl(user.id)} download={`${user.externalUserId}.ndjson`}>
           Export (NDJSON)
         </a>
-        <button type="button" class="danger" onClick={() => setErasing(true)}>Erase user…</button>
+        <button hidden={!isAdmin} type="button" class="danger" onClick={() => setErasing(true)}>Erase user…</button>
       </div>
 
       <h2>Connections</h2>

@@ -6,6 +6,7 @@
  * (kept in the address), each opening its payload and attempts, with a retry.
  */
 import { useEffect, useState } from "preact/hooks"
+import { useIsAdmin } from "../access.js"
 import type {
   DeliveryAttempt,
   DeliveryFilters,
@@ -116,6 +117,7 @@ const Health = (props: { readonly appId: string; readonly detail: EndpointDetail
 const EventTypes = (
   props: { readonly appId: string; readonly detail: EndpointDetail; readonly onSaved: () => void }
 ) => {
+  const isAdmin = useIsAdmin()
   const [chosen, setChosen] = useState<ReadonlyArray<WebhookEventType>>(props.detail.endpoint.events)
   const [error, setError] = useState<unknown>(undefined)
   const [saved, setSaved] = useState("")
@@ -133,7 +135,7 @@ const EventTypes = (
         }, setError)
       }}
     >
-      <fieldset>
+      <fieldset disabled={!isAdmin}>
         <legend class="sr-only">Event types</legend>
         {webhookEventTypes.map((type) => (
           <label class="check" key={type}>
@@ -151,7 +153,7 @@ const EventTypes = (
           </label>
         ))}
       </fieldset>
-      <div class="actions">
+      <div class="actions" hidden={!isAdmin}>
         <button type="submit" class="secondary" disabled={chosen.length === 0}>Save event types</button>
         {chosen.length === 0 ? <span class="muted small">Choose at least one.</span> : null}
         <span class="muted small" role="status">{saved}</span>
@@ -237,6 +239,7 @@ const DeliveryRows = (props: {
   readonly onRetried: () => void
   readonly onError: (error: unknown) => void
 }) => {
+  const isAdmin = useIsAdmin()
   const { delivery } = props
   const [open, setOpen] = useState(false)
   const name = `${delivery.eventType} of ${new Date(delivery.createdAt).toLocaleString()}`
@@ -270,6 +273,7 @@ const DeliveryRows = (props: {
               {open ? "Hide" : "Details"}
             </button>
             <button
+              hidden={!isAdmin}
               type="button"
               class="secondary small"
               aria-label={`Retry ${name}`}
@@ -366,6 +370,7 @@ const filtersOf = (search: string): DeliveryFilters => {
 }
 
 export const WebhookEndpointPage = (props: { readonly appId: string; readonly endpointId: string }) => {
+  const isAdmin = useIsAdmin()
   const { appId, endpointId } = props
   const location = useLocation()
   const filters = filtersOf(location.search)
@@ -429,7 +434,7 @@ export const WebhookEndpointPage = (props: { readonly appId: string; readonly en
           <button type="button" class="secondary small" onClick={() => setSecret(undefined)}>I have copied it</button>
         </div>
       )}
-      <div class="actions">
+      <div class="actions" hidden={!isAdmin}>
         <button
           type="button"
           class="secondary"

@@ -4,11 +4,13 @@
  * event, secret rotation and removal.
  */
 import { useState } from "preact/hooks"
+import { useIsAdmin } from "../access.js"
 import type { WebhookEventType } from "../api.js"
 import { api, webhookEventTypes } from "../api.js"
 import { Badge, CopyButton, ErrorNote, Field, Link, Loading, Time, useLoad } from "../components.js"
 
 export const WebhooksTab = (props: { readonly appId: string }) => {
+  const isAdmin = useIsAdmin()
   const endpoints = useLoad(() => api.webhooks(props.appId), [props.appId])
   const [url, setUrl] = useState("")
   const [description, setDescription] = useState("")
@@ -29,6 +31,7 @@ export const WebhooksTab = (props: { readonly appId: string }) => {
         </div>
       )}
       <form
+        hidden={!isAdmin}
         class="card"
         onSubmit={(event) => {
           event.preventDefault()
@@ -119,6 +122,7 @@ export const WebhooksTab = (props: { readonly appId: string }) => {
             </p>
             <div class="actions">
               <button
+                hidden={!isAdmin}
                 type="button"
                 class="secondary small"
                 onClick={() => {

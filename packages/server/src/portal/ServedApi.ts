@@ -4,6 +4,7 @@
  */
 import { Api } from "@pulsebridge/domain"
 import {
+  AccountGroup,
   AppsGroup,
   OperatorsGroup,
   OverviewGroup,
@@ -20,3 +21,4 @@ export const ServedApi = Api.add(SessionGroup)
   .add(WebhooksGroup)
   .add(SandboxGroup)
   .add(OverviewGroup)
+  .add(AccountGroup)

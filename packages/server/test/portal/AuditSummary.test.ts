@@ -17,6 +17,20 @@ describe("audit summaries", () => {
     )
     expect(summarize("operator.create", { email: "a@example.com", setupLink: true, via: "cli", osUser: "root" }))
       .toBe("email: a@example.com, setup link")
+    expect(summarize("operator.create", { email: "v@example.com", role: "viewer", setupLink: true }))
+      .toBe("email: v@example.com, role: viewer, setup link")
+    expect(summarize("operator.role", { email: "a@example.com", from: "admin", to: "viewer" })).toBe(
+      "email: a@example.com, role: admin → viewer"
+    )
+    expect(summarize("operator.password.reset", { email: "a@example.com", sessionsEnded: 1 })).toBe(
+      "email: a@example.com, new setup link, sessions ended: 1"
+    )
+    expect(summarize("operator.password.change", { sessionsEnded: 0 })).toBe("other sessions ended: 0")
+    expect(summarize("operator.secondFactor.reset", { email: "a@example.com" })).toBe(
+      "email: a@example.com, second factor removed"
+    )
+    expect(summarize("settings.update", { secondFactorRequired: true })).toBe("second factor required: on")
+    expect(summarize("operator.enable", { email: "a@example.com" })).toBe("email: a@example.com")
     expect(summarize("operator.disable", { email: "a@example.com", sessionsEnded: 2 })).toBe(
       "email: a@example.com, sessions ended: 2"
     )

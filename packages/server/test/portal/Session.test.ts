@@ -144,7 +144,7 @@ layer(makeTestServer(), { timeout: "120 seconds" })("portal sessions", (it) => {
     Effect.gen(function*() {
       const { baseUrl, client, email } = yield* newOperator()
       const operators = yield* Operators
-      const disabled = yield* operators.disable(email, { operator: null, address: null, via: "cli" })
+      const disabled = yield* operators.disable({ email }, { operator: null, address: null, via: "cli" })
       expect(disabled.sessionsEnded).toBe(1)
       expect((yield* client.get("/portal/api/session")).status).toBe(401)
       const again = yield* portalRequest(baseUrl, "POST", "/portal/api/login", { json: { email, password } })
@@ -168,7 +168,11 @@ layer(makeTestServer(), { timeout: "120 seconds" })("portal sessions", (it) => {
       const sessions = yield* Sessions
       const email = `clock${++unique}-${Date.now()}@example.com`
       yield* createOperator(email, password)
-      const start = () => sessions.login(email, Redacted.make(password), "127.0.0.1")
+      const start = () =>
+        Effect.map(sessions.login(email, Redacted.make(password), "127.0.0.1"), (opened) => {
+          if (opened._tag !== "Session") throw new Error("no second factor was set up: a session opens")
+          return opened
+        })
       const live = (token: string) => Effect.isSuccess(sessions.authenticate(token))
 
       const idle = yield* start()

@@ -9,14 +9,18 @@ import * as crypto from "node:crypto"
 
 export const operatorPassword = "correct horse battery staple"
 
-/** A new operator, logged in: its client sends the session cookie and the CSRF token with every call. */
-export const loggedIn = Effect.gen(function*() {
-  const email = `op-${crypto.randomBytes(6).toString("hex")}@example.com`
-  yield* createOperator(email, operatorPassword)
-  const { baseUrl } = yield* TestServer
-  const login = yield* portalLogin(baseUrl, email, operatorPassword)
-  return { email, client: portalClient(baseUrl, login) }
-})
+/** A new operator of `role`, logged in: its client sends the session cookie and the CSRF token with every call. */
+export const loggedInAs = (role: "admin" | "viewer") =>
+  Effect.gen(function*() {
+    const email = `${role}-${crypto.randomBytes(6).toString("hex")}@example.com`
+    const operator = yield* createOperator(email, operatorPassword, role)
+    const { baseUrl } = yield* TestServer
+    const login = yield* portalLogin(baseUrl, email, operatorPassword)
+    return { email, id: operator.id as string, login, client: portalClient(baseUrl, login) }
+  })
+
+/** A new admin, logged in. */
+export const loggedIn = loggedInAs("admin")
 
 export type PortalClient = Effect.Effect.Success<typeof loggedIn>["client"]
 

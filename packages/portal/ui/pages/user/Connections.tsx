@@ -3,6 +3,7 @@
  * a re-sync button each; in sandbox mode, one-click connections to the simulated providers.
  */
 import { useState } from "preact/hooks"
+import { useIsAdmin } from "../../access.js"
 import type { Connection } from "../../api.js"
 import { api } from "../../api.js"
 import { Badge, ErrorNote, TableFrame, Time, toneOf, useLoad } from "../../components.js"
@@ -15,6 +16,7 @@ export const Connections = (props: {
   readonly connections: ReadonlyArray<Connection>
   readonly onChange: () => void
 }) => {
+  const isAdmin = useIsAdmin()
   const [error, setError] = useState<unknown>(undefined)
   const [asked, setAsked] = useState<string | undefined>(undefined)
   if (props.connections.length === 0) return <p class="muted">No connections.</p>
@@ -66,6 +68,7 @@ export const Connections = (props: {
                 <td class="num">{c.quarantinedRecords}</td>
                 <td>
                   <button
+                    hidden={!isAdmin}
                     type="button"
                     class="secondary small"
                     aria-label={`Re-sync ${c.provider}`}
@@ -97,13 +100,14 @@ export const SandboxConnect = (props: {
   readonly connected: ReadonlyArray<string>
   readonly onConnected: () => void
 }) => {
+  const isAdmin = useIsAdmin()
   const providers = useLoad(() => api.providers(props.appId), [props.appId])
   const [busy, setBusy] = useState<string | undefined>(undefined)
   const [error, setError] = useState<unknown>(undefined)
   const missing = providers.data?.data.filter((p) => !props.connected.includes(p.provider)) ?? []
   if (missing.length === 0) return null
   return (
-    <div class="card" role="region" aria-label="Sandbox connections">
+    <div hidden={!isAdmin} class="card" role="region" aria-label="Sandbox connections">
       <p class="small muted">Sandbox: connect this user to a simulated provider.</p>
       <div class="actions">
         {missing.map((p) => (

@@ -23,6 +23,7 @@ import m0019 from "./0019_health_records.js"
 import m0020 from "./0020_glucose_page_key.js"
 import m0021 from "./0021_audit_filters.js"
 import m0022 from "./0022_overview_indexes.js"
+import m0023 from "./0023_operator_roles_totp.js"
 import m0024 from "./0024_webhook_attempts.js"
 import m0025 from "./0025_sandbox_test_users.js"
 
@@ -49,6 +50,7 @@ export const migrations = {
   "0020_glucose_page_key": m0020,
   "0021_audit_filters": m0021,
   "0022_overview_indexes": m0022,
+  "0023_operator_roles_totp": m0023,
   "0024_webhook_attempts": m0024,
   "0025_sandbox_test_users": m0025
 }

@@ -421,7 +421,25 @@ export const summarize = (action: string, detail: Readonly<Record<string, unknow
       case "app.rename":
         return [`name: ${valueText(detail.from)} → ${valueText(detail.to)}`]
       case "operator.create":
-        return [`email: ${valueText(detail.email)}`, detail.setupLink === true ? "setup link" : "with a password"]
+        return [
+          `email: ${valueText(detail.email)}`,
+          ...(detail.role === undefined ? [] : [`role: ${valueText(detail.role)}`]),
+          detail.setupLink === true ? "setup link" : "with a password"
+        ]
+      case "operator.role":
+        return [`email: ${valueText(detail.email)}`, `role: ${valueText(detail.from)} → ${valueText(detail.to)}`]
+      case "operator.password.reset":
+        return [
+          `email: ${valueText(detail.email)}`,
+          "new setup link",
+          `sessions ended: ${valueText(detail.sessionsEnded)}`
+        ]
+      case "operator.password.change":
+        return [`other sessions ended: ${valueText(detail.sessionsEnded)}`]
+      case "operator.secondFactor.reset":
+        return [`email: ${valueText(detail.email)}`, "second factor removed"]
+      case "settings.update":
+        return [`second factor required: ${detail.secondFactorRequired === true ? "on" : "off"}`]
       case "webhookEndpoint.create":
         return [`url: ${valueText(detail.url)}`, `events: ${detail.events == null ? "all" : valueText(detail.events)}`]
       case "webhookEndpoint.update":

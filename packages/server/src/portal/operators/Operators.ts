@@ -1,12 +1,15 @@
 /**
- * Operators: the people who may log in to the portal. Created by the CLI either with a password or
- * with a one-time setup link (valid 24 hours; only its token's hash is stored) on which they choose
- * one; listed; disabled, which ends their sessions at once. Every change is audited in its transaction.
+ * Operators: the people who may log in to the portal, each an `admin` or a `viewer`. Created by an admin in
+ * the portal or by the CLI, either with a password or with a one-time setup link (valid 24 hours; only its
+ * token's hash is stored) on which they choose one; listed; given another role; disabled, which ends their
+ * sessions at once, and enabled again; their password reset (a new setup link, their sessions ended). The
+ * last active admin can be neither demoted nor disabled. Every change is audited in its transaction.
  *
  * A setup attempt is cheap until its token is known good: the token's hash is looked up first, and only
  * then is the password hashed. Failed attempts are audited and throttled per client address.
  */
 import { SqlClient } from "@effect/sql"
+import type { OperatorRole } from "@pulsebridge/portal/api"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -18,6 +21,7 @@ import { hashSecret } from "../../access/CredentialHash.js"
 import { newId } from "../../platform/Ids.js"
 import type { Actor } from "./Audit.js"
 import { Audit, byActor } from "./Audit.js"
+import type { OperatorRow } from "./OperatorsRepo.js"
 import { OperatorsRepo } from "./OperatorsRepo.js"
 import { Passwords } from "./Passwords.js"
 import { setupRules, Throttle } from "./Throttle.js"
@@ -26,9 +30,23 @@ export { EmailTaken, type OperatorRow } from "./OperatorsRepo.js"
 
 export const setupLinkValidity = Duration.hours(24)
 
-export class OperatorNotFound extends Data.TaggedError("OperatorNotFound")<{ readonly email: string }> {
+const newSetupToken = () => crypto.randomBytes(32).toString("base64url")
+
+/** An operator named by its email (the CLI) or its id (the portal). */
+export type OperatorRef = { readonly email: string } | { readonly id: string }
+
+export class OperatorNotFound extends Data.TaggedError("OperatorNotFound")<{ readonly ref: OperatorRef }> {
   override get message() {
-    return `no operator with the email ${this.email}`
+    return "email" in this.ref
+      ? `no operator with the email ${this.ref.email}`
+      : `no operator with the id ${this.ref.id}`
+  }
+}
+
+/** The change would leave no active admin. */
+export class LastAdmin extends Data.TaggedError("LastAdmin")<{ readonly email: string }> {
+  override get message() {
+    return `${this.email} is the last active admin: make another operator an admin first`
   }
 }
 
@@ -56,7 +74,13 @@ export class Operators extends Effect.Service<Operators>()("@pulsebridge/server/
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     const insert = Effect.fn("Operators.insert")(
-      function*(email: string, passwordHash: string | null, setupToken: string | null, actor: Actor) {
+      function*(
+        email: string,
+        passwordHash: string | null,
+        setupToken: string | null,
+        role: OperatorRole,
+        actor: Actor
+      ) {
         const at = yield* now
         const operator = yield* repo.insert({
           id: newId(),
@@ -64,19 +88,60 @@ export class Operators extends Effect.Service<Operators>()("@pulsebridge/server/
           passwordHash,
           setupTokenHash: setupToken === null ? null : hashSecret(setupToken),
           setupExpiresAt: setupToken === null ? null : new Date(at.getTime() + Duration.toMillis(setupLinkValidity)),
+          role,
           createdAt: at
         })
         yield* audit.record(byActor(actor, {
           action: "operator.create",
           targetType: "operator",
           targetId: operator.id,
-          detail: { email: operator.email, setupLink: setupToken !== null }
+          detail: { email: operator.email, role, setupLink: setupToken !== null }
         }))
         return { operator, setupToken }
       },
       sql.withTransaction,
       Effect.catchTag("SqlError", Effect.die)
     )
+
+    const find = (ref: OperatorRef) =>
+      Effect.flatMap(
+        "email" in ref
+          ? Effect.map(repo.findByEmail(ref.email.trim()), Option.map(({ passwordHash: _, ...row }) => row))
+          : repo.findById(ref.id),
+        Option.match({ onNone: () => Effect.fail(new OperatorNotFound({ ref })), onSome: Effect.succeed })
+      )
+
+    /** Fails when `operator` is the only active admin (the admins' rows locked until the transaction ends). */
+    const notLastAdmin = (operator: OperatorRow) =>
+      Effect.gen(function*() {
+        const admins = yield* repo.lockActiveAdmins
+        if (admins.length === 1 && admins[0] === operator.id) return yield* new LastAdmin({ email: operator.email })
+      })
+
+    /** A change of one operator in one transaction, audited with `detail`. */
+    const change = <A extends { readonly operator: OperatorRow }, E>(
+      name: string,
+      action: string,
+      apply: (operator: OperatorRow) => Effect.Effect<A, E>,
+      detail: (before: OperatorRow, done: A) => Record<string, unknown>
+    ) =>
+      Effect.fn(name)(
+        function*(ref: OperatorRef, actor: Actor) {
+          const before = yield* find(ref)
+          const done = yield* apply(before)
+          yield* audit.record(byActor(actor, {
+            action,
+            targetType: "operator",
+            targetId: before.id,
+            detail: { email: before.email, ...detail(before, done) }
+          }))
+          return done
+        },
+        sql.withTransaction,
+        Effect.catchTag("SqlError", Effect.die)
+      )
+
+    const updated = (id: string, set: Record<string, unknown>) => Effect.map(repo.update(id, set), Option.getOrThrow)
 
     /** A failed setup attempt, in the audit log with its address (never its token). */
     const setupFailed = (reason: string, address: string) =>
@@ -88,32 +153,87 @@ export class Operators extends Effect.Service<Operators>()("@pulsebridge/server/
        * for the setup link).
        */
       create: Effect.fn("Operators.create")(
-        function*(email: string, password: Redacted.Redacted | undefined, actor: Actor) {
+        function*(email: string, password: Redacted.Redacted | undefined, actor: Actor, role: OperatorRole = "admin") {
           // Hashed before the transaction: no connection is held while scrypt runs.
           const passwordHash = password === undefined ? null : yield* passwords.hash(Redacted.value(password))
-          const setupToken = password === undefined ? crypto.randomBytes(32).toString("base64url") : null
-          return yield* insert(email, passwordHash, setupToken, actor)
+          const setupToken = password === undefined ? newSetupToken() : null
+          return yield* insert(email, passwordHash, setupToken, role, actor)
         }
       ),
 
       list: repo.list.pipe(Effect.withSpan("Operators.list")),
 
-      /** Disables an operator and ends its sessions. */
-      disable: Effect.fn("Operators.disable")(
-        function*(email: string, actor: Actor) {
-          const updated = yield* repo.setStatus(email.trim(), "Disabled")
-          if (Option.isNone(updated)) return yield* new OperatorNotFound({ email })
-          const sessionsEnded = yield* repo.deleteSessionsOf(updated.value.id)
-          yield* audit.record(byActor(actor, {
-            action: "operator.disable",
-            targetType: "operator",
-            targetId: updated.value.id,
-            detail: { email: updated.value.email, sessionsEnded }
-          }))
-          return { operator: updated.value, sessionsEnded }
-        },
-        sql.withTransaction,
-        Effect.catchTag("SqlError", Effect.die)
+      /** Disables an operator and ends its sessions; never the last active admin. */
+      disable: change(
+        "Operators.disable",
+        "operator.disable",
+        (operator) =>
+          Effect.gen(function*() {
+            yield* notLastAdmin(operator)
+            const row = yield* updated(operator.id, { status: "Disabled" })
+            return { operator: row, sessionsEnded: yield* repo.deleteSessionsOf(operator.id) }
+          }),
+        (_, done) => ({ sessionsEnded: done.sessionsEnded })
+      ),
+
+      /** Lets a disabled operator log in again (with the password it had). */
+      enable: change(
+        "Operators.enable",
+        "operator.enable",
+        (operator) => Effect.map(updated(operator.id, { status: "Active" }), (row) => ({ operator: row })),
+        () => ({})
+      ),
+
+      /** Gives an operator another role; the last active admin stays one. */
+      setRole: (ref: OperatorRef, role: OperatorRole, actor: Actor) =>
+        change(
+          "Operators.setRole",
+          "operator.role",
+          (operator) =>
+            Effect.gen(function*() {
+              if (role !== "admin") yield* notLastAdmin(operator)
+              return { operator: yield* updated(operator.id, { role }) }
+            }),
+          (before) => ({ from: before.role, to: role })
+        )(ref, actor),
+
+      /** Turns the operator's second factor off (its recovery codes too): it logs in with its password alone. */
+      resetSecondFactor: change(
+        "Operators.resetSecondFactor",
+        "operator.secondFactor.reset",
+        (operator) =>
+          Effect.gen(function*() {
+            yield* repo.deleteRecoveryCodes(operator.id)
+            const row = yield* updated(operator.id, {
+              totpSecretSealed: null,
+              totpPendingSealed: null,
+              totpEnabledAt: null,
+              totpLastStep: null
+            })
+            return { operator: row }
+          }),
+        () => ({})
+      ),
+
+      /**
+       * Forgets the operator's password and answers a new one-time setup link (valid 24 hours) on which it
+       * chooses another; its sessions end at once.
+       */
+      resetPassword: change(
+        "Operators.resetPassword",
+        "operator.password.reset",
+        (operator) =>
+          Effect.gen(function*() {
+            const at = yield* now
+            const setupToken = newSetupToken()
+            const row = yield* updated(operator.id, {
+              passwordHash: null,
+              setupTokenHash: hashSecret(setupToken),
+              setupExpiresAt: new Date(at.getTime() + Duration.toMillis(setupLinkValidity))
+            })
+            return { operator: row, setupToken, sessionsEnded: yield* repo.deleteSessionsOf(operator.id) }
+          }),
+        (_, done) => ({ sessionsEnded: done.sessionsEnded })
       ),
 
       /**

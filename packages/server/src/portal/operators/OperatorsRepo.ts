@@ -4,7 +4,7 @@
  * their operator, in one statement per request.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { OperatorId, OperatorStatus } from "@pulsebridge/portal/api"
+import { OperatorId, OperatorRole, OperatorStatus } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -13,6 +13,8 @@ export const OperatorRow = Schema.Struct({
   id: OperatorId,
   email: Schema.String,
   status: OperatorStatus,
+  role: OperatorRole,
+  secondFactor: Schema.Boolean,
   createdAt: Schema.DateFromSelf,
   lastLoginAt: Schema.NullOr(Schema.DateFromSelf)
 })
@@ -26,6 +28,9 @@ export const SessionRow = Schema.Struct({
   operatorId: OperatorId,
   email: Schema.String,
   status: OperatorStatus,
+  role: OperatorRole,
+  secondFactor: Schema.Boolean,
+  secondFactorRequired: Schema.Boolean,
   csrfTokenSealed: Schema.String,
   lastSeenAt: Schema.DateFromSelf,
   expiresAt: Schema.DateFromSelf
@@ -44,10 +49,16 @@ export interface NewOperator {
   readonly passwordHash: string | null
   readonly setupTokenHash: string | null
   readonly setupExpiresAt: Date | null
+  readonly role: OperatorRole
   readonly createdAt: Date
 }
 
-const operatorColumns = "id, email, status, created_at, last_login_at"
+const operatorColumns =
+  "id, email, status, role, totp_enabled_at is not null as second_factor, created_at, last_login_at"
+
+/** Whether the operator-wide setting requires a second factor, as a boolean expression. */
+export const secondFactorRequiredSql =
+  "coalesce((select (value)::text = 'true' from portal_settings where name = 'second_factor_required'), false)"
 
 export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("@pulsebridge/server/OperatorsRepo", {
   effect: Effect.gen(function*() {
@@ -61,14 +72,15 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("@pulsebridge
         passwordHash: Schema.NullOr(Schema.String),
         setupTokenHash: Schema.NullOr(Schema.String),
         setupExpiresAt: Schema.NullOr(Schema.DateFromSelf),
+        role: OperatorRole,
         createdAt: Schema.DateFromSelf
       }),
       Result: OperatorRow,
       execute: (row) =>
         sql`
-          insert into operators (id, email, password_hash, setup_token_hash, setup_expires_at, created_at)
+          insert into operators (id, email, password_hash, setup_token_hash, setup_expires_at, role, created_at)
           values (${row.id}, ${row.email}, ${row.passwordHash}, ${row.setupTokenHash}, ${row.setupExpiresAt},
-            ${row.createdAt})
+            ${row.role}, ${row.createdAt})
           returning ${columns}
         `
     })
@@ -85,6 +97,19 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("@pulsebridge
       execute: (id) => sql`select ${columns} from operators where id = ${id}`
     })
 
+    const findByIdWithHash = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: OperatorWithHash,
+      execute: (id) => sql`select ${columns}, password_hash from operators where id = ${id}`
+    })
+
+    const update = (id: string, set: ReturnType<typeof sql.update>) =>
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: OperatorRow,
+        execute: () => sql`update operators set ${set} where id = ${id} returning ${columns}`
+      })(undefined).pipe(Effect.orDie)
+
     const csrfOf = SqlSchema.findOne({
       Request: Schema.String,
       Result: Schema.Struct({ csrfTokenSealed: Schema.String }),
@@ -95,13 +120,6 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("@pulsebridge
       Request: Schema.Void,
       Result: OperatorRow,
       execute: () => sql`select ${columns} from operators order by created_at, id`
-    })
-
-    const setStatus = SqlSchema.findOne({
-      Request: Schema.Struct({ email: Schema.String, status: OperatorStatus }),
-      Result: OperatorRow,
-      execute: ({ email, status }) =>
-        sql`update operators set status = ${status} where lower(email) = lower(${email}) returning ${columns}`
     })
 
     const findBySetupToken = SqlSchema.findOne({
@@ -130,7 +148,9 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("@pulsebridge
       Result: SessionRow,
       execute: (tokenHash) =>
         sql`
-          select s.id, s.operator_id, o.email, o.status, s.csrf_token_sealed, s.last_seen_at, s.expires_at
+          select s.id, s.operator_id, o.email, o.status, o.role, o.totp_enabled_at is not null as second_factor,
+            ${sql.literal(secondFactorRequiredSql)} as second_factor_required, s.csrf_token_sealed, s.last_seen_at,
+            s.expires_at
           from operator_sessions s join operators o on o.id = s.operator_id
           where s.token_hash = ${tokenHash}
         `
@@ -145,6 +165,7 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("@pulsebridge
             () => Effect.fail(new EmailTaken({ email: row.email }))
           ),
           Effect.catchTag("ParseError", Effect.die),
+          Effect.catchTag("NoSuchElementException", Effect.die),
           Effect.catchTag("SqlError", Effect.die)
         ),
 
@@ -152,13 +173,24 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("@pulsebridge
 
       findById: (id: string) => findById(id).pipe(Effect.orDie),
 
+      findByIdWithHash: (id: string) => findByIdWithHash(id).pipe(Effect.orDie),
+
+      /** Writes some of an operator's columns; the operator as it is then, if it exists. */
+      update: (id: string, set: Record<string, unknown>) => update(id, sql.update(set)),
+
+      /**
+       * The active admins' ids, their rows locked until the transaction ends: two concurrent demotions are
+       * counted one after the other, so they cannot leave no admin.
+       */
+      lockActiveAdmins: sql<{ id: string }>`
+        select id from operators where role = 'admin' and status = 'Active' order by id for update
+      `.pipe(Effect.map((rows) => rows.map((row) => row.id)), Effect.orDie),
+
       list: list(undefined).pipe(Effect.orDie),
 
       /** The sealed CSRF token of a session. */
       csrfOf: (sessionId: string) =>
         csrfOf(sessionId).pipe(Effect.map(Option.map((row) => row.csrfTokenSealed)), Effect.orDie),
-
-      setStatus: (email: string, status: typeof OperatorStatus.Type) => setStatus({ email, status }).pipe(Effect.orDie),
 
       /** The operator whose setup token this is, while the token is still valid. */
       findBySetupToken: (tokenHash: string, now: Date) => findBySetupToken({ tokenHash, now }).pipe(Effect.orDie),
@@ -199,6 +231,15 @@ export class OperatorsRepo extends Effect.Service<OperatorsRepo>()("@pulsebridge
           Effect.map((rows) => rows.length),
           Effect.orDie
         ),
+
+      deleteRecoveryCodes: (operatorId: string) =>
+        sql`delete from operator_recovery_codes where operator_id = ${operatorId}`.pipe(Effect.asVoid, Effect.orDie),
+
+      /** Ends every session of the operator but `keep`; how many there were. */
+      deleteOtherSessionsOf: (operatorId: string, keep: string) =>
+        sql<{ id: string }>`
+          delete from operator_sessions where operator_id = ${operatorId} and id <> ${keep} returning id
+        `.pipe(Effect.map((rows) => rows.length), Effect.orDie),
 
       /** Sessions past either limit, removed now and then so the table does not grow. */
       deleteExpiredSessions: (now: Date, idleSince: Date) =>

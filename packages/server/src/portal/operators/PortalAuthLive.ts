@@ -3,15 +3,40 @@
  * (401), and every request but GET and HEAD must carry the session's CSRF token in `X-CSRF-Token`
  * and, when it sends an `Origin`, this server's own origin (403). The cookie is SameSite=Strict
  * already; the token and the origin are the second and third lines of defence.
+ *
+ * It is also the one place where roles are enforced, whatever the pages show: a viewer's every request but
+ * GET and HEAD is refused (403) unless its endpoint is marked `OwnAccount` (logging out, its own password and
+ * second factor). While the second factor is required, an operator without one may call only the endpoints
+ * marked `BeforeSecondFactor` (the session, logging out, setting it up). The marks are read from the served
+ * API's definition, so an endpoint added later is refused to viewers until it is marked.
  */
-import { HttpServerRequest } from "@effect/platform"
+import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import type { HttpApiEndpoint } from "@effect/platform"
 import { Forbidden, Unauthorized } from "@pulsebridge/domain"
-import { csrfHeaderName, CurrentOperator, PortalAuth } from "@pulsebridge/portal/api"
+import { BeforeSecondFactor, csrfHeaderName, CurrentOperator, OwnAccount, PortalAuth } from "@pulsebridge/portal/api"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { ServerBases } from "../../platform/ServerBases.js"
+import { ServedApi } from "../ServedApi.js"
 import { Sessions } from "./Sessions.js"
+
+/** `METHOD path` of every endpoint of the served API that carries `mark`. */
+const routesMarked = (mark: Context.Tag<any, true>) => {
+  const routes = new Set<string>()
+  for (const group of Object.values(ServedApi.groups)) {
+    for (const endpoint of Object.values(group.endpoints) as Array<HttpApiEndpoint.HttpApiEndpoint.AnyWithProps>) {
+      if (Context.getOption(endpoint.annotations, mark)._tag === "Some") {
+        routes.add(`${endpoint.method} ${endpoint.path}`)
+      }
+    }
+  }
+  return routes
+}
+
+export const viewerRefused = "A viewer can look but not change anything; ask an admin"
+export const secondFactorFirst = "The second factor is required: set it up on your account page first"
 
 const originOf = (url: string) => {
   try {
@@ -27,6 +52,8 @@ export const PortalAuthLive = Layer.effect(
     const sessions = yield* Sessions
     const bases = yield* ServerBases
     const ownOrigin = originOf(bases.publicBase)
+    const ownAccount = routesMarked(OwnAccount)
+    const beforeSecondFactor = routesMarked(BeforeSecondFactor)
     return PortalAuth.of({
       portalSession: (token) =>
         Effect.gen(function*() {
@@ -34,7 +61,9 @@ export const PortalAuthLive = Layer.effect(
           const session = yield* sessions.authenticate(Redacted.value(token)).pipe(
             Effect.mapError((error) => new Unauthorized({ message: error.message }))
           )
-          if (request.method !== "GET" && request.method !== "HEAD") {
+          const { route } = yield* HttpRouter.RouteContext
+          const changes = request.method !== "GET" && request.method !== "HEAD"
+          if (changes) {
             const origin = request.headers["origin"]
             if (origin !== undefined) {
               const scheme = ownOrigin?.startsWith("http:") === true ? "http" : "https"
@@ -53,7 +82,19 @@ export const PortalAuthLive = Layer.effect(
               return yield* new Forbidden({ message: "The X-CSRF-Token header does not match the session" })
             }
           }
-          return CurrentOperator.of({ operatorId: session.operatorId, email: session.email, sessionId: session.id })
+          const endpoint = `${route.method} ${route.path}`
+          if (session.secondFactorRequired && !session.secondFactor && !beforeSecondFactor.has(endpoint)) {
+            return yield* new Forbidden({ message: secondFactorFirst })
+          }
+          if (changes && session.role !== "admin" && !ownAccount.has(endpoint)) {
+            return yield* new Forbidden({ message: viewerRefused })
+          }
+          return CurrentOperator.of({
+            operatorId: session.operatorId,
+            email: session.email,
+            sessionId: session.id,
+            role: session.role
+          })
         })
     })
   })

@@ -4,7 +4,14 @@
  */
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { BadRequest, TooManyRequests, Unauthorized } from "@pulsebridge/domain"
-import { CurrentOperator, Operator, PortalSession, sessionCookieName, SessionState } from "@pulsebridge/portal/api"
+import {
+  CurrentOperator,
+  Operator,
+  PortalSession,
+  SecondFactorChallenge,
+  sessionCookieName,
+  SessionState
+} from "@pulsebridge/portal/api"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
@@ -14,6 +21,7 @@ import { ServedApi } from "../ServedApi.js"
 import { requestAddress } from "./Audit.js"
 import { Operators } from "./Operators.js"
 import type { OperatorRow } from "./OperatorsRepo.js"
+import { SecondFactor } from "./SecondFactor.js"
 import { Sessions, sessionSettings } from "./Sessions.js"
 
 const cookieOptions = {
@@ -41,32 +49,56 @@ export const SessionHttpLive = HttpApiBuilder.group(ServedApi, "portalSession", 
     const operators = yield* Operators
     const config = yield* ServerConfig
     const bases = yield* ServerBases
+    const secondFactor = yield* SecondFactor
     const sessionOf = (operator: OperatorRow, csrfToken: string) =>
-      new PortalSession({
-        operator: toOperator(operator),
-        csrfToken,
-        sandbox: config.sandbox,
-        publicUrl: bases.publicBase
+      Effect.map(secondFactor.required, (secondFactorRequired) =>
+        new PortalSession({
+          operator: toOperator(operator),
+          csrfToken,
+          secondFactorRequired,
+          sandbox: config.sandbox,
+          publicUrl: bases.publicBase
+        }))
+    /** The session's cookie set on the answer, and the session. */
+    const opened = (session: { token: string; csrfToken: string; operator: OperatorRow }) =>
+      Effect.gen(function*() {
+        yield* HttpApp.appendPreResponseHandler((_request, response) =>
+          Effect.orDie(HttpServerResponse.setCookie(response, sessionCookieName, session.token, {
+            ...cookieOptions,
+            maxAge: sessionSettings.absoluteTimeout
+          }))
+        )
+        return yield* sessionOf(session.operator, session.csrfToken)
       })
     return handlers
       .handle("login", ({ payload }) =>
         Effect.gen(function*() {
           const address = yield* requestAddress
-          const opened = yield* sessions.login(payload.email, Redacted.make(payload.password), address).pipe(
+          const done = yield* sessions.login(payload.email, Redacted.make(payload.password), address).pipe(
             Effect.catchTags({
               LoginRefused: (error) => Effect.fail(new Unauthorized({ message: error.message })),
               LoginThrottled: tooManyRequests,
               PasswordHashingBusy: tooManyRequests
             })
           )
-          if (HttpServerResponse.isServerResponse(opened)) return opened
-          yield* HttpApp.appendPreResponseHandler((_request, response) =>
-            Effect.orDie(HttpServerResponse.setCookie(response, sessionCookieName, opened.token, {
-              ...cookieOptions,
-              maxAge: sessionSettings.absoluteTimeout
-            }))
+          if (HttpServerResponse.isServerResponse(done)) return done
+          if (done._tag === "Challenge") {
+            return new SecondFactorChallenge({ challenge: done.challenge, expiresAt: done.expiresAt })
+          }
+          return yield* opened(done)
+        }))
+      .handle("loginSecondFactor", ({ payload }) =>
+        Effect.gen(function*() {
+          const address = yield* requestAddress
+          const done = yield* sessions.completeLogin(payload.challenge, payload.code, address).pipe(
+            Effect.catchTags({
+              ChallengeInvalid: (error) => Effect.fail(new Unauthorized({ message: error.message })),
+              WrongSecondFactor: (error) => Effect.fail(new Unauthorized({ message: error.message })),
+              LoginThrottled: tooManyRequests
+            })
           )
-          return sessionOf(opened.operator, opened.csrfToken)
+          if (HttpServerResponse.isServerResponse(done)) return done
+          return yield* opened(done)
         }))
       .handle("setup", ({ payload }) =>
         Effect.gen(function*() {
@@ -86,7 +118,7 @@ export const SessionHttpLive = HttpApiBuilder.group(ServedApi, "portalSession", 
           const described = yield* sessions.describe(current.sessionId, current.operatorId).pipe(
             Effect.catchTag("SessionInvalid", (error) => Effect.fail(new Unauthorized({ message: error.message })))
           )
-          return sessionOf(described.operator, described.csrfToken)
+          return yield* sessionOf(described.operator, described.csrfToken)
         }))
       .handle("current", () =>
         Effect.gen(function*() {
@@ -99,7 +131,7 @@ export const SessionHttpLive = HttpApiBuilder.group(ServedApi, "portalSession", 
           const described = yield* sessions.describe(session.id, session.operatorId).pipe(
             Effect.catchTag("SessionInvalid", unauthorized)
           )
-          return new SessionState({ session: sessionOf(described.operator, described.csrfToken) })
+          return new SessionState({ session: yield* sessionOf(described.operator, described.csrfToken) })
         }))
       .handle("logout", () =>
         Effect.gen(function*() {

@@ -10,6 +10,11 @@
  * either waits is refused before the password is looked at, and a success forgets both counts. An
  * unknown email is checked against a dummy hash, so the answer takes as long and reads the same as for
  * a wrong password. The check itself waits its turn among the process's password hashes (`Passwords`).
+ *
+ * An operator with a second factor gets no session for its password: the login answers a challenge, a random
+ * token of which the server keeps the hash for five minutes, and the second step trades it with a TOTP code or a
+ * recovery code for the session. Each code attempt is admitted and counted by the same throttle as a password;
+ * five wrong codes end the challenge.
  */
 import { SqlClient } from "@effect/sql"
 import * as Clock from "effect/Clock"
@@ -23,16 +28,36 @@ import { hashSecret } from "../../access/CredentialHash.js"
 import { newId } from "../../platform/Ids.js"
 import { SecretBox } from "../../platform/SecretBox.js"
 import { Audit } from "./Audit.js"
+import type { OperatorRow } from "./OperatorsRepo.js"
 import { OperatorsRepo } from "./OperatorsRepo.js"
 import { dummyHash, Passwords, sameToken } from "./Passwords.js"
+import { SecondFactor } from "./SecondFactor.js"
+import { SecondFactorRepo } from "./SecondFactorRepo.js"
 import { addressPolicy, delayOf, loginRules, Throttle } from "./Throttle.js"
 
 export const sessionSettings = {
   idleTimeout: Duration.hours(12),
   absoluteTimeout: Duration.days(7),
   /** How stale `last_seen_at` may get before a request writes it again. */
-  touchEvery: Duration.minutes(1)
+  touchEvery: Duration.minutes(1),
+  /** How long the login's second step may wait for its code. */
+  challengeValidity: Duration.minutes(5),
+  /** Wrong codes that end a challenge. */
+  challengeFailures: 5
 } as const
+
+/** The challenge is unknown, used, past its five minutes or spent its wrong codes. */
+export class ChallengeInvalid extends Data.TaggedError("ChallengeInvalid")<{}> {
+  override get message() {
+    return "This login has expired; log in again"
+  }
+}
+
+export class WrongSecondFactor extends Data.TaggedError("WrongSecondFactor")<{}> {
+  override get message() {
+    return "The code is wrong or was used already"
+  }
+}
 
 /** The one answer to a wrong email, a wrong password or a disabled operator. */
 export class LoginRefused extends Data.TaggedError("LoginRefused")<{}> {
@@ -67,7 +92,50 @@ export class Sessions extends Effect.Service<Sessions>()("@pulsebridge/server/Se
     const passwords = yield* Passwords
     const audit = yield* Audit
     const box = yield* SecretBox
+    const secondFactor = yield* SecondFactor
+    const factors = yield* SecondFactorRepo
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    /** Opens a session for the operator: the cookie's token and the CSRF token; its counts forgiven. */
+    const open = (
+      operator: OperatorRow,
+      address: string,
+      at: Date,
+      rules: ReturnType<typeof loginRules>,
+      detail: Record<string, unknown>
+    ) =>
+      Effect.gen(function*() {
+        const token = newToken()
+        const csrfToken = newToken()
+        yield* Effect.gen(function*() {
+          yield* throttle.forgive(rules, at)
+          // Now and then is enough to keep the table small: a login is rare.
+          yield* repo.deleteExpiredSessions(
+            at,
+            new Date(at.getTime() - Duration.toMillis(sessionSettings.idleTimeout))
+          )
+          yield* factors.deleteExpiredChallenges(at)
+          yield* repo.insertSession({
+            id: newId(),
+            tokenHash: hashSecret(token),
+            operatorId: operator.id,
+            csrfTokenSealed: box.seal(csrfToken),
+            now: at,
+            expiresAt: new Date(at.getTime() + Duration.toMillis(sessionSettings.absoluteTimeout))
+          })
+          yield* repo.recordLogin(operator.id, at)
+          yield* audit.record({
+            operator: { id: operator.id, email: operator.email },
+            action: "login",
+            targetType: "operator",
+            targetId: operator.id,
+            detail,
+            address
+          })
+        }).pipe(sql.withTransaction, Effect.orDie)
+        const operatorNow = yield* repo.findById(operator.id)
+        return { _tag: "Session" as const, token, csrfToken, operator: Option.getOrThrow(operatorNow) }
+      })
 
     const failed = (email: string, address: string, reason: string) =>
       audit.record({ operator: null, action: "login.failed", detail: { email, reason }, address })
@@ -101,34 +169,50 @@ export class Sessions extends Effect.Service<Sessions>()("@pulsebridge/server/Se
           yield* failed(email, address, reason)
           return yield* new LoginRefused()
         }
-        const token = newToken()
-        const csrfToken = newToken()
-        yield* Effect.gen(function*() {
-          yield* throttle.forgive(rules, at)
-          // Now and then is enough to keep the table small: a login is rare.
-          yield* repo.deleteExpiredSessions(
-            at,
-            new Date(at.getTime() - Duration.toMillis(sessionSettings.idleTimeout))
-          )
-          yield* repo.insertSession({
+        if (operator.secondFactor) {
+          // The password was right; the counts stay until the code is too.
+          const challenge = newToken()
+          const expiresAt = new Date(at.getTime() + Duration.toMillis(sessionSettings.challengeValidity))
+          yield* factors.insertChallenge({
             id: newId(),
-            tokenHash: hashSecret(token),
+            tokenHash: hashSecret(challenge),
             operatorId: operator.id,
-            csrfTokenSealed: box.seal(csrfToken),
-            now: at,
-            expiresAt: new Date(at.getTime() + Duration.toMillis(sessionSettings.absoluteTimeout))
+            expiresAt
           })
-          yield* repo.recordLogin(operator.id, at)
-          yield* audit.record({
-            operator: { id: operator.id, email: operator.email },
-            action: "login",
-            targetType: "operator",
-            targetId: operator.id,
-            address
-          })
-        }).pipe(sql.withTransaction, Effect.orDie)
-        const operatorNow = yield* repo.findById(operator.id)
-        return { token, csrfToken, operator: Option.getOrThrow(operatorNow) }
+          return { _tag: "Challenge" as const, challenge, expiresAt }
+        }
+        return yield* open(operator, address, at, rules, {})
+      }),
+
+      /** The login's second step: a TOTP code or a recovery code for the challenge opens the session. */
+      completeLogin: Effect.fn("Sessions.completeLogin")(function*(challenge: string, code: string, address: string) {
+        const at = yield* now
+        const found = yield* factors.findChallenge(hashSecret(challenge))
+        if (Option.isNone(found) || found.value.expiresAt <= at) return yield* new ChallengeInvalid()
+        const pending = found.value
+        const rules = loginRules(pending.email, address)
+        yield* throttle.admit(rules, at).pipe(
+          Effect.catchTag("AttemptThrottled", (refused) =>
+            Effect.zipRight(
+              failed(pending.email, address, "throttled"),
+              Effect.fail(new LoginThrottled({ retryAfterSeconds: refused.retryAfterSeconds }))
+            ))
+        )
+        const operator = Option.getOrUndefined(yield* repo.findById(pending.operatorId))
+        if (operator === undefined || operator.status !== "Active") {
+          yield* factors.deleteChallenge(pending.id)
+          return yield* new ChallengeInvalid()
+        }
+        const kind = yield* secondFactor.verify(operator.id, code, at)
+        if (Option.isNone(kind)) {
+          const failures = yield* factors.failChallenge(pending.id)
+          if (failures >= sessionSettings.challengeFailures) yield* factors.deleteChallenge(pending.id)
+          yield* failed(pending.email, address, "wrong second factor")
+          return yield* new WrongSecondFactor()
+        }
+        // Used once: of two requests with one challenge, only one opens a session.
+        if (!(yield* factors.deleteChallenge(pending.id))) return yield* new ChallengeInvalid()
+        return yield* open(operator, address, at, rules, { secondFactor: kind.value })
       }),
 
       /** The session of a cookie's token, if it is live; last seen is written at most once a minute. */
@@ -185,5 +269,12 @@ export class Sessions extends Effect.Service<Sessions>()("@pulsebridge/server/Se
       )
     } as const
   }),
-  dependencies: [OperatorsRepo.Default, Throttle.Default, Passwords.Default, Audit.Default]
+  dependencies: [
+    OperatorsRepo.Default,
+    Throttle.Default,
+    Passwords.Default,
+    Audit.Default,
+    SecondFactor.Default,
+    SecondFactorRepo.Default
+  ]
 }) {}
