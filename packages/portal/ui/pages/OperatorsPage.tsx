@@ -31,7 +31,7 @@ const SetupLink = (props: { readonly link: OperatorWithSetupLink; readonly what:
 )
 
 /** The operator-wide requirement of a second factor: an admin turns it on or off; a viewer reads it. */
-const SecondFactorSetting = (props: { readonly onChange: () => void }) => {
+const SecondFactorSetting = (props: { readonly hasSecondFactor: boolean; readonly onChange: () => void }) => {
   const settings = useLoad(() => api.settings(), [])
   const [error, setError] = useState<unknown>(undefined)
   const isAdmin = useIsAdmin()
@@ -48,8 +48,11 @@ const SecondFactorSetting = (props: { readonly onChange: () => void }) => {
               checked={required}
               onChange={(event) => {
                 setError(undefined)
-                api.setSettings({ secondFactorRequired: event.currentTarget.checked }).then(() => {
-                  settings.reload()
+                const secondFactorRequired = event.currentTarget.checked
+                api.setSettings({ secondFactorRequired }).then(() => {
+                  // An admin without a second factor who has just required one may read nothing more (the server
+                  // refuses it) until it sets one up: the session's change sends it to its account page.
+                  if (!secondFactorRequired || props.hasSecondFactor) settings.reload()
                   props.onChange()
                 }, setError)
               }}
@@ -229,7 +232,7 @@ export const OperatorsPage = (props: { readonly session: Session; readonly onCha
           </Confirm>
         )
         : null}
-      <SecondFactorSetting onChange={props.onChange} />
+      <SecondFactorSetting hasSecondFactor={props.session.operator.secondFactor} onChange={props.onChange} />
       <AdminOnly>
         <h2>Create an operator</h2>
         <form

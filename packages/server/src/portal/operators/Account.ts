@@ -8,6 +8,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { traced } from "../../platform/Traced.js"
 import { Audit } from "./Audit.js"
 import { OperatorsRepo } from "./OperatorsRepo.js"
 import { Passwords } from "./Passwords.js"
@@ -43,7 +44,7 @@ export class Account extends Effect.Service<Account>()("@pulsebridge/server/Acco
 
     return {
       /** Sets a new password after checking the current one; the operator's other sessions end. */
-      changePassword: Effect.fn("Account.changePassword")(
+      changePassword: traced("Account.changePassword")(
         function*(holder: AccountHolder, current: Redacted.Redacted, next: Redacted.Redacted, address: string) {
           const at = yield* now
           const rules = loginRules(holder.email, address)

@@ -18,6 +18,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { clientAddress } from "../../access/RateLimit.js"
 import { ServerConfig } from "../../platform/ServerConfig.js"
+import { traced } from "../../platform/Traced.js"
 import { liveUser } from "../../users/UsersRepo.js"
 
 export interface AuditEntry {
@@ -199,7 +200,7 @@ export class Audit extends Effect.Service<Audit>()("@pulsebridge/server/Audit", 
       )
 
     /** Writes one event, inside the caller's transaction if there is one. */
-    const record = Effect.fn("Audit.record")(function*(entry: AuditEntry) {
+    const record = traced("Audit.record")(function*(entry: AuditEntry) {
       const at = new Date(yield* Clock.currentTimeMillis)
       yield* sql`
         insert into audit_events (at, operator_id, operator_email, action, target_type, target_id, app_id, detail,
@@ -228,7 +229,7 @@ export class Audit extends Effect.Service<Audit>()("@pulsebridge/server/Audit", 
         ),
 
       /** Newest first, the events the filters keep; `cursor` is the `nextCursor` of the page before. */
-      page: Effect.fn("Audit.page")(
+      page: traced("Audit.page")(
         function*(cursor: string | undefined, limit: number, filters: AuditFilters = {}) {
           yield* checkFilters(filters)
           if (cursor !== undefined && !/^[1-9][0-9]{0,17}$/.test(cursor)) return yield* new BadCursor()
@@ -242,7 +243,7 @@ export class Audit extends Effect.Service<Audit>()("@pulsebridge/server/Audit", 
        * Every event the filters keep, newest first, read `exportChunk` at a time (each a statement of its own, so
        * memory stays flat however long the log).
        */
-      stream: Effect.fn("Audit.stream")(function*(filters: AuditFilters) {
+      stream: traced("Audit.stream")(function*(filters: AuditFilters) {
         yield* checkFilters(filters)
         return Stream.paginateChunkEffect(null as string | null, (before) =>
           pageOf(filters, before, exportChunk).pipe(

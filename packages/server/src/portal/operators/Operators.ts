@@ -19,6 +19,7 @@ import * as Redacted from "effect/Redacted"
 import * as crypto from "node:crypto"
 import { hashSecret } from "../../access/CredentialHash.js"
 import { newId } from "../../platform/Ids.js"
+import { traced } from "../../platform/Traced.js"
 import type { Actor } from "./Audit.js"
 import { Audit, byActor } from "./Audit.js"
 import type { OperatorRow } from "./OperatorsRepo.js"
@@ -73,7 +74,7 @@ export class Operators extends Effect.Service<Operators>()("@pulsebridge/server/
     const throttle = yield* Throttle
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-    const insert = Effect.fn("Operators.insert")(
+    const insert = traced("Operators.insert")(
       function*(
         email: string,
         passwordHash: string | null,
@@ -152,7 +153,7 @@ export class Operators extends Effect.Service<Operators>()("@pulsebridge/server/
        * Creates an operator with a password, or without one and with a setup token (answered once,
        * for the setup link).
        */
-      create: Effect.fn("Operators.create")(
+      create: traced("Operators.create")(
         function*(email: string, password: Redacted.Redacted | undefined, actor: Actor, role: OperatorRole = "admin") {
           // Hashed before the transaction: no connection is held while scrypt runs.
           const passwordHash = password === undefined ? null : yield* passwords.hash(Redacted.value(password))
@@ -240,7 +241,7 @@ export class Operators extends Effect.Service<Operators>()("@pulsebridge/server/
        * Sets the password with the setup link's token; the token is spent. The token is checked before the
        * password is hashed, and every attempt from the address counts until one succeeds.
        */
-      completeSetup: Effect.fn("Operators.completeSetup")(
+      completeSetup: traced("Operators.completeSetup")(
         function*(token: string, password: Redacted.Redacted, address: string) {
           const at = yield* now
           const rules = setupRules(address)

@@ -19,6 +19,7 @@ import * as OTPAuth from "otpauth"
 import * as QRCode from "qrcode"
 import { hashSecret } from "../../access/CredentialHash.js"
 import { SecretBox } from "../../platform/SecretBox.js"
+import { traced } from "../../platform/Traced.js"
 import type { AccountHolder } from "./Account.js"
 import { AccountThrottled } from "./Account.js"
 import type { Actor } from "./Audit.js"
@@ -109,7 +110,7 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("@pulsebridge/s
      * Whether `code` is a current TOTP code of the operator not used before, or one of its unused recovery codes
      * (then spent); which it was.
      */
-    const verify = Effect.fn("SecondFactor.verify")(function*(operatorId: string, code: string, at: Date) {
+    const verify = traced("SecondFactor.verify")(function*(operatorId: string, code: string, at: Date) {
       const typed = normaliseRecoveryCode(code)
       if (/^\d{6}$/.test(typed)) {
         const sealed = (yield* repo.totpOf(operatorId)).pipe(Option.flatMapNullable((row) => row.totpSecretSealed))
@@ -131,7 +132,7 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("@pulsebridge/s
       required: repo.secondFactorRequired,
 
       /** Turns the operator-wide requirement on or off. */
-      setRequired: Effect.fn("SecondFactor.setRequired")(
+      setRequired: traced("SecondFactor.setRequired")(
         function*(required: boolean, actor: Actor) {
           yield* repo.setSecondFactorRequired(required, yield* now)
           yield* audit.record(byActor(actor, { action: "settings.update", detail: { secondFactorRequired: required } }))
@@ -142,7 +143,7 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("@pulsebridge/s
       ),
 
       /** A new secret for the operator, pending until a code confirms it: as text, as a URI and as a QR code. */
-      begin: Effect.fn("SecondFactor.begin")(function*(holder: AccountHolder) {
+      begin: traced("SecondFactor.begin")(function*(holder: AccountHolder) {
         const current = yield* repo.totpOf(holder.operatorId)
         if (Option.isSome(current) && current.value.totpSecretSealed !== null) return yield* new SecondFactorOn()
         const secret = new OTPAuth.Secret({ size: 20 }).base32
@@ -155,7 +156,7 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("@pulsebridge/s
       }),
 
       /** The pending secret takes effect when `code` is one of its codes; ten new recovery codes, answered once. */
-      confirm: Effect.fn("SecondFactor.confirm")(function*(holder: AccountHolder, code: string, address: string) {
+      confirm: traced("SecondFactor.confirm")(function*(holder: AccountHolder, code: string, address: string) {
         const at = yield* now
         yield* admit(holder, address, at)
         const pending = (yield* repo.totpOf(holder.operatorId)).pipe(
@@ -181,7 +182,7 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("@pulsebridge/s
       }),
 
       /** Turns the operator's second factor off, with a current code or a recovery code. */
-      disable: Effect.fn("SecondFactor.disable")(function*(holder: AccountHolder, code: string, address: string) {
+      disable: traced("SecondFactor.disable")(function*(holder: AccountHolder, code: string, address: string) {
         if (yield* repo.secondFactorRequired) return yield* new SecondFactorRequired()
         const at = yield* now
         yield* admit(holder, address, at)

@@ -27,6 +27,7 @@ import * as crypto from "node:crypto"
 import { hashSecret } from "../../access/CredentialHash.js"
 import { newId } from "../../platform/Ids.js"
 import { SecretBox } from "../../platform/SecretBox.js"
+import { traced } from "../../platform/Traced.js"
 import { Audit } from "./Audit.js"
 import type { OperatorRow } from "./OperatorsRepo.js"
 import { OperatorsRepo } from "./OperatorsRepo.js"
@@ -142,7 +143,7 @@ export class Sessions extends Effect.Service<Sessions>()("@pulsebridge/server/Se
 
     return {
       /** Checks the email and password and opens a session: the cookie's token and the CSRF token. */
-      login: Effect.fn("Sessions.login")(function*(email: string, password: Redacted.Redacted, address: string) {
+      login: traced("Sessions.login")(function*(email: string, password: Redacted.Redacted, address: string) {
         const at = yield* now
         const rules = loginRules(email, address)
         yield* passwords.checkRoom
@@ -185,7 +186,7 @@ export class Sessions extends Effect.Service<Sessions>()("@pulsebridge/server/Se
       }),
 
       /** The login's second step: a TOTP code or a recovery code for the challenge opens the session. */
-      completeLogin: Effect.fn("Sessions.completeLogin")(function*(challenge: string, code: string, address: string) {
+      completeLogin: traced("Sessions.completeLogin")(function*(challenge: string, code: string, address: string) {
         const at = yield* now
         const found = yield* factors.findChallenge(hashSecret(challenge))
         if (Option.isNone(found) || found.value.expiresAt <= at) return yield* new ChallengeInvalid()
@@ -216,7 +217,7 @@ export class Sessions extends Effect.Service<Sessions>()("@pulsebridge/server/Se
       }),
 
       /** The session of a cookie's token, if it is live; last seen is written at most once a minute. */
-      authenticate: Effect.fn("Sessions.authenticate")(function*(token: string) {
+      authenticate: traced("Sessions.authenticate")(function*(token: string) {
         if (token === "" || token.length > 200) return yield* new SessionInvalid({ reason: "Not logged in" })
         const found = yield* repo.findSession(hashSecret(token))
         if (Option.isNone(found)) return yield* new SessionInvalid({ reason: "Not logged in, or the session ended" })
@@ -237,13 +238,13 @@ export class Sessions extends Effect.Service<Sessions>()("@pulsebridge/server/Se
       }),
 
       /** Whether `presented` is the session's CSRF token (constant time). */
-      checkCsrf: Effect.fn("Sessions.checkCsrf")(function*(csrfTokenSealed: string, presented: string) {
+      checkCsrf: traced("Sessions.checkCsrf")(function*(csrfTokenSealed: string, presented: string) {
         const csrf = yield* Effect.orDie(box.open(csrfTokenSealed))
         return sameToken(Redacted.value(csrf), presented)
       }),
 
       /** What the pages need of a live session: its operator and CSRF token. */
-      describe: Effect.fn("Sessions.describe")(function*(sessionId: string, operatorId: string) {
+      describe: traced("Sessions.describe")(function*(sessionId: string, operatorId: string) {
         const sealed = yield* repo.csrfOf(sessionId)
         const operator = yield* repo.findById(operatorId)
         if (Option.isNone(sealed) || Option.isNone(operator)) {
@@ -253,7 +254,7 @@ export class Sessions extends Effect.Service<Sessions>()("@pulsebridge/server/Se
         return { operator: operator.value, csrfToken: Redacted.value(csrf) }
       }),
 
-      logout: Effect.fn("Sessions.logout")(
+      logout: traced("Sessions.logout")(
         function*(session: { sessionId: string; operatorId: string; email: string }, address: string) {
           yield* Effect.gen(function*() {
             yield* repo.deleteSession(session.sessionId)

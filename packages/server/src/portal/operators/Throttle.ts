@@ -17,6 +17,7 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { addressKey, hashKey } from "../../access/RateLimit.js"
+import { traced } from "../../platform/Traced.js"
 import { LoginFailuresRepo } from "./LoginFailuresRepo.js"
 
 export interface ThrottleRule {
@@ -75,7 +76,7 @@ export class Throttle extends Effect.Service<Throttle>()("@pulsebridge/server/Th
        * Counts the attempt as a failure of each rule's key, unless one of them is waiting: then the attempt is
        * refused and counts nothing (a stranger's waiting cannot add to the counts of the operator's address).
        */
-      admit: Effect.fn("Throttle.admit")(function*(rules: ReadonlyArray<ThrottleRule>, at: Date) {
+      admit: traced("Throttle.admit")(function*(rules: ReadonlyArray<ThrottleRule>, at: Date) {
         const waitSeconds = yield* Effect.gen(function*() {
           const rows = yield* repo.lock([...new Set(rules.map((rule) => rule.key))], at)
           const waitUntil = rows.reduce(
@@ -104,7 +105,7 @@ export class Throttle extends Effect.Service<Throttle>()("@pulsebridge/server/Th
       }),
 
       /** The attempt succeeded: its keys start again from zero. Counters idle for a day are dropped meanwhile. */
-      forgive: Effect.fn("Throttle.forgive")(function*(rules: ReadonlyArray<ThrottleRule>, at: Date) {
+      forgive: traced("Throttle.forgive")(function*(rules: ReadonlyArray<ThrottleRule>, at: Date) {
         yield* repo.reset(rules.map((rule) => rule.key))
         // Now and then is enough to keep the table small: a success is rare.
         yield* repo.prune(new Date(at.getTime() - Duration.toMillis(forgetAfter)), at)

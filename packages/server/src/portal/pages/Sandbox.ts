@@ -34,6 +34,7 @@ import { Connections } from "../../connections/Connections.js"
 import { ProviderAccess } from "../../connections/ProviderAccess.js"
 import { ServerBases } from "../../platform/ServerBases.js"
 import { ServerConfig } from "../../platform/ServerConfig.js"
+import { traced } from "../../platform/Traced.js"
 import { SandboxSimulators } from "../../sandbox/SandboxRoutes.js"
 import { SyncQueue } from "../../sync/SyncQueue.js"
 import { Users } from "../../users/Users.js"
@@ -200,7 +201,7 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
 
     return {
       /** A page of the app's test users, newest first, each with its open connections as they are now. */
-      testUsers: Effect.fn("PortalSandbox.testUsers")(function*(
+      testUsers: traced("PortalSandbox.testUsers")(function*(
         appId: AppId,
         query: { readonly cursor?: string | undefined; readonly limit?: number | undefined }
       ) {
@@ -229,7 +230,7 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
       }),
 
       /** One test user of the app with its open connections as they are now. */
-      testUserOf: Effect.fn("PortalSandbox.testUserOf")(function*(appId: AppId, userId: UserId) {
+      testUserOf: traced("PortalSandbox.testUserOf")(function*(appId: AppId, userId: UserId) {
         yield* requireSandbox
         const user = yield* requireTestUser(appId, userId)
         return testUserOf(user, yield* connections.listOpen(user.id))
@@ -239,7 +240,7 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
        * Connects the test user to every simulated provider it has no Active connection with, all at once (each as
        * `connect` does, and `record`ed); a simulator that refuses is reported and the others still connect.
        */
-      connectAll: Effect.fn("PortalSandbox.connectAll")(function*<E, R>(
+      connectAll: traced("PortalSandbox.connectAll")(function*<E, R>(
         appId: AppId,
         userId: UserId,
         record: (connection: Connection) => Effect.Effect<void, E, R>
@@ -272,7 +273,7 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
       }),
 
       /** A user of the app (`sandbox-<random>` unless named), made as `POST /api/v1/users` makes it. */
-      testUser: Effect.fn("PortalSandbox.testUser")(function*<E, R>(
+      testUser: traced("PortalSandbox.testUser")(function*<E, R>(
         appId: AppId,
         externalUserId: string | undefined,
         record: (made: { readonly user: User; readonly created: boolean }) => Effect.Effect<void, E, R>
@@ -297,7 +298,7 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
       }),
 
       /** Connects the user to the provider's simulator, consenting as `account` (default: one per user). */
-      connect: Effect.fn("PortalSandbox.connect")(
+      connect: traced("PortalSandbox.connect")(
         function*(userId: string, provider: Provider, account: string | undefined) {
           yield* requireSandbox
           yield* requireSimulator(provider)
@@ -309,13 +310,13 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
       ),
 
       /** Every simulator's pending fault knobs. */
-      faults: Effect.fn("PortalSandbox.faults")(function*() {
+      faults: traced("PortalSandbox.faults")(function*() {
         yield* requireSandbox
         return yield* Effect.forEach(simulated, readFaults)
       }),
 
       /** Replaces the simulator's fault knobs with `faults` (none clears them). */
-      setFaults: Effect.fn("PortalSandbox.setFaults")(
+      setFaults: traced("PortalSandbox.setFaults")(
         function*(provider: Provider, faults: ReadonlyArray<typeof FaultSpec.Type>) {
           yield* requireSandbox
           yield* requireSimulator(provider)

@@ -18,6 +18,7 @@ import { GlucoseSummaries, TargetRange } from "../../healthData/GlucoseSummaries
 import { HealthData } from "../../healthData/HealthData.js"
 import { Journal } from "../../journal/Journal.js"
 import { addDays, localToday } from "../../platform/Calendar.js"
+import { traced } from "../../platform/Traced.js"
 import { ScoreData } from "../../scoring/ScoreData.js"
 import { Resync } from "../../sync/Resync.js"
 import { Erasure } from "../../users/Erasure.js"
@@ -109,7 +110,7 @@ export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/
 
     return {
       /** A page of the app's users, newest first; `search` is a case-insensitive prefix of the external id. */
-      list: Effect.fn("UserPages.list")(function*(
+      list: traced("UserPages.list")(function*(
         appId: AppId,
         query: {
           readonly search?: string | undefined
@@ -139,7 +140,7 @@ export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/
       }),
 
       /** The user (any app's) with its connections that are not disconnected, as the public API shows them. */
-      detail: Effect.fn("UserPages.detail")(function*(userId: string) {
+      detail: traced("UserPages.detail")(function*(userId: string) {
         const user = yield* requireUser(userId)
         return new UserDetail({ user, connections: yield* connections.listOpen(user.id) })
       }),
@@ -148,7 +149,7 @@ export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/
        * What the user page charts: for `days` days ending today in the user's time zone (14 unless said), or
        * for `from` to `to` (both, never with `days`; the range reads' bounds).
        */
-      overview: Effect.fn("UserPages.overview")(function*(userId: string, query: OverviewQuery) {
+      overview: traced("UserPages.overview")(function*(userId: string, query: OverviewQuery) {
         const custom = query.from !== undefined || query.to !== undefined
         if (custom && query.days !== undefined) {
           return yield* new PageRangeRefused({ reason: "give either `days` or `from` and `to`, not both" })
@@ -201,7 +202,7 @@ export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/
       }),
 
       /** The journal entries of `from` to `to` (default: the last 14 days), each with its photo's URL. */
-      journal: Effect.fn("UserPages.journal")(function*(
+      journal: traced("UserPages.journal")(function*(
         userId: string,
         range: { readonly from?: string | undefined; readonly to?: string | undefined }
       ) {
@@ -213,13 +214,13 @@ export class UserPages extends Effect.Service<UserPages>()("@pulsebridge/server/
       }),
 
       /** The stored photo of one of the user's entries. */
-      photo: Effect.fn("UserPages.photo")(function*(userId: string, entryId: string) {
+      photo: traced("UserPages.photo")(function*(userId: string, entryId: string) {
         const user = yield* requireUser(userId)
         return yield* journal.image(journalUser(user), entryId)
       }),
 
       /** The user's export, as the public export streams it (without raw provider JSON). */
-      exportOf: Effect.fn("UserPages.exportOf")(function*(userId: string) {
+      exportOf: traced("UserPages.exportOf")(function*(userId: string) {
         const user = yield* requireUser(userId)
         const stream = yield* exporter.stream(user.appId, user.id, { includeRaw: false })
         return { user, stream }
@@ -243,7 +244,7 @@ export class UserChanges extends Effect.Service<UserChanges>()("@pulsebridge/ser
 
     return {
       /** The recent days of one connection again, as `POST .../connections/{id}/sync` without a range. */
-      resync: Effect.fn("UserChanges.resync")(function*(userId: string, connectionId: string) {
+      resync: traced("UserChanges.resync")(function*(userId: string, connectionId: string) {
         const user = yield* pages.requireUser(userId)
         return {
           user,
@@ -255,7 +256,7 @@ export class UserChanges extends Effect.Service<UserChanges>()("@pulsebridge/ser
        * The public API's erasure of the user in its own app, when `confirmExternalUserId` is the user's
        * external id; `record` (the audit event) joins the transaction that hides the user.
        */
-      erase: Effect.fn("UserChanges.erase")(function*<E, R>(
+      erase: traced("UserChanges.erase")(function*<E, R>(
         userId: string,
         confirmExternalUserId: string,
         record: (user: User) => Effect.Effect<void, E, R>

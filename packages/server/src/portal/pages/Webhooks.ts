@@ -19,6 +19,7 @@ import * as Option from "effect/Option"
 import { Apps } from "../../apps/Apps.js"
 import type { DeliveryFilters } from "../../events/DeliveriesRepo.js"
 import { Endpoints } from "../../events/Endpoints.js"
+import { traced } from "../../platform/Traced.js"
 import type { AuditEntry } from "../operators/Audit.js"
 import { Audit } from "../operators/Audit.js"
 import { PortalAppNotFound } from "./UserPages.js"
@@ -40,13 +41,13 @@ export class PortalWebhooks extends Effect.Service<PortalWebhooks>()("@pulsebrid
       effect.pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
     return {
-      list: Effect.fn("PortalWebhooks.list")(function*(appId: AppId) {
+      list: traced("PortalWebhooks.list")(function*(appId: AppId) {
         yield* requireApp(appId)
         return yield* endpoints.list(appId)
       }),
 
       /** A new endpoint; its secret is in this answer only, never in the audit event. */
-      create: Effect.fn("PortalWebhooks.create")(
+      create: traced("PortalWebhooks.create")(
         function*(actor: Actor, appId: AppId, payload: CreateWebhookEndpointPayload) {
           yield* requireApp(appId)
           const { endpoint, secret } = yield* endpoints.create(appId, payload)
@@ -63,7 +64,7 @@ export class PortalWebhooks extends Effect.Service<PortalWebhooks>()("@pulsebrid
         inTransaction
       ),
 
-      update: Effect.fn("PortalWebhooks.update")(
+      update: traced("PortalWebhooks.update")(
         function*(actor: Actor, appId: AppId, id: WebhookEndpointId, payload: UpdateWebhookEndpointPayload) {
           yield* requireApp(appId)
           const endpoint = yield* endpoints.update(appId, id, payload)
@@ -81,7 +82,7 @@ export class PortalWebhooks extends Effect.Service<PortalWebhooks>()("@pulsebrid
       ),
 
       /** The endpoint with its last error and last success, its deliveries waiting, and its pause. */
-      get: Effect.fn("PortalWebhooks.get")(function*(appId: AppId, id: WebhookEndpointId) {
+      get: traced("PortalWebhooks.get")(function*(appId: AppId, id: WebhookEndpointId) {
         yield* requireApp(appId)
         const health = yield* endpoints.health(appId, id)
         return new EndpointDetail({
@@ -92,7 +93,7 @@ export class PortalWebhooks extends Effect.Service<PortalWebhooks>()("@pulsebrid
       }),
 
       /** Removes the endpoint with its deliveries; the event keeps its URL, since nothing else will. */
-      remove: Effect.fn("PortalWebhooks.remove")(
+      remove: traced("PortalWebhooks.remove")(
         function*(actor: Actor, appId: AppId, id: WebhookEndpointId) {
           yield* requireApp(appId)
           const endpoint = yield* endpoints.get(appId, id)
@@ -110,7 +111,7 @@ export class PortalWebhooks extends Effect.Service<PortalWebhooks>()("@pulsebrid
       ),
 
       /** A new signing secret, in this answer only; the event says until when the previous one still signs. */
-      rotateSecret: Effect.fn("PortalWebhooks.rotateSecret")(
+      rotateSecret: traced("PortalWebhooks.rotateSecret")(
         function*(actor: Actor, appId: AppId, id: WebhookEndpointId) {
           yield* requireApp(appId)
           const rotated = yield* endpoints.rotateSecret(appId, id)
@@ -128,7 +129,7 @@ export class PortalWebhooks extends Effect.Service<PortalWebhooks>()("@pulsebrid
       ),
 
       /** Queues a `webhook.test` event to this endpoint only (not to a disabled one). */
-      sendTest: Effect.fn("PortalWebhooks.sendTest")(
+      sendTest: traced("PortalWebhooks.sendTest")(
         function*(actor: Actor, appId: AppId, id: WebhookEndpointId) {
           yield* requireApp(appId)
           const eventId = yield* endpoints.sendTest(appId, id)
@@ -145,7 +146,7 @@ export class PortalWebhooks extends Effect.Service<PortalWebhooks>()("@pulsebrid
         inTransaction
       ),
 
-      deliveries: Effect.fn("PortalWebhooks.deliveries")(
+      deliveries: traced("PortalWebhooks.deliveries")(
         function*(
           appId: AppId,
           id: WebhookEndpointId,
@@ -158,7 +159,7 @@ export class PortalWebhooks extends Effect.Service<PortalWebhooks>()("@pulsebrid
         }
       ),
 
-      delivery: Effect.fn("PortalWebhooks.delivery")(
+      delivery: traced("PortalWebhooks.delivery")(
         function*(appId: AppId, id: WebhookEndpointId, deliveryId: WebhookDeliveryId) {
           yield* requireApp(appId)
           const found = yield* endpoints.delivery(appId, id, deliveryId)
@@ -166,7 +167,7 @@ export class PortalWebhooks extends Effect.Service<PortalWebhooks>()("@pulsebrid
         }
       ),
 
-      retry: Effect.fn("PortalWebhooks.retry")(
+      retry: traced("PortalWebhooks.retry")(
         function*(actor: Actor, appId: AppId, id: WebhookEndpointId, deliveryId: WebhookDeliveryId) {
           yield* requireApp(appId)
           const delivery = yield* endpoints.retry(appId, id, deliveryId)
