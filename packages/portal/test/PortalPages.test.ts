@@ -10,7 +10,7 @@ import { Operators } from "@pulsebridge/server"
 import { TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import type { Page } from "playwright-core"
-import { Browser, chromiumAvailable, openPage } from "./fixtures/Browser.js"
+import { Browser, chromiumAvailable, openPage, phone } from "./fixtures/Browser.js"
 import {
   checkPage,
   createAppInPortal,
@@ -126,6 +126,23 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: every page", () => {
         }),
       300_000
     )
+
+    it.effect("on a 390-pixel phone the operators and account pages read without the page scrolling sideways", () =>
+      runScenario(async (session) => {
+        const { page } = session
+        for (
+          const entry of [
+            { path: "/portal/operators", heading: "Operators", name: "operators-phone" },
+            { path: "/portal/account", heading: "Your account", name: "account-phone" }
+          ]
+        ) {
+          await page.goto(entry.path)
+          await page.getByRole("heading", { level: 1, name: entry.heading }).waitFor()
+          await checkPage(session, entry.name)
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+          expect(overflow, entry.path).toBeLessThanOrEqual(0)
+        }
+      }, phone))
 
     it.effect("the pages without a session, the login page and a setup link, log no error and pass axe-core", () =>
       Effect.gen(function*() {
