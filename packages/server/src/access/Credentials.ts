@@ -112,17 +112,8 @@ export class PresentedCredentials {
   }
 }
 
-/** The request's presented credential, provided for each request by the access middleware (`withCaller`). */
+/** The request's presented credential, provided for each request by the rate limiter's middleware (`RateLimiter.middleware`). */
 export class Caller extends Context.Tag("@pulsebridge/server/Caller")<Caller, PresentedCredentials>() {}
-
-/** Provides the request's `Caller` to `app`. */
-export const withCaller = <A, E, R>(
-  app: Effect.Effect<A, E, R>
-): Effect.Effect<A, E, Exclude<R, Caller> | HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(
-    HttpServerRequest.HttpServerRequest,
-    (request) => Effect.provideService(app, Caller, new PresentedCredentials(request.headers))
-  )
 
 /**
  * The request's `Caller`: the one the access middleware provided, or (where a route is served without it, as in

@@ -361,14 +361,6 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
       return known === undefined ? undefined : Option.some({ verdict: known, bucket })
     }
 
-    /** Takes a token for the request, or says why not; none for exempt routes and calls, or when disabled. */
-    const check = (request: HttpServerRequest.HttpServerRequest, caller: PresentedCredentials) =>
-      Effect.gen(function*() {
-        if (exempt(request)) return Option.none<{ readonly verdict: Verdict; readonly bucket: Bucket }>()
-        const bucket = bucketFor(request, caller, settings, config.trustProxy)
-        return yield* takeToken(bucket, groupKeyOf(bucket), caller)
-      }).pipe(Effect.catchAllCause((cause) => Effect.as(failOpen(cause), Option.none())))
-
     /** The decision for `bucket`, waiting for the lease another request is taking, or taking the next one. */
     const takeToken = (bucket: Bucket, groupKey: string, caller: PresentedCredentials) =>
       Effect.gen(function*() {
@@ -412,10 +404,11 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
       })
 
     /**
-     * `check`, decided without an effect where this process can (an exempt request, a token of the lease, a bucket
-     * known to be empty): most requests take this path, so it costs them a few function calls.
+     * Takes a token for the request, or says why not; none for exempt routes and calls, or when disabled. Decided
+     * without an effect where this process can (an exempt request, a token of the lease, a bucket known to be
+     * empty): most requests take this path, so it costs them a few function calls.
      */
-    const checkFast = (
+    const check = (
       request: HttpServerRequest.HttpServerRequest,
       caller: PresentedCredentials
     ): Effect.Effect<Checked> => {
@@ -486,7 +479,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
         const caller = new PresentedCredentials(request.headers)
         return Effect.zipRight(
           provideForRequest(Caller, caller),
-          Effect.flatMap(checkFast(request, caller), (checked) => admit(request, checked, app))
+          Effect.flatMap(check(request, caller), (checked) => admit(request, checked, app))
         ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, Exclude<R, Caller>>
       })
 

@@ -6,16 +6,22 @@ import { useMemo } from "preact/hooks"
 import type { UserOverview } from "../../api.js"
 import { Chart } from "../../Chart.js"
 import { TableFrame } from "../../components.js"
-import type { Colors } from "./series.js"
-import { cell, countsByProvider, dailySeries, dayAt, newestFirst, providerNames, wallClock, whenOf } from "./series.js"
+import type { SectionProps } from "./series.js"
+import {
+  cell,
+  countsByProvider,
+  dailySeries,
+  dayAt,
+  newestFirst,
+  pointCounts,
+  providerNames,
+  wallClock,
+  whenOf
+} from "./series.js"
 
 const totalOf = (values: ReadonlyArray<number | null>) => values.reduce<number>((sum, v) => sum + (v ?? 0), 0)
 
-export const ActivitySection = (props: {
-  readonly overview: UserOverview
-  readonly days: ReadonlyArray<string>
-  readonly colors: Colors
-}) => {
+export const ActivitySection = (props: SectionProps) => {
   const { colors, days, overview } = props
   const charts = useMemo(() => ({
     x: days.map(dayAt),
@@ -48,7 +54,7 @@ export const ActivitySection = (props: {
           x={charts.x}
           series={charts.load}
           summary={`Daily load from ${overview.from} to ${overview.to} (${providerNames(overview.dailyLoad)}) on ${
-            charts.load.map((s) => `${s.label} ${s.values.filter((v) => v !== null).length} days`).join(", ")
+            pointCounts(charts.load, "days")
           }.`}
         />
       </div>

@@ -7,7 +7,7 @@ import type { UserOverview } from "../../api.js"
 import { Chart } from "../../Chart.js"
 import { TableFrame } from "../../components.js"
 import type { Colors } from "./series.js"
-import { cell, countsByProvider, instantSeries, newestFirst, whenOf } from "./series.js"
+import { cell, countsByProvider, instantSeries, newestFirst, pointCounts, whenOf } from "./series.js"
 
 export const BodySection = (props: { readonly overview: UserOverview; readonly colors: Colors }) => {
   const { colors, overview } = props
@@ -28,9 +28,7 @@ export const BodySection = (props: { readonly overview: UserOverview; readonly c
           digits={1}
           x={weight.x}
           series={weight.series}
-          summary={`Weighings from ${overview.from} to ${overview.to}: ${
-            weight.series.map((s) => `${s.label} ${s.values.filter((v) => v !== null).length}`).join(", ") || "none"
-          }.`}
+          summary={`Weighings from ${overview.from} to ${overview.to}: ${pointCounts(weight.series) || "none"}.`}
         />
       </div>
       {overview.body.length === 0 ?

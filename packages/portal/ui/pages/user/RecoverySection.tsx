@@ -3,25 +3,18 @@
  * provider, and every day's recovery record of the range in a table.
  */
 import { useMemo } from "preact/hooks"
-import type { UserOverview } from "../../api.js"
 import { Chart } from "../../Chart.js"
 import { TableFrame } from "../../components.js"
-import type { Colors } from "./series.js"
-import { cell, countsByProvider, dailySeries, dayAt, newestFirst } from "./series.js"
+import type { SectionProps } from "./series.js"
+import { cell, countsByProvider, dailySeries, dayAt, newestFirst, pointCounts } from "./series.js"
 
-export const RecoverySection = (props: {
-  readonly overview: UserOverview
-  readonly days: ReadonlyArray<string>
-  readonly colors: Colors
-}) => {
+export const RecoverySection = (props: SectionProps) => {
   const { colors, days, overview } = props
   const charts = useMemo(() => ({
     x: days.map(dayAt),
     hrv: dailySeries(days, overview.recovery, colors, (r) => r.hrvRmssdMs),
     resting: dailySeries(days, overview.recovery, colors, (r) => r.restingHeartRate)
   }), [overview, days, colors])
-  const counted = (series: typeof charts.hrv) =>
-    series.map((s) => `${s.label} ${s.values.filter((v) => v !== null).length} days`).join(", ")
   return (
     <section aria-labelledby="recovery-heading">
       <h3 id="recovery-heading">Recovery</h3>
@@ -33,7 +26,7 @@ export const RecoverySection = (props: {
           unit="ms"
           x={charts.x}
           series={charts.hrv}
-          summary={`HRV (RMSSD) from ${overview.from} to ${overview.to}: ${counted(charts.hrv)}.`}
+          summary={`HRV (RMSSD) from ${overview.from} to ${overview.to}: ${pointCounts(charts.hrv, "days")}.`}
         />
         <Chart
           title="Resting heart rate"
@@ -42,7 +35,9 @@ export const RecoverySection = (props: {
           unit="bpm"
           x={charts.x}
           series={charts.resting}
-          summary={`Resting heart rate from ${overview.from} to ${overview.to}: ${counted(charts.resting)}.`}
+          summary={`Resting heart rate from ${overview.from} to ${overview.to}: ${
+            pointCounts(charts.resting, "days")
+          }.`}
         />
       </div>
       {overview.recovery.length === 0 ? <p class="muted">No recovery in this period.</p> : (

@@ -6,7 +6,7 @@ import { useMemo } from "preact/hooks"
 import type { UserOverview } from "../../api.js"
 import { Chart } from "../../Chart.js"
 import { TableFrame } from "../../components.js"
-import type { Colors } from "./series.js"
+import type { SectionProps } from "./series.js"
 import {
   cell,
   clockOf,
@@ -14,6 +14,7 @@ import {
   dailySeries,
   dayAt,
   newestFirst,
+  pointCounts,
   providerNames,
   round,
   wallClock,
@@ -22,11 +23,7 @@ import {
 
 type Sleep = UserOverview["sleep"][number]
 
-export const SleepSection = (props: {
-  readonly overview: UserOverview
-  readonly days: ReadonlyArray<string>
-  readonly colors: Colors
-}) => {
+export const SleepSection = (props: SectionProps) => {
   const { colors, days, overview } = props
   const series = useMemo(
     () =>
@@ -53,7 +50,7 @@ export const SleepSection = (props: {
           series={series}
           summary={`Hours asleep each night from ${overview.from} to ${overview.to} (${
             providerNames(overview.sleep)
-          }): ${series.map((s) => `${s.label} ${s.values.filter((v) => v !== null).length} nights`).join(", ")}.`}
+          }): ${pointCounts(series, "nights")}.`}
         />
       </div>
       <SleepTable sessions={overview.sleep} />

@@ -3,12 +3,30 @@
  * merged into another's. A provider keeps its colour on every chart of the page (the legend names it,
  * and the series' fill or dash tells it apart without colour).
  */
+import type { UserOverview } from "../../api.js"
 import type { Series } from "../../Chart.js"
 
 /** Colours with at least 4.5:1 contrast on white, far from the meal marks' amber. */
 const palette = ["#1d4ed8", "#be185d", "#0f766e", "#7c3aed", "#4d7c0f", "#0e7490", "#9f1239", "#374151"]
 
 export type Colors = ReadonlyMap<string, string>
+
+/** What a section of the user page draws from: the overview, its days, and each provider's colour. */
+export interface SectionProps {
+  readonly overview: UserOverview
+  readonly days: ReadonlyArray<string>
+  readonly colors: Colors
+}
+
+/** Each series with how many of its points have a value, for a chart's text summary ("Fitbit 12 days, ..."). */
+export const pointCounts = (
+  series: ReadonlyArray<{ readonly label: string; readonly values: ReadonlyArray<number | null> }>,
+  unit?: string
+) =>
+  series.map((s) => {
+    const count = s.values.filter((v) => v !== null).length
+    return unit === undefined ? `${s.label} ${count}` : `${s.label} ${count} ${unit}`
+  }).join(", ")
 
 /** A colour per provider, in the providers' alphabetical order. */
 export const colorsOf = (providers: Iterable<string>): Colors =>
