@@ -412,7 +412,9 @@ layer(
         { action: "getworkouts", ...byDate },
         "series"
       )).items
-      expect(simWorkouts.length).toBeGreaterThan(5)
+      // The simulator trains about three days a week at random for each (random) user: a month holds about 13
+      // workouts but may hold 5 or fewer (a bound of 5 failed so once); the comparison below needs only some.
+      expect(simWorkouts.length).toBeGreaterThan(0)
       expect(workouts.length).toBe(simWorkouts.length)
       for (const workout of simWorkouts) {
         const served = workouts.find((w) => w.providerRecordId === String(workout.id))
