@@ -14,6 +14,7 @@ import { AppLive } from "./App.js"
 import { Apps } from "./apps/Apps.js"
 import { DatabaseLive } from "./platform/Database.js"
 import { EnvVars } from "./platform/EnvVars.js"
+import { HeapGrowthLive } from "./platform/HeapGrowth.js"
 import { HttpServerLive } from "./platform/HttpServer.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ProductionChecksLive, ServerConfig } from "./platform/ServerConfig.js"
@@ -75,5 +76,7 @@ export const ServeLive = Banner.pipe(
   // The same layer value as the one inside AppLive, so it is built once, here, early.
   Layer.provideMerge(HttpServerLive),
   Layer.provideMerge(ProductionChecksLive),
+  // Before anything allocates much: how far the heap grows before a full collection.
+  Layer.provideMerge(HeapGrowthLive),
   Layer.provide(LoggingLive)
 )

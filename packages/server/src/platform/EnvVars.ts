@@ -26,6 +26,7 @@ export const EnvVars = {
   production: "NODE_ENV",
   logLevel: "LOG_LEVEL",
   logFormat: "LOG_FORMAT",
+  heapGrowthPercent: "HEAP_GROWTH_PERCENT",
   runnerHost: "RUNNER_HOST",
   runnerPort: "RUNNER_PORT",
   syncCron: "SYNC_CRON",

@@ -53,9 +53,14 @@ describe("environment variables", () => {
     expect(sorted(documented)).toEqual(sorted(envVarNames))
   })
 
-  it.effect("the decoder reads all of them but the logging and key-rotation settings, and no other", () =>
+  it.effect("the decoder reads all of them but the logging, key-rotation and heap settings, and no other", () =>
     Effect.gen(function*() {
-      const readElsewhere: ReadonlyArray<string> = [EnvVars.logLevel, EnvVars.logFormat, EnvVars.secretKeysOld]
+      const readElsewhere: ReadonlyArray<string> = [
+        EnvVars.logLevel,
+        EnvVars.logFormat,
+        EnvVars.secretKeysOld,
+        EnvVars.heapGrowthPercent
+      ]
       const read = yield* variablesRead(serverConfig)
       expect(sorted(read)).toEqual(sorted(envVarNames.filter((name) => !readElsewhere.includes(name))))
     }))
