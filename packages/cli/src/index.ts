@@ -3,5 +3,5 @@
  * the runner with the executable's error reporting.
  */
 export { command, run } from "./Cli.js"
-export { CommandDatabase } from "./commands/Runtime.js"
+export { CommandDatabase, CommandStdin } from "./commands/Runtime.js"
 export { main } from "./Main.js"

@@ -1,147 +1,27 @@
 /**
- * The CLI as an operator runs it, checked by exit code, stdout and stderr, each test over a data dir of its own: most
- * commands run in this process (`main`, the executable's own runner, over an environment as a child's, with what it
- * writes through the Effect console taken as its stdout and stderr), and what only a process shows runs
- * `pulsebridge ...` itself (`packages/cli/bin/pulsebridge.mjs`, compiled JavaScript) in a child process (`binary`):
- * one JSON object and nothing else on the process's stdout, the exit code, a failure as one line on stderr without a
- * stack trace, NDJSON streamed to stdout, `serve`, and `mcp` over stdio. A child costs a second or more of CPU (Node,
- * the bundle, an embedded database of its own), which a hundred of them made the longest file of the suite.
+ * The CLI as an operator runs it, checked by exit code, stdout and stderr, each test over a data dir of its own (a
+ * fresh copy of one migrated data dir, so no test sees another's data and the order of the tests does not matter):
+ * most commands run in this process through the executable's own runner (`cli`, see `fixtures/Cli.ts`), and what
+ * only a process shows runs `pulsebridge ...` itself in a child process (`binary`): one JSON object and nothing else
+ * on the process's stdout, the exit code, a failure as one line on stderr without a stack trace, NDJSON streamed to
+ * stdout, `serve` (one server for the file: the CLI and `mcp` over stdio beside it), and `mcp`'s refusals.
  *
  * The commands run on the embedded database: DATABASE_URL is removed from their environment (one test sets it to
  * an unreachable server on purpose). The embedded database is where the CLI's own behaviour lives (opening DATA_DIR
  * itself, or attaching to the server that holds it), while the PostgreSQL client is the server's, covered by the
- * server's tests. Each test works in a fresh copy of one
- * migrated data dir, so no test sees another's data and the order of the tests does not matter.
+ * server's tests.
  */
-import { NodeContext } from "@effect/platform-node"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { CommandDatabase, main } from "@pulsebridge/cli"
-import { DatabaseLive, envVarNames, ServerConfig } from "@pulsebridge/server"
-import * as ConfigProvider from "effect/ConfigProvider"
-import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
-import * as cp from "node:child_process"
+import type * as cp from "node:child_process"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
-import { format } from "node:util"
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
-// The `pulsebridge` executable on compiled JavaScript, built first if a source is newer than the build.
-const entry = path.join(repoRoot, "packages", "cli", "bin", "pulsebridge.mjs")
-
-// None of the server's variables that a developer's shell may carry, which would change what is tested.
-const childEnv = (dataDir: string, extra: Record<string, string>): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env }
-  for (const name of envVarNames) delete env[name]
-  return { ...env, DATA_DIR: dataDir, NO_COLOR: "1", ...extra }
-}
-
-const spawnCli = (dataDir: string, args: ReadonlyArray<string>, extra: Record<string, string> = {}) =>
-  cp.spawn(process.execPath, [entry, ...args], {
-    cwd: repoRoot,
-    env: childEnv(dataDir, extra),
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-
-interface Result {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs the executable to its end. */
-const binary = (dataDir: string, args: ReadonlyArray<string>, extra: Record<string, string> = {}) =>
-  Effect.async<Result>((resume) => {
-    const child = spawnCli(dataDir, args, extra)
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
-    return Effect.sync(() => child.kill("SIGKILL"))
-  })
-
-/** The environment a child would get, as the configuration of a command run in this process. */
-const configOf = (dataDir: string, extra: Record<string, string>) =>
-  ConfigProvider.fromMap(
-    new Map(
-      Object.entries(childEnv(dataDir, extra)).filter((entry): entry is [string, string] => entry[1] !== undefined)
-    )
-  )
-
-/**
- * The database of a data dir, as the in-process commands of the running test see it: opened (or attached to the
- * server that holds it) at the test's first such command, and held until the test ends, as a server would hold it.
- * Each command opening it again cost most of a second of CPU; the executable's tests still open it themselves.
- */
-const held = new Map<string, Context.Context<Layer.Layer.Success<ReturnType<typeof DatabaseLive>>>>()
-const heldDatabase = (dataDir: string, extra: Record<string, string>) =>
-  Effect.suspend(() => {
-    const known = held.get(dataDir)
-    if (known !== undefined) return Effect.succeed(known)
-    return Layer.build(DatabaseLive({ attach: true }).pipe(Layer.provide(ServerConfig.Default))).pipe(
-      Effect.withConfigProvider(configOf(dataDir, extra)),
-      Effect.orDie,
-      Effect.tap((context) => held.set(dataDir, context)),
-      Effect.zipLeft(Effect.addFinalizer(() => Effect.sync(() => held.delete(dataDir))))
-    )
-  })
-
-/**
- * Runs a command in this process as the executable runs it (`main`), over the environment a child would get and the
- * data dir's held database; what it writes through the Effect console (its results, its error line, its logs) is
- * its stdout and stderr, and its exit code is the executable's: 0 when it succeeds, 1 when it fails.
- */
-const cli = (dataDir: string, args: ReadonlyArray<string>, extra: Record<string, string> = {}) =>
-  Effect.gen(function*() {
-    let stdout = ""
-    let stderr = ""
-    const out = (...values: ReadonlyArray<unknown>) => void (stdout += `${format(...values)}\n`)
-    const err = (...values: ReadonlyArray<unknown>) => void (stderr += `${format(...values)}\n`)
-    const database = yield* heldDatabase(dataDir, extra)
-    return yield* Effect.consoleWith((console) =>
-      main(["node", "pulsebridge", ...args]).pipe(
-        Effect.withConsole({
-          ...console,
-          log: (...values) => Effect.sync(() => out(...values)),
-          error: (...values) => Effect.sync(() => err(...values)),
-          unsafe: { ...console.unsafe, log: out, error: err }
-        }),
-        Effect.provideService(CommandDatabase, Layer.succeedContext(database)),
-        Effect.withConfigProvider(configOf(dataDir, extra)),
-        Effect.provide(NodeContext.layer),
-        Effect.exit,
-        Effect.map((exit): Result => ({ code: Exit.isSuccess(exit) ? 0 : 1, stdout, stderr }))
-      )
-    )
-  })
-
-/** The one JSON object on stdout; fails the test if stdout holds anything else. */
-const parseJson = (result: Result): Record<string, any> => {
-  let value: unknown
-  try {
-    value = JSON.parse(result.stdout)
-  } catch {
-    throw new Error(`stdout is not one JSON value:\n${result.stdout}\nstderr:\n${result.stderr}`)
-  }
-  expect(typeof value === "object" && value !== null && !Array.isArray(value)).toBe(true)
-  return value as Record<string, any>
-}
-
-/** Runs a command with `--json` that must succeed, and returns its object. */
-const cliJson = (dataDir: string, args: ReadonlyArray<string>) =>
-  Effect.map(cli(dataDir, [...args, "--json"]), (result) => {
-    if (result.code !== 0) throw new Error(`${args.join(" ")} exited with ${result.code}:\n${result.stderr}`)
-    return parseJson(result)
-  })
+import { binary, childEnv, cli, cliJson, entry, parseJson, repoRoot, spawnCli, useTemplate } from "./fixtures/Cli.js"
 
 // A test runs up to a dozen commands, some of them processes that start Node and open the database: on a machine busy
 // with the rest of the suite one of those takes several seconds.
@@ -149,32 +29,7 @@ const commandsTimeout = 300_000
 
 const isIsoTimestamp = (value: unknown) => typeof value === "string" && new Date(value).toISOString() === value
 
-// A data dir migrated once; copying it spares every test the initialisation of a new embedded database.
-let template = ""
-
-beforeAll(() => {
-  template = fs.mkdtempSync(path.join(os.tmpdir(), "pulsebridge-cli-template-"))
-  const result = cp.spawnSync(process.execPath, [entry, "migrate", "--json"], {
-    cwd: repoRoot,
-    env: childEnv(template, {}),
-    encoding: "utf8"
-  })
-  if (result.status !== 0) throw new Error(`migrate failed:\n${result.stderr}`)
-})
-
-afterAll(() => {
-  if (template !== "") fs.rmSync(template, { recursive: true, force: true })
-})
-
-/** A fresh copy of the migrated data dir, removed with the test's scope. */
-const dataDir = Effect.acquireRelease(
-  Effect.sync(() => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulsebridge-cli-"))
-    fs.cpSync(template, dir, { recursive: true })
-    return dir
-  }),
-  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-)
+const { dataDir } = useTemplate()
 
 const createApp = (dir: string, name = "test app") =>
   Effect.map(cliJson(dir, ["apps", "create", "--name", name]), (out) => out.app.id as string)
@@ -228,7 +83,7 @@ const runningServer = (dir: string, port: number, args: ReadonlyArray<string> = 
   )
 
 describe("pulsebridge CLI", { sequential: true }, () => {
-  it.scoped(
+  it.scopedLive(
     "apps create --json prints exactly one JSON object with the app and its API key",
     () =>
       Effect.gen(function*() {
@@ -253,7 +108,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     commandsTimeout
   )
 
-  it.scoped("api-keys create, list and revoke; listings never show a key", () =>
+  it.scopedLive("api-keys create, list and revoke; listings never show a key", () =>
     Effect.gen(function*() {
       const dir = yield* dataDir
       const app = yield* createApp(dir)
@@ -285,29 +140,41 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       expect(states.filter(([, revokedAt]) => revokedAt === null)).toHaveLength(1)
     }), commandsTimeout)
 
-  it.scoped("api-keys create with an unknown permission exits 1 naming the allowed ones", () =>
-    Effect.gen(function*() {
-      const dir = yield* dataDir
-      const app = yield* createApp(dir)
+  it.scopedLive(
+    "api-keys create with an unknown permission exits 1 naming the allowed ones",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* dataDir
+        const app = yield* createApp(dir)
 
-      const json = yield* cli(dir, ["api-keys", "create", "--app", app, "--permissions", "users:read,admin", "--json"])
-      expect(json.code).toBe(1)
-      const error = parseJson(json).error
-      expect(error._tag).toBe("BadRequest")
-      expect(error.message).toContain("admin")
-      expect(error.message).toContain("users:read")
-      expect(error.message).toContain("users:write")
+        const json = yield* cli(dir, [
+          "api-keys",
+          "create",
+          "--app",
+          app,
+          "--permissions",
+          "users:read,admin",
+          "--json"
+        ])
+        expect(json.code).toBe(1)
+        const error = parseJson(json).error
+        expect(error._tag).toBe("BadRequest")
+        expect(error.message).toContain("admin")
+        expect(error.message).toContain("users:read")
+        expect(error.message).toContain("users:write")
 
-      const text = yield* cli(dir, ["api-keys", "create", "--app", app, "--permissions", "admin"])
-      expect(text.code).toBe(1)
-      expect(text.stdout).toBe("")
-      expect(text.stderr).toContain("users:read, users:write")
+        const text = yield* cli(dir, ["api-keys", "create", "--app", app, "--permissions", "admin"])
+        expect(text.code).toBe(1)
+        expect(text.stdout).toBe("")
+        expect(text.stderr).toContain("users:read, users:write")
 
-      const keys = yield* cliJson(dir, ["api-keys", "list", "--app", app])
-      expect(keys.apiKeys).toHaveLength(1)
-    }), commandsTimeout)
+        const keys = yield* cliJson(dir, ["api-keys", "list", "--app", app])
+        expect(keys.apiKeys).toHaveLength(1)
+      }),
+    commandsTimeout
+  )
 
-  it.scoped("users create (idempotent), get and find print the user as the API does", () =>
+  it.scopedLive("users create (idempotent), get and find print the user as the API does", () =>
     Effect.gen(function*() {
       const dir = yield* dataDir
       const app = yield* createApp(dir)
@@ -356,7 +223,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       expect(parseJson(missing).error._tag).toBe("NotFound")
     }), commandsTimeout)
 
-  it.scoped(
+  it.scopedLive(
     "users list pages an app's users newest first, searches a literal prefix, and prints a table",
     () =>
       Effect.gen(function*() {
@@ -385,7 +252,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     commandsTimeout
   )
 
-  it.scoped("users update, rotate-token and delete", () =>
+  it.scopedLive("users update, rotate-token and delete", () =>
     Effect.gen(function*() {
       const dir = yield* dataDir
       const app = yield* createApp(dir)
@@ -416,7 +283,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       expect(after.status).toBe("Inactive")
     }), commandsTimeout)
 
-  it.scoped(
+  it.scopedLive(
     "webhook-endpoints create prints the secret once; list shows the endpoint without it; delete removes it",
     () =>
       Effect.gen(function*() {
@@ -487,7 +354,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     commandsTimeout
   )
 
-  it.scoped(
+  it.scopedLive(
     "users export prints NDJSON; users erase erases the user and frees its externalUserId",
     () =>
       Effect.gen(function*() {
@@ -528,7 +395,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     commandsTimeout
   )
 
-  it.scoped("invalid user input is refused with the schema's message and no change", () =>
+  it.scopedLive("invalid user input is refused with the schema's message and no change", () =>
     Effect.gen(function*() {
       const dir = yield* dataDir
       const app = yield* createApp(dir)
@@ -559,7 +426,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       expect(missing.code).toBe(1)
     }), commandsTimeout)
 
-  it.scoped("an unknown app id exits 1 with a message", () =>
+  it.scopedLive("an unknown app id exits 1 with a message", () =>
     Effect.gen(function*() {
       const dir = yield* dataDir
       const unknown = crypto.randomUUID()
@@ -574,7 +441,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       expect(text.stderr).toContain("no app with id not-an-id")
     }), commandsTimeout)
 
-  it.scoped(
+  it.scopedLive(
     "quarantine list prints the held records (none here) and refuses an id that is not a UUID",
     () =>
       Effect.gen(function*() {
@@ -594,7 +461,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     commandsTimeout
   )
 
-  it.scoped(
+  it.scopedLive(
     "provider-credentials set stores a secret that list never prints",
     () =>
       Effect.gen(function*() {
@@ -640,7 +507,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     commandsTimeout
   )
 
-  it.scoped(
+  it.scopedLive(
     "provider-credentials set --auth-type OAuth2 keeps the OAuth 1.0a ones; token-exchange reports per connection",
     () =>
       Effect.gen(function*() {
@@ -698,7 +565,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     commandsTimeout
   )
 
-  it.scoped(
+  it.scopedLive(
     "changes to apps, API keys, provider credentials and erasures are in the audit log, by the CLI and its OS user",
     () =>
       Effect.gen(function*() {
@@ -805,7 +672,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     commandsTimeout
   )
 
-  it.effect("openapi prints the OpenAPI document without a database", () =>
+  it.live("openapi prints the OpenAPI document without a database", () =>
     Effect.gen(function*() {
       const result = yield* binary(path.join(os.tmpdir(), `pulsebridge-cli-none-${crypto.randomUUID()}`), ["openapi"])
       expect(result.code).toBe(0)
@@ -814,7 +681,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       expect(Object.keys(document.paths)).toContain("/api/v1/users")
     }), commandsTimeout)
 
-  it.scoped(
+  it.scopedLive(
     "a database that cannot be opened is one line on stderr, without a stack trace or credential",
     () =>
       Effect.gen(function*() {
@@ -829,7 +696,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
 
         const port = yield* freePort
         const remote = yield* binary(dir, ["apps", "list", "--json"], {
-          DATABASE_URL: `postgres://operator:hunter2secret@127.0.0.1:${port}/pulsebridge`
+          env: { DATABASE_URL: `postgres://operator:hunter2secret@127.0.0.1:${port}/pulsebridge` }
         })
         expect(remote.code).toBe(1)
         expect(parseJson(remote).error._tag).toBe("SqlError")
@@ -839,45 +706,31 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     commandsTimeout
   )
 
-  it.scoped(
-    "serve --json prints one JSON object saying where it listens, with the banner's URL",
+  // One server for what needs one: its start costs more than anything else in the file.
+  it.scopedLive(
+    "serve --json prints where it listens; the CLI and mcp (for the user of PULSEBRIDGE_USER_TOKEN, until the token is rotated) work beside it",
     () =>
       Effect.gen(function*() {
         const dir = yield* dataDir
         const port = yield* freePort
-        const { child, stdout } = yield* runningServer(dir, port, ["--json"])
-        expect(stdout.trim().split("\n")).toHaveLength(1)
-        expect(JSON.parse(stdout)).toEqual({
+        const server = yield* runningServer(dir, port, ["--json"])
+        expect(server.stdout.trim().split("\n")).toHaveLength(1)
+        expect(JSON.parse(server.stdout)).toEqual({
           status: "running",
           url: `https://localhost:${port}`,
           port,
           database: "embedded",
-          pid: child.pid
+          pid: server.child.pid
         })
-      }),
-    commandsTimeout
-  )
 
-  it.scoped("works through a running server that holds the data dir", () =>
-    Effect.gen(function*() {
-      const dir = yield* dataDir
-      const server = yield* runningServer(dir, yield* freePort)
-      // The server holds the embedded database; the CLI can only have reached it through the server's socket.
-      const lock = JSON.parse(fs.readFileSync(path.join(dir, "pg.lock"), "utf8")) as { pid: number }
-      expect(server.child.exitCode).toBeNull()
-      expect(typeof lock.pid).toBe("number")
+        // The server holds the embedded database; the CLI can only reach it through the server's socket.
+        const lock = JSON.parse(fs.readFileSync(path.join(dir, "pg.lock"), "utf8")) as { pid: number }
+        expect(server.child.exitCode).toBeNull()
+        expect(lock.pid).toBe(server.child.pid)
+        const listedApps = parseJson(yield* binary(dir, ["apps", "list", "--json"]))
+        expect((listedApps.apps as Array<{ name: string }>).map((app) => app.name)).toContain("Demo app")
 
-      const listed = parseJson(yield* binary(dir, ["apps", "list", "--json"]))
-      expect((listed.apps as Array<{ name: string }>).map((app) => app.name)).toContain("Demo app")
-    }), commandsTimeout)
-
-  it.scoped(
-    "mcp serves the user of PULSEBRIDGE_USER_TOKEN over stdio beside a running server, until the token is rotated",
-    () =>
-      Effect.gen(function*() {
-        const dir = yield* dataDir
         // As on a developer's machine: the server holds the embedded database, the assistant starts `mcp` beside it.
-        yield* runningServer(dir, yield* freePort)
         const app = yield* createApp(dir)
         const { token, user } = yield* cliJson(dir, ["users", "create", "--app", app, "--external-user-id", "mcp"])
         let stderr = ""
@@ -915,7 +768,7 @@ describe("pulsebridge CLI", { sequential: true }, () => {
 
         // A revoked or malformed token: one line on stderr, exit 1, nothing on stdout (the protocol's channel).
         for (const bad of [token, "not-a-token"]) {
-          const result = yield* binary(dir, ["mcp"], { PULSEBRIDGE_USER_TOKEN: bad })
+          const result = yield* binary(dir, ["mcp"], { env: { PULSEBRIDGE_USER_TOKEN: bad } })
           expect(result.code, result.stderr).toBe(1)
           expect(result.stdout).toBe("")
           expect(result.stderr).toContain("Invalid or revoked user token")

@@ -19,7 +19,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { printResult } from "../Output.js"
 import { json } from "./Options.js"
-import { cli, withServices } from "./Runtime.js"
+import { cli, CommandStdin, withServices } from "./Runtime.js"
 
 const email = Options.text("email").pipe(Options.withDescription("The operator's email address"))
 const role = Options.choice("role", ["admin", "viewer"]).pipe(
@@ -36,28 +36,15 @@ const operatorJson = (operator: OperatorRow) => ({
   lastLoginAt: operator.lastLoginAt === null ? null : operator.lastLoginAt.toISOString()
 })
 
-const decode = <A>(schema: Schema.Schema<A, string>, option: string, value: string) =>
+const decode = <A>(schema: Schema.Schema<A, string>, option: string, value: string, secret = false) =>
   Schema.decodeUnknown(schema)(value).pipe(
     Effect.mapError((error) => {
       const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-      return new BadRequest({ message: `${option}: ${issue?.message ?? "is invalid"}` })
+      const message = issue?.message ?? "is invalid"
+      // A refused password is still a secret (or a mistyped one): the message says what is wrong, not what was given.
+      return new BadRequest({ message: `${option}: ${secret ? message.replace(/,\s*actual[\s\S]*$/, "") : message}` })
     })
   )
-
-/** Everything piped to stdin (nothing when stdin is a terminal), without the line end `echo` adds. */
-const readStdin = Effect.async<string>((resume) => {
-  if (process.stdin.isTTY === true) return resume(Effect.succeed(""))
-  const chunks: Array<Buffer> = []
-  const onData = (chunk: Buffer) => chunks.push(chunk)
-  const onEnd = () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "")))
-  process.stdin.on("data", onData)
-  process.stdin.once("end", onEnd)
-  process.stdin.once("error", () => resume(Effect.succeed("")))
-  return Effect.sync(() => {
-    process.stdin.off("data", onData)
-    process.stdin.off("end", onEnd)
-  })
-})
 
 const setupLinkOf = (token: string, at: Date) =>
   Effect.gen(function*() {
@@ -75,10 +62,10 @@ const operatorsCreate = Command.make("create", {
 }, ({ email, json, role }) =>
   Effect.gen(function*() {
     const address = yield* decode(OperatorEmail, "--email", email)
-    const piped = yield* readStdin
+    const piped = yield* Effect.flatMap(CommandStdin, (stdin) => stdin)
     const password = piped === ""
       ? undefined
-      : Redacted.make(yield* decode(OperatorPassword, "password (stdin)", piped))
+      : Redacted.make(yield* decode(OperatorPassword, "password (stdin)", piped, true))
     const created = yield* Effect.flatMap(Operators, (operators) => operators.create(address, password, cli, role))
     const bases = yield* Effect.provide(ServerBases, ServerBases.FromConfig)
     const setupUrl = created.setupToken === null ? null : `${bases.publicBase}/portal/setup#${created.setupToken}`

@@ -1,9 +1,8 @@
 /**
- * How a command body runs: over the server's own services and database (attached to a running
- * server's embedded database when one holds DATA_DIR), with quiet logs and failures printed
- * once; the app of `--app`, checked before the users service trusts it; the server's certificate,
- * for commands that call providers (its own sandbox simulators included); and who the audit log names
- * as the author of a command's changes.
+ * How a command body runs: over the server's own services and database (attached to a running server's embedded
+ * database when one holds DATA_DIR), with quiet logs and failures printed once; what a command reads as piped input;
+ * the app of `--app`, checked before the users service trusts it; the server's certificate, for commands that call
+ * providers (its own sandbox simulators included); and who the audit log names as the author of a command's changes.
  */
 import { NotFound } from "@pulsebridge/domain"
 import { ProviderRegistry } from "@pulsebridge/providers"
@@ -36,6 +35,29 @@ type DatabaseLayer = Layer.Layer<Layer.Layer.Success<typeof openedDatabase>, unk
  */
 export class CommandDatabase extends Context.Reference<CommandDatabase>()("@pulsebridge/cli/CommandDatabase", {
   defaultValue: (): DatabaseLayer => openedDatabase
+}) {}
+
+/** Everything piped to the process's stdin (nothing when stdin is a terminal), without the line end `echo` adds. */
+const processStdin = Effect.async<string>((resume) => {
+  if (process.stdin.isTTY === true) return resume(Effect.succeed(""))
+  const chunks: Array<Buffer> = []
+  const onData = (chunk: Buffer) => chunks.push(chunk)
+  const onEnd = () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "")))
+  process.stdin.on("data", onData)
+  process.stdin.once("end", onEnd)
+  process.stdin.once("error", () => resume(Effect.succeed("")))
+  return Effect.sync(() => {
+    process.stdin.off("data", onData)
+    process.stdin.off("end", onEnd)
+  })
+})
+
+/**
+ * What a command reads as piped input (the password of `operators create`): by default the process's stdin. A
+ * caller that runs commands in its own process (the CLI's tests) hands them the text instead, as a pipe would.
+ */
+export class CommandStdin extends Context.Reference<CommandStdin>()("@pulsebridge/cli/CommandStdin", {
+  defaultValue: (): Effect.Effect<string> => processStdin
 }) {}
 
 const servicesOver = (database: DatabaseLayer) =>

@@ -5,10 +5,14 @@
  */
 import { RunnerAddress, SingleRunner } from "@effect/cluster"
 import { NodeClusterSocket } from "@effect/platform-node"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { ServerConfig } from "./ServerConfig.js"
+
+/** How long an entity may still work on its message once the server stops, before it is interrupted. */
+export const entityTerminationTimeout = Duration.seconds(2)
 
 /** Sharding for this process's role. */
 export const ShardingLive = Layer.unwrapEffect(Effect.gen(function*() {
@@ -17,7 +21,7 @@ export const ShardingLive = Layer.unwrapEffect(Effect.gen(function*() {
   // stop, and 5 s left a stop during a backfill at 7 s on a quiet machine and past 10 s on a busy one (the sync
   // kept retrying its provider calls while the server stopped). Every entity's work is resumable: an unfinished
   // persisted message is delivered again on the next start, and an interrupted transaction rolls back.
-  const shardingConfig = { entityMessagePollInterval: "2 seconds", entityTerminationTimeout: "2 seconds" } as const
+  const shardingConfig = { entityMessagePollInterval: "2 seconds", entityTerminationTimeout } as const
   switch (config.role) {
     case "all":
       // One runner owns every shard; runner storage in memory needs no lock connection, which

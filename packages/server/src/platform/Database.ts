@@ -243,7 +243,7 @@ main()
 `
 
 /** How long closing the embedded database may take before its thread is stopped. */
-const embeddedCloseTimeout = Duration.seconds(30)
+export const embeddedCloseTimeout = Duration.seconds(30)
 
 /**
  * Runs the embedded database's thread over `pgDir` and waits until it serves; the scope closes the database
@@ -307,6 +307,15 @@ const runEmbeddedThread = (pgDir: string | undefined, templateFile: string | und
         // A finalizer is uninterruptible: without this the timeout could not end the wait.
         Effect.interruptible,
         Effect.timeoutOption(embeddedCloseTimeout),
+        Effect.tap(Option.match({
+          onNone: () =>
+            Effect.logWarning(
+              `Shutdown: the embedded database did not close within ${
+                Duration.format(embeddedCloseTimeout)
+              }; its thread is stopped`
+            ),
+          onSome: () => Effect.void
+        })),
         Effect.zipRight(Effect.promise(() => worker.terminate())),
         Effect.asVoid
       )

@@ -227,14 +227,19 @@ const makeGated = (server: http.Server, options: net.ListenOptions) =>
               // Stop accepting; keep-alive connections that are idle are closed, busy ones finish their request.
               server.close()
               server.closeIdleConnections()
-              const done = () => {
+              const done = (cutOff: number) => {
                 clearTimeout(timer)
                 drained = undefined
-                resume(Effect.void)
+                // An operator learns that requests were cut off; a stop that waited for none says nothing.
+                resume(
+                  cutOff === 0 ? Effect.void : Effect.logWarning(
+                    `Shutdown: ${cutOff} request(s) still in flight after ${drainTimeoutMs / 1000} s are cut off`
+                  )
+                )
               }
-              const timer = setTimeout(done, drainTimeoutMs)
-              drained = done
-              if (inFlight === 0) done()
+              const timer = setTimeout(() => done(inFlight), drainTimeoutMs)
+              drained = () => done(0)
+              if (inFlight === 0) done(0)
             })
           )
         })

@@ -35,6 +35,12 @@ export class SandboxSimulators extends Context.Reference<SandboxSimulators>()(
   { defaultValue: (): SimulatorRegistry => simulatorRegistry }
 ) {}
 
+/**
+ * The seed of the mounted simulators' synthetic data: the same seed, user and date give the same records, so a test
+ * can know what a simulated user holds before connecting it.
+ */
+export const sandboxSeed = "pulsebridge-sandbox"
+
 /** Every simulator whose provider has a plug-in (and so sandbox credentials), at its sandbox path. */
 const ProviderSandboxRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -59,7 +65,7 @@ const ProviderSandboxRoutesLive = HttpApiBuilder.Router.use((router) =>
       const simulator = entry.make({
         baseUrl: bases.publicBase + mount,
         clients: [{ clientId: credentials.clientId, clientSecret: Redacted.value(credentials.clientSecret) }],
-        seed: "pulsebridge-sandbox",
+        seed: sandboxSeed,
         store,
         httpClient
       })

@@ -8,7 +8,8 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { defaultServerConfig, ServerConfig, serverConfig } from "../../src/platform/ServerConfig.js"
+import * as crypto from "node:crypto"
+import { defaultServerConfig, productionRefusal, ServerConfig, serverConfig } from "../../src/platform/ServerConfig.js"
 
 const environment = (env: Record<string, string>) => ConfigProvider.fromMap(new Map(Object.entries(env)))
 
@@ -97,5 +98,46 @@ describe("ServerConfig.make", () => {
         .toBe(12)
       expect(ServerConfig.make({ databaseUrl: postgres, databasePoolSize: 40 }).syncStoreConcurrency).toBe(20)
       expect(ServerConfig.make({ databaseUrl: postgres, syncStoreConcurrency: 2 }).syncStoreConcurrency).toBe(2)
+    }))
+})
+
+/**
+ * Production mode's refusals, from the configuration as `serve` reads it (`--sandbox` is `DefaultWith({ sandbox:
+ * true })`): the message `serve` prints as its one line. That a refusal is that one line, exit code 1, before the
+ * database is touched, is the process's behaviour, which Lifecycle.test.ts checks on a child.
+ */
+describe("productionRefusal", () => {
+  const strongKey = crypto.randomBytes(32).toString("base64")
+  const refusal = (env: Record<string, string>, overrides: Parameters<typeof ServerConfig.DefaultWith>[0] = {}) =>
+    Effect.map(
+      readWith({ NODE_ENV: "production", ...env }, overrides),
+      (config) => Option.getOrElse(productionRefusal(config), () => "none")
+    )
+
+  it.effect("refuses a SECRET_KEY that is not 32 random bytes", () =>
+    Effect.gen(function*() {
+      expect(yield* refusal({ TRUST_PROXY: "true" })).toContain("needs SECRET_KEY")
+      expect(yield* refusal({ TRUST_PROXY: "true", SECRET_KEY: "abc" })).toContain("at least 32 random bytes")
+      // 32 bytes, but a pattern rather than a random key.
+      expect(yield* refusal({ TRUST_PROXY: "true", SECRET_KEY: "ab".repeat(32) })).toContain("at least 32 random bytes")
+      // 31 random bytes.
+      expect(yield* refusal({ TRUST_PROXY: "true", SECRET_KEY: crypto.randomBytes(31).toString("hex") }))
+        .toContain("at least 32 random bytes")
+    }))
+
+  it.effect("refuses sandbox mode, by SANDBOX=true or --sandbox", () =>
+    Effect.gen(function*() {
+      expect(yield* refusal({ TRUST_PROXY: "true", SECRET_KEY: strongKey, SANDBOX: "true" }))
+        .toContain("refuses sandbox mode")
+      expect(yield* refusal({ TRUST_PROXY: "true", SECRET_KEY: strongKey }, { sandbox: true }))
+        .toContain("refuses sandbox mode")
+    }))
+
+  it.effect("refuses to start without TLS files unless TRUST_PROXY=true", () =>
+    Effect.gen(function*() {
+      expect(yield* refusal({ SECRET_KEY: strongKey })).toContain("needs TLS_CERT_FILE and TLS_KEY_FILE")
+      expect(yield* refusal({ SECRET_KEY: strongKey, TRUST_PROXY: "true" })).toBe("none")
+      expect(yield* refusal({ SECRET_KEY: strongKey, TLS_CERT_FILE: "/c.pem", TLS_KEY_FILE: "/k.pem" })).toBe("none")
+      expect(yield* refusal({ SECRET_KEY: "ab".repeat(32) }, { production: false })).toBe("none")
     }))
 })
