@@ -1,6 +1,7 @@
 /**
  * Insights drawn from several kinds of a user's data. The meal responses: the glucose response to each
- * meal, drink and coffee of a range of journal dates, with the entry's title and nutrients.
+ * meal, drink and coffee of a range of journal dates, with the entry's title and nutrients. The meal
+ * comparisons: those responses grouped by what was eaten (`MealComparison.ts`).
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
@@ -9,6 +10,7 @@ import { DateRange, JournalEntryId, LocalDate, Timestamp, UserId } from "./Commo
 import { BadRequest, Forbidden } from "./Errors.js"
 import { GlucoseResponse } from "./GlucoseResponse.js"
 import { EntryKind, Nutrients } from "./Journal.js"
+import { MealComparison, MealComparisonMaxEntries, MealComparisonQuery } from "./MealComparison.js"
 
 export class MealResponse extends Schema.Class<MealResponse>("MealResponse")({
   entryId: JournalEntryId,
@@ -36,6 +38,26 @@ export class InsightsGroup extends HttpApiGroup.make("insights")
           "readings at each read, so data that lands late is taken into account: a response is `Pending` until " +
           "the 3 hours after the entry are read. Water entries and entries without glucose data around them are " +
           "left out."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("mealComparisons", "/api/v1/users/:userId/meal-comparisons")
+      .setPath(Schema.Struct({ userId: UserId }))
+      .setUrlParams(MealComparisonQuery)
+      .addSuccess(MealComparison)
+      .annotate(OpenApi.Summary, "Repeated meals compared: glucose responses grouped by what was eaten")
+      .annotate(
+        OpenApi.Description,
+        "`from`/`to` are journal dates, inclusive, at most 366 days. The Meal, Drink and Coffee entries of the " +
+          "range are grouped by what was eaten (the entry's item names, or its title without items, normalised); " +
+          "each group with at least `minGroupSize` meals (default 2) whose glucose response is Complete and whose " +
+          "baseline was steady is answered with n, and for each figure (rise, incremental area over 2 hours, " +
+          "change at 1 and 2 hours, minutes above 140 mg/dL, time to peak, and per 10 g of carbohydrate where " +
+          "every meal's carbohydrate is known) the mean, sample standard deviation, lowest and highest. A meal " +
+          "whose baseline still moved more than 1 mg/dL a minute is listed, marked, and left out of the figures. " +
+          `A range holding more than ${MealComparisonMaxEntries} meals, drinks and coffees is a 400: narrow it. ` +
+          "Computed from the readings at each read; the answer carries a weak `ETag` (a digest of the answer: " +
+          "304 on `If-None-Match` while it is unchanged) and is compressed when large."
       )
   )
   .addError(BadRequest)

@@ -13,6 +13,7 @@ import { DataCoverage } from "./coverage/DataCoverage.js"
 import { Endpoints } from "./events/Endpoints.js"
 import { Outbox } from "./events/Outbox.js"
 import { HealthData } from "./healthData/HealthData.js"
+import { MealComparisons } from "./insights/MealComparisons.js"
 import { MealResponses } from "./insights/MealResponses.js"
 import { SecretBox } from "./platform/SecretBox.js"
 import { Audit } from "./portal/operators/Audit.js"
@@ -32,6 +33,7 @@ export const DataLive = Endpoints.Default.pipe(
     Connections.Default,
     HealthData.Default,
     MealResponses.Default,
+    MealComparisons.Default,
     DataCoverage.Default,
     ProviderCredentials.Default,
     ScoreData.Default,

@@ -5,7 +5,8 @@
  *   addresses anyway), nor behind a TLS-terminating proxy (`TRUST_PROXY`), which sets its own;
  * - `Cache-Control: no-store` on the answers of the API, the portal's API and the MCP server, which carry
  *   credentials (tokens, webhook secrets), personal or health data, unless the route set its own: the range
- *   reads revalidated by their ETag keep `private, no-cache` (`healthData/RangeResponse.ts`); the portal's API
+ *   reads revalidated by their ETag keep `private, no-cache` (`healthData/RangeResponse.ts`, and the meal
+ *   comparisons, `insights/MealComparisons.ts`); the portal's API
  *   always (errors too, whoever answers them).
  */
 import type { HttpServerResponse } from "@effect/platform"

@@ -46,6 +46,10 @@ export const MealEntryRow = Schema.Struct({
 })
 export type MealEntryRow = typeof MealEntryRow.Type
 
+/** An item's name, as the meal comparisons group entries by it. */
+export const ItemNameRow = Schema.Struct({ entryId: Schema.String, name: Schema.String })
+export type ItemNameRow = typeof ItemNameRow.Type
+
 const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 
 /** Sorted, overlapping or touching spans joined: each instant is read once. */
@@ -119,6 +123,30 @@ export class InsightsRepo extends Effect.Service<InsightsRepo>()("@pulsebridge/s
         `
     })
 
+    const mealsForComparison = SqlSchema.findAll({
+      Request: Schema.Struct({ userId: Schema.String, from: Schema.String, to: Schema.String, limit: Schema.Number }),
+      Result: MealEntryRow,
+      execute: ({ from, limit, to, userId }) =>
+        sql`
+          select ${mealColumns} from journal_entries
+          where user_id = ${userId} and journal_date between ${from}::date and ${to}::date and entry_kind <> 'Water'
+          order by consumed_at_utc, id
+          limit ${limit}
+        `
+    })
+
+    const itemNames = SqlSchema.findAll({
+      Request: Schema.Struct({ userId: Schema.String, from: Schema.String, to: Schema.String }),
+      Result: ItemNameRow,
+      execute: ({ from, to, userId }) =>
+        sql`
+          select i.entry_id::text as entry_id, i.name from journal_items i
+          join journal_entries e on e.id = i.entry_id
+          where e.user_id = ${userId} and e.journal_date between ${from}::date and ${to}::date
+            and e.entry_kind <> 'Water'
+        `
+    })
+
     return {
       /** The user's readings with a value in the spans, of connections not disconnected, by connection then time. */
       readingsIn: (userId: UserId, spans: ReadonlyArray<Span>) =>
@@ -138,7 +166,14 @@ export class InsightsRepo extends Effect.Service<InsightsRepo>()("@pulsebridge/s
       entriesBetween: (userId: UserId, from: Date, to: Date) => entriesBetween({ userId, from, to }).pipe(Effect.orDie),
 
       /** The user's meals, drinks and coffees of the journal dates `from` to `to`, by date then time. */
-      mealsByRange: (userId: UserId, from: string, to: string) => mealsByRange({ userId, from, to }).pipe(Effect.orDie)
+      mealsByRange: (userId: UserId, from: string, to: string) => mealsByRange({ userId, from, to }).pipe(Effect.orDie),
+
+      /** At most `limit` of the user's meals, drinks and coffees of the journal dates `from` to `to`, by time. */
+      mealsForComparison: (userId: UserId, from: string, to: string, limit: number) =>
+        mealsForComparison({ userId, from, to, limit }).pipe(Effect.orDie),
+
+      /** The item names of the user's meals, drinks and coffees of the journal dates `from` to `to`. */
+      itemNamesByRange: (userId: UserId, from: string, to: string) => itemNames({ userId, from, to }).pipe(Effect.orDie)
     } as const
   })
 }) {}

@@ -1,7 +1,8 @@
 /**
  * The glucose response to a journal entry, as a pure function of the readings around it: which
  * connection's readings to use, whether they cover the window, and the figures (baseline, peak, time to
- * peak, rise, incremental area under the curve over 2 hours, return to baseline). No I/O and no clock:
+ * peak, rise, incremental area under the curve over 2 hours, return to baseline; and for the comparison of
+ * repeated meals, the change at 1 and 2 hours, the time above 140 mg/dL and the baseline's slope). No I/O and no clock:
  * the caller passes `now`, so the same input always gives the same answer. The method and its sources
  * are in `docs/insights.md`.
  */
@@ -18,6 +19,8 @@ export const MaxGapMinutes = 15
 export const LateDataMinutes = 180
 /** The fewest readings a baseline is the mean of. */
 export const MinBaselineReadings = 2
+/** The level whose time above is counted: the upper bound of normal glucose 2 hours after a glucose load. */
+export const AboveMgDl = 140
 
 /** One reading in mg/dL; `atLimit` when the sensor reported its Low or High limit instead of a value. */
 export interface Reading {
@@ -55,6 +58,13 @@ export interface Response {
   readonly riseMgDl: number | null
   readonly iauc2hMgDlMin: number | null
   readonly returnToBaselineMinutes: number | null
+  /** Glucose 60 and 120 minutes after the entry (linear between readings) minus the baseline. */
+  readonly change1hMgDl: number | null
+  readonly change2hMgDl: number | null
+  /** Minutes from the entry to 180 minutes after it that glucose was above `AboveMgDl` (linear between readings). */
+  readonly minutesAbove140: number | null
+  /** The least-squares slope of the baseline's readings, mg/dL per minute: how much glucose still moved before. */
+  readonly baselineSlopeMgDlPerMin: number | null
   readonly readingCount: number
   readonly flags: ReadonlyArray<Flag>
   readonly overlappingEntryIds: ReadonlyArray<string>
@@ -67,6 +77,7 @@ export const windowOf = (at: number) => ({
 })
 
 const round1 = (x: number) => Math.round(x * 10) / 10
+const round2 = (x: number) => Math.round(x * 100) / 100
 
 const iso = (t: number) => new Date(t).toISOString().slice(0, 16) + "Z"
 
@@ -145,7 +156,44 @@ const cut = (readings: ReadonlyArray<Reading>, from: number, to: number): Array<
   { t: to, mgDl: valueAt(readings, to), atLimit: false }
 ]
 
+/**
+ * Minutes the polyline through `points` is above `level`: each segment counts the part of its time above, the
+ * crossing found by linear interpolation (as the incremental area finds its crossings).
+ */
+export const minutesAbove = (points: ReadonlyArray<Reading>, level: number): number => {
+  let minutes = 0
+  for (let i = 1; i < points.length; i++) {
+    const a = points[i - 1]!.mgDl - level
+    const b = points[i]!.mgDl - level
+    const span = (points[i]!.t - points[i - 1]!.t) / MINUTE_MS
+    if (a > 0 && b > 0) minutes += span
+    else if (a > 0) minutes += span * a / (a - b)
+    else if (b > 0) minutes += span * b / (b - a)
+  }
+  return minutes
+}
+
+/** The least-squares slope of `readings` in mg/dL per minute (0 for fewer than 2 instants). */
+export const slopePerMinute = (readings: ReadonlyArray<Reading>): number => {
+  const n = readings.length
+  if (n < 2) return 0
+  const meanT = readings.reduce((sum, r) => sum + r.t, 0) / n
+  const meanV = readings.reduce((sum, r) => sum + r.mgDl, 0) / n
+  let num = 0
+  let den = 0
+  for (const r of readings) {
+    const dt = (r.t - meanT) / MINUTE_MS
+    num += dt * (r.mgDl - meanV)
+    den += dt * dt
+  }
+  return den === 0 ? 0 : num / den
+}
+
 const empty = {
+  change1hMgDl: null,
+  change2hMgDl: null,
+  minutesAbove140: null,
+  baselineSlopeMgDlPerMin: null,
   baselineMgDl: null,
   peakMgDl: null,
   peakAt: null,
@@ -254,6 +302,11 @@ export const mealResponse = (input: {
     riseMgDl: round1(rise),
     iauc2hMgDlMin: round1(iauc),
     returnToBaselineMinutes: back === null ? null : round1((back - at) / MINUTE_MS),
+    change1hMgDl: round1(valueAt(readings, at + 60 * MINUTE_MS) - baseline),
+    change2hMgDl: round1(valueAt(readings, at + 120 * MINUTE_MS) - baseline),
+    // Readings come every 5 minutes: whole minutes are what the curve can tell.
+    minutesAbove140: Math.round(minutesAbove(cut(readings, at, end), AboveMgDl)),
+    baselineSlopeMgDlPerMin: round2(slopePerMinute(before)),
     flags
   }
 }

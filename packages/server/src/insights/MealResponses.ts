@@ -83,10 +83,13 @@ export class MealResponses extends Effect.Service<MealResponses>()("@pulsebridge
         (plugin) => plugin.catalog.supportedDataTypes.includes("GlucoseReading")
       )
 
-    /** The response of each entry by id: null for water and for entries without glucose data around them. */
-    const forEntries = traced("MealResponses.forEntries")(
+    /**
+     * The computed response of each entry by id (`MealResponse.ts`'s own figures, before the contract's shape): null
+     * for water and for entries without glucose data around them.
+     */
+    const computed = traced("MealResponses.computed")(
       function*(userId: UserId, entries: ReadonlyArray<EntryTime>) {
-        const out = new Map<string, GlucoseResponse | null>()
+        const out = new Map<string, Response | null>()
         const responding = entries.filter((e) => respondingKinds.has(e.entryKind))
         for (const entry of entries) out.set(entry.id, null)
         if (responding.length === 0) return out
@@ -105,18 +108,28 @@ export class MealResponses extends Effect.Service<MealResponses>()("@pulsebridge
         for (const entry of responding) {
           const at = entry.consumedAtUtc.getTime()
           const window = windowOf(at)
-          const response = respond({
-            at,
-            sources,
-            others: within(times, window.start, window.end).filter((o) => o.id !== entry.id),
-            now,
-            expectsData
-          })
-          out.set(entry.id, response === null ? null : toSchema(response))
+          out.set(
+            entry.id,
+            respond({
+              at,
+              sources,
+              others: within(times, window.start, window.end).filter((o) => o.id !== entry.id),
+              now,
+              expectsData
+            })
+          )
         }
         return out
       }
     )
+
+    /** The response of each entry by id: null for water and for entries without glucose data around them. */
+    const forEntries = (userId: UserId, entries: ReadonlyArray<EntryTime>) =>
+      Effect.map(computed(userId, entries), (responses) => {
+        const out = new Map<string, GlucoseResponse | null>()
+        for (const [id, response] of responses) out.set(id, response === null ? null : toSchema(response))
+        return out
+      })
 
     /** The meal-responses range read: each meal, drink and coffee of the dates that has a response. */
     const range = traced("MealResponses.range")(function*(userId: UserId, from: string, to: string) {
@@ -142,7 +155,7 @@ export class MealResponses extends Effect.Service<MealResponses>()("@pulsebridge
       return out
     })
 
-    return { forEntries, range } as const
+    return { computed, forEntries, range } as const
   }),
   dependencies: [InsightsRepo.Default]
 }) {}

@@ -46,6 +46,7 @@ import { JournalRepo } from "../journal/JournalRepo.js"
 import { toSummary } from "../journal/Rows.js"
 import { ScoreData } from "../scoring/ScoreData.js"
 import { boundByDay } from "./Bound.js"
+import { compareMealsTool } from "./CompareMealsTool.js"
 
 /** The user the tools read: the one the token (HTTP) or `--user-token` (stdio) names. */
 export type McpUser = typeof CurrentUser.Service
@@ -320,6 +321,7 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
           }))),
         bound: byDay("responses", "journalDate")
       }),
+      define(yield* compareMealsTool),
       define({
         name: "get_daily_scores",
         title: "Daily scores",

@@ -158,7 +158,8 @@ const etagReads = [
   "/api/v1/users/{userId}/connections/sleep",
   "/api/v1/users/{userId}/connections/workouts",
   "/api/v1/users/{userId}/connections/recovery",
-  "/api/v1/users/{userId}/connections/body"
+  "/api/v1/users/{userId}/connections/body",
+  "/api/v1/users/{userId}/meal-comparisons"
 ]
 
 const expectNoStore = (what: string, reply: Reply, status: number) => {

@@ -49,6 +49,12 @@ describe("meal response", () => {
       riseMgDl: 60,
       iauc2hMgDlMin: 3600,
       returnToBaselineMinutes: 120,
+      // 160 at 60 minutes and 100 at 120, against the baseline 100
+      change1hMgDl: 60,
+      change2hMgDl: 0,
+      // above 140 from 40 to 80 minutes
+      minutesAbove140: 40,
+      baselineSlopeMgDlPerMin: 0,
       // from -30 to +180 minutes, every 5: 43 readings (the ones outside the window are not read)
       readingCount: 43,
       flags: [],

@@ -25,6 +25,7 @@ const toolNames = [
   "get_glucose_summary",
   "list_journal_entries",
   "get_meal_responses",
+  "compare_meals",
   "get_daily_scores",
   "get_weekly_scores",
   "get_coverage"

@@ -10,6 +10,7 @@ import { Connections } from "../../src/connections/Connections.js"
 import { DataCoverage, RangeAfterToday } from "../../src/coverage/DataCoverage.js"
 import { GlucoseSummaries } from "../../src/healthData/GlucoseSummaries.js"
 import { HealthData } from "../../src/healthData/HealthData.js"
+import { MealComparisons } from "../../src/insights/MealComparisons.js"
 import { MealResponses } from "../../src/insights/MealResponses.js"
 import { JournalRepo } from "../../src/journal/JournalRepo.js"
 import { McpTools } from "../../src/mcp/Tools.js"
@@ -33,7 +34,8 @@ const ToolsWithFailingData = McpTools.DefaultWithoutDependencies.pipe(
     Layer.succeed(HealthData, unused<HealthData>()),
     Layer.succeed(GlucoseSummaries, unused<GlucoseSummaries>()),
     Layer.succeed(JournalRepo, unused<JournalRepo>()),
-    Layer.succeed(MealResponses, unused<MealResponses>())
+    Layer.succeed(MealResponses, unused<MealResponses>()),
+    Layer.succeed(MealComparisons, unused<MealComparisons>())
   ])
 )
 
