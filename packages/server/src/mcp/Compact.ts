@@ -68,17 +68,27 @@ export interface Column<A> {
   readonly cell: (row: A) => string
 }
 
-/** A table as CSV: a header line, then a line per row. Columns marked `when: false` are left out. */
+/**
+ * A table as CSV: a header line, then a line per row. Columns marked `when: false`, and columns no row has a value
+ * in (every cell `-`) unless marked `keep`, are left out.
+ */
 export const table = <A>(
-  columns: ReadonlyArray<Column<A> & { readonly when?: boolean }>,
+  columns: ReadonlyArray<Column<A> & { readonly when?: boolean; readonly keep?: boolean }>,
   rows: ReadonlyArray<A>
 ): string => {
-  const shown = columns.filter((column) => column.when !== false)
+  const cells = columns.filter((column) => column.when !== false).map((column) => ({
+    header: column.header,
+    keep: column.keep === true,
+    cells: rows.map(column.cell)
+  })).filter((column) => column.keep || column.cells.some((cell) => cell !== none))
   return [
-    shown.map((column) => column.header).join(","),
-    ...rows.map((row) => shown.map((column) => column.cell(row)).join(","))
+    cells.map((column) => column.header).join(","),
+    ...rows.map((_, i) => cells.map((column) => column.cells[i]).join(","))
   ].join("\n")
 }
+
+/** `1 night`, `2 nights`. */
+export const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? "" : "s"}`
 
 /** `HH:MM` of an instant at a fixed offset east of UTC; with no offset, UTC marked `Z`. */
 export const clockAtOffset = (utc: string | null, offsetMinutes: number | null): string => {

@@ -31,6 +31,7 @@ import {
   none,
   num,
   pagingLines,
+  plural,
   rangeWords,
   signed,
   sum,
@@ -56,16 +57,18 @@ const summary = <A extends { readonly provider: string; readonly date: string }>
   title: string,
   rows: ReadonlyArray<A>,
   noun: string,
-  perProvider: (rows: ReadonlyArray<A>, provider: string) => string
+  perProvider: (rows: ReadonlyArray<A>, provider: string) => string,
+  gaps: "days without data" | "days with some" = "days without data"
 ): ReadonlyArray<string> => {
   const head = `${title}, ${rangeWords(answer.from, answer.to)}: ` +
-    (rows.length === 0 ? `no ${noun}.` : `${rows.length} ${noun} (${counts(rows.map((r) => r.provider))}).`)
+    (rows.length === 0 ? `no ${noun}s.` : `${plural(rows.length, noun)} (${counts(rows.map((r) => r.provider))}).`)
   return [
     head,
     ...pagingLines(answer),
     ...groupBy(rows, (r) => r.provider).map(([provider, list]) =>
-      `${provider}: ${perProvider(list, provider)}; days without data: ` +
-      missingDays(answer.from, lastShown(answer), new Set(list.map((r) => r.date))) + "."
+      `${provider}: ${perProvider(list, provider)}; ` + (gaps === "days without data"
+        ? `days without data: ${missingDays(answer.from, lastShown(answer), new Set(list.map((r) => r.date)))}.`
+        : `days with some: ${new Set(list.map((r) => r.date)).size}.`)
     )
   ]
 }
@@ -99,7 +102,7 @@ export const renderActivity = (answer: RangeEnvelope & { readonly days: Readonly
       answer,
       "Daily activity",
       days,
-      "day records",
+      "day record",
       (list) =>
         `mean ${num(mean(list.map((d) => d.steps)))} steps/day (total ${num(sum(list.map((d) => d.steps)))}), ` +
         `mean ${num(mean(list.map((d) => d.caloriesOut)))} kcal out/day, ` +
@@ -144,7 +147,7 @@ export const renderLoad = (answer: RangeEnvelope & { readonly days: ReadonlyArra
       answer,
       "Daily load",
       days,
-      "day records",
+      "day record",
       (list) =>
         `load on the scale ${distinct(list.map((d) => d.loadScoreScale)).join("/")}, mean ` +
         `${num(mean(list.map((d) => d.loadScore)), 1)}, mean ${num(mean(list.map((d) => d.energyKilocalories)))} ` +
@@ -171,10 +174,11 @@ export const renderLoad = (answer: RangeEnvelope & { readonly days: ReadonlyArra
 export const renderSleep = (answer: RangeEnvelope & { readonly sleep: ReadonlyArray<Sleep> }): string => {
   const { sleep } = answer
   return lines(
-    summary(answer, "Sleep", sleep, "sessions", (list) => {
+    summary(answer, "Sleep", sleep, "session", (list) => {
       const nights = list.filter((s) => !s.isNap)
       const scales = distinct(list.map((s) => s.providerScoreScale).filter((s) => s !== null))
-      return `${nights.length} nights, ${list.length - nights.length} naps; nights' mean asleep ` +
+      return `${plural(nights.length, "night")}, ${plural(list.length - nights.length, "nap")}; nights' mean ` +
+        `asleep ` +
         `${hours(mean(nights.map((s) => s.asleepMinutes)))} h, in bed ${
           hours(mean(nights.map((s) => s.inBedMinutes)))
         } h, ` +
@@ -219,12 +223,13 @@ export const renderWorkouts = (answer: RangeEnvelope & { readonly workouts: Read
       answer,
       "Workouts",
       workouts,
-      "workouts",
+      "workout",
       (list) =>
         `${counts(list.map((w) => w.activityType))}; total ${hours(sum(list.map((w) => w.durationMinutes)))} h, ` +
         `${num(sum(list.map((w) => w.activeEnergyKilocalories)))} kcal, ` +
         `${num((sum(list.map((w) => w.distanceMeters)) ?? 0) / 1000, 1)} km` +
-        bestWorst(list, (w) => w.durationMinutes, (v) => `${num(v)} min`, ["longest", "shortest"])
+        bestWorst(list, (w) => w.durationMinutes, (v) => `${num(v)} min`, ["longest", "shortest"]),
+      "days with some"
     ),
     workouts.length === 0 ? "" : [
       "Start is the local clock (Z: UTC, the provider gave no offset)" +
@@ -234,7 +239,11 @@ export const renderWorkouts = (answer: RangeEnvelope & { readonly workouts: Read
         providerColumn(workouts),
         { header: "start", cell: (w) => clockAtOffset(w.startUtc, w.utcOffsetMinutes) },
         { header: "type", cell: (w) => w.activityType },
-        { header: "provider's name", cell: (w) => text(w.providerActivityName, 60) },
+        {
+          header: "provider's name if not the type",
+          cell: (w) =>
+            w.providerActivityName?.toLowerCase() === w.activityType ? none : text(w.providerActivityName, 60)
+        },
         { header: "min", cell: (w) => num(w.durationMinutes) },
         { header: "kcal", cell: (w) => num(w.activeEnergyKilocalories) },
         { header: "distance km", cell: (w) => num(w.distanceMeters === null ? null : w.distanceMeters / 1000, 2) },
@@ -251,7 +260,7 @@ export const renderWorkouts = (answer: RangeEnvelope & { readonly workouts: Read
 export const renderRecovery = (answer: RangeEnvelope & { readonly days: ReadonlyArray<RecoveryRow> }): string => {
   const { days } = answer
   return lines(
-    summary(answer, "Recovery", days, "day records", (list) => {
+    summary(answer, "Recovery", days, "day record", (list) => {
       const scales = distinct(list.map((d) => d.providerScoreScale).filter((s) => s !== null))
       return `mean resting HR ${num(mean(list.map((d) => d.restingHeartRate)))} bpm, HRV ` +
         `${num(mean(list.map((d) => d.hrvRmssdMs)))} ms` +
@@ -285,7 +294,7 @@ export const renderRecovery = (answer: RangeEnvelope & { readonly days: Readonly
 export const renderBody = (answer: RangeEnvelope & { readonly measurements: ReadonlyArray<Body> }): string => {
   const { measurements } = answer
   return lines(
-    summary(answer, "Body measurements", measurements, "measurements", (list) => {
+    summary(answer, "Body measurements", measurements, "measurement", (list) => {
       const weighed = list.filter((m) => m.weightKilograms !== null)
       const first = weighed[0]
       const last = weighed.at(-1)
@@ -296,7 +305,7 @@ export const renderBody = (answer: RangeEnvelope & { readonly measurements: Read
             ? `, ${signed(last.weightKilograms! - first.weightKilograms!, 1)} kg since ${first.date}, ` +
               `mean ${num(mean(weighed.map((m) => m.weightKilograms)), 1)} kg`
             : "")
-    }),
+    }, "days with some"),
     measurements.length === 0 ? "" : table([
       { header: "date", cell: (m) => m.date },
       providerColumn(measurements),
@@ -326,10 +335,14 @@ export const renderGlucose = (answer: Glucose): string => {
     }: ` +
       (connections.length === 0
         ? "no readings."
-        : `${days.length} day summaries (${counts(days.map((d) => d.provider))}).`),
+        : `${days.length} ${days.length === 1 ? "day summary" : "day summaries"} (${
+          counts(days.map((d) => d.provider))
+        }).`),
     pagingLines(answer),
     connections.map((c) =>
-      `${c.provider} over the whole range (${c.days} days with readings): ${statsWords(c.stats)}; days without ` +
+      `${c.provider} over the whole range (${plural(c.days, "day")} with readings): ${
+        statsWords(c.stats)
+      }; days without ` +
       `readings: ${
         missingDays(
           answer.from,

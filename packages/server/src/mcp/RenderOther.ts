@@ -26,6 +26,7 @@ import {
   none,
   num,
   pagingLines,
+  plural,
   rangeWords,
   sum,
   table,
@@ -98,7 +99,9 @@ export const renderJournal = (answer: RangeEnvelope & { readonly entries: Readon
     `Nutrition journal, ${rangeWords(answer.from, answer.to)}: ` +
       (entries.length === 0
         ? "no entries."
-        : `${entries.length} entries on ${days.length} days (${counts(entries.map((e) => e.entryKind))}).`),
+        : `${entries.length} ${entries.length === 1 ? "entry" : "entries"} on ${plural(days.length, "day")} (${
+          counts(entries.map((e) => e.entryKind))
+        }).`),
     pagingLines(answer),
     days.length === 0 ?
       "" :
@@ -138,7 +141,9 @@ export const renderMealResponses = (
     `Glucose responses to meals, ${rangeWords(answer.from, answer.to)}, mg/dL: ` +
       (responses.length === 0
         ? "none (no meal, drink or coffee with glucose data around it)."
-        : `${responses.length} entries (${counts(responses.map((r) => r.glucoseResponse.status))}).`),
+        : `${responses.length} ${responses.length === 1 ? "entry" : "entries"} (${
+          counts(responses.map((r) => r.glucoseResponse.status))
+        }).`),
     pagingLines(answer),
     complete.length === 0 ?
       "" :
@@ -216,15 +221,15 @@ export const renderDailyScores = (answer: RangeEnvelope & { readonly days: Reado
   const overall = extremes(days, (d) => d.overallScore)
   return lines(
     `Daily scores (0-100), ${rangeWords(answer.from, answer.to)}: ` +
-      (days.length === 0 ? "no days with scores." : `${days.length} days.`),
+      (days.length === 0 ? "no days with scores." : `${plural(days.length, "day")}.`),
     pagingLines(answer),
     days.length === 0 ?
       "" :
       "Means: " +
       pillars.map((p) =>
         `${p.replace("Score", "")} ${num(mean(days.map((d) => d[p])))} (${
-          days.filter((d) => d[p] !== null).length
-        } days)`
+          plural(days.filter((d) => d[p] !== null).length, "day")
+        })`
       ).join(", ") +
       (overall === null || days.length < 2
         ? "."
@@ -235,10 +240,10 @@ export const renderDailyScores = (answer: RangeEnvelope & { readonly days: Reado
       "-points); format json gives every factor with its baseline and weight.",
       table([
         { header: "date", cell: (d) => d.date },
-        { header: "overall", cell: (d) => num(d.overallScore) },
-        { header: "sleep", cell: (d) => num(d.sleepScore) },
-        { header: "recovery", cell: (d) => num(d.recoveryScore) },
-        { header: "activity", cell: (d) => num(d.activityScore) },
+        { header: "overall", cell: (d) => num(d.overallScore), keep: true },
+        { header: "sleep", cell: (d) => num(d.sleepScore), keep: true },
+        { header: "recovery", cell: (d) => num(d.recoveryScore), keep: true },
+        { header: "activity", cell: (d) => num(d.activityScore), keep: true },
         { header: "costliest", cell: (d) => topLosses(d, 3) },
         { header: "notes", cell: notes }
       ], days)
@@ -252,7 +257,7 @@ export const renderWeeklyScores = (answer: RangeEnvelope & { readonly weeks: Rea
   return lines(
     `Weekly scores (0-100, means of the daily scores of each ISO week, Monday first), ${
       rangeWords(answer.from, answer.to)
-    }: ` + (weeks.length === 0 ? "no weeks with scores." : `${weeks.length} weeks.`),
+    }: ` + (weeks.length === 0 ? "no weeks with scores." : `${plural(weeks.length, "week")}.`),
     pagingLines(answer),
     overall === null || weeks.length < 2
       ? ""
@@ -260,10 +265,10 @@ export const renderWeeklyScores = (answer: RangeEnvelope & { readonly weeks: Rea
         `${overall.worst.weekStartDate} (${num(overall.worst.overallScore)}).`,
     weeks.length === 0 ? "" : table([
       { header: "week of", cell: (w) => w.weekStartDate },
-      { header: "overall", cell: (w) => num(w.overallScore) },
-      { header: "sleep", cell: (w) => num(w.sleepScore) },
-      { header: "recovery", cell: (w) => num(w.recoveryScore) },
-      { header: "activity", cell: (w) => num(w.activityScore) },
+      { header: "overall", cell: (w) => num(w.overallScore), keep: true },
+      { header: "sleep", cell: (w) => num(w.sleepScore), keep: true },
+      { header: "recovery", cell: (w) => num(w.recoveryScore), keep: true },
+      { header: "activity", cell: (w) => num(w.activityScore), keep: true },
       { header: "days with data", cell: (w) => num(w.daysWithData) }
     ], weeks)
   )
@@ -280,7 +285,7 @@ export const renderCoverage = (answer: CoverageAnswer): string => {
   })
   return lines(
     `Data coverage, ${rangeWords(answer.from, answer.to)}, time zone ${answer.timezone}, today ${answer.today}: ` +
-      `${days.length} days.`,
+      `${plural(days.length, "day")}.`,
     pagingLines(answer),
     days.length === 0 ? "" : [
       "Complete days per type: " +

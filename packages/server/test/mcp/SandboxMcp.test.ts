@@ -12,7 +12,7 @@ import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
 import { json, preview, send } from "../fixtures/Http.js"
-import { callTool, mcpClient } from "../fixtures/Mcp.js"
+import { callTool, mcpClient, validatedAgainst } from "../fixtures/Mcp.js"
 import { waitForSync } from "../fixtures/Sync.js"
 
 const DAY = 86_400_000
@@ -169,6 +169,12 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
         expect(glucose.connections[0].stats.timeInRanges.inRange).toBeGreaterThan(50)
         // A summary, not the readings: a month of five-minute readings in a few kilobytes.
         expect(JSON.stringify(glucose).length).toBeLessThan(JSON.stringify(raw).length / 20)
+
+        // Every tool's structured answers over real data went through the SDK's validator against its output schema.
+        for (const tool of (yield* Effect.promise(() => client.listTools())).tools) {
+          if (tool.name === "get_profile") continue
+          expect(validatedAgainst(client, tool.outputSchema), tool.name).toBeGreaterThan(0)
+        }
       }))
   }
 )
