@@ -177,15 +177,16 @@ export const renderSleep = (answer: RangeEnvelope & { readonly sleep: ReadonlyAr
     summary(answer, "Sleep", sleep, "session", (list) => {
       const nights = list.filter((s) => !s.isNap)
       const scales = distinct(list.map((s) => s.providerScoreScale).filter((s) => s !== null))
-      return `${plural(nights.length, "night")}, ${plural(list.length - nights.length, "nap")}; nights' mean ` +
-        `asleep ` +
-        `${hours(mean(nights.map((s) => s.asleepMinutes)))} h, in bed ${
-          hours(mean(nights.map((s) => s.inBedMinutes)))
-        } h, ` +
-        `efficiency ${num(mean(nights.map((s) => s.efficiencyPercent)))} %, ` +
-        `HRV ${num(mean(nights.map((s) => s.hrvRmssdMs)))} ms, lowest HR ` +
-        `${num(mean(nights.map((s) => s.lowestHeartRate)))} bpm` +
-        (scales.length > 0 ? `, score ${num(mean(nights.map((s) => s.providerScore)))} (${scales.join("/")})` : "") +
+      const figures = [
+        ["asleep", hours(mean(nights.map((s) => s.asleepMinutes))), " h"],
+        ["in bed", hours(mean(nights.map((s) => s.inBedMinutes))), " h"],
+        ["efficiency", num(mean(nights.map((s) => s.efficiencyPercent))), " %"],
+        ["HRV", num(mean(nights.map((s) => s.hrvRmssdMs))), " ms"],
+        ["lowest HR", num(mean(nights.map((s) => s.lowestHeartRate))), " bpm"],
+        ["score", num(mean(nights.map((s) => s.providerScore))), scales.length > 0 ? ` (${scales.join("/")})` : ""]
+      ].filter(([, value]) => value !== none).map(([name, value, unit]) => `${name} ${value}${unit}`)
+      return `${plural(nights.length, "night")}, ${plural(list.length - nights.length, "nap")}` +
+        (figures.length > 0 ? `; nights' mean ${figures.join(", ")}` : "") +
         bestWorst(nights, (s) => s.asleepMinutes, (v) => `${hours(v)} h`, ["longest", "shortest"])
     }),
     sleep.length === 0 ? "" : [

@@ -175,6 +175,6 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
           if (tool.name === "get_profile") continue
           expect(validatedAgainst(client, tool.outputSchema), tool.name).toBeGreaterThan(0)
         }
-      }))
+      }), { timeout: 180_000 }) // most of it is four providers' backfills, slow on a loaded machine
   }
 )
