@@ -79,7 +79,7 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
       const { token, user } = yield* createUser("mcp-empty")
       const client = yield* mcpClient(token)
       // The SDK's client checks each structured answer against the tool's output schema.
-      yield* Effect.promise(() => client.listTools())
+      const { tools } = yield* Effect.promise(() => client.listTools())
       const profile = yield* callTool(client, "get_profile")
       const today = dateOf(Date.now())
       expect(profile).toEqual({ userId: user.id, timezone: "UTC", today: profile.today })
@@ -110,7 +110,7 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
       expect(coverage.days).toHaveLength(7)
       expect(coverage.days[0].data.glucose).toMatchObject({ status: "missing", reason: "notConnected" })
       // Each tool's structured answer went through the SDK's validator against its output schema.
-      for (const tool of (yield* Effect.promise(() => client.listTools())).tools) {
+      for (const tool of tools) {
         expect(validatedAgainst(client, tool.outputSchema), tool.name).toBeGreaterThan(0)
       }
     }))
