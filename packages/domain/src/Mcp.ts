@@ -24,9 +24,30 @@ export const McpMaxDays = {
 const dayInput = (description: string) =>
   LocalDate.annotations({ description, jsonSchema: { type: "string", format: "date", description } })
 
+/**
+ * How a tool's answer is given as text: `compact` (the default), a summary and a table made for a language model,
+ * rounded to what the figures mean; `json`, the structured content's JSON as it is. The structured content is the
+ * full typed data either way.
+ */
+export const McpAnswerFormat = Schema.Literal("compact", "json").annotations({
+  // No identifier: the listing shows the argument in place rather than as a reference.
+  jsonSchema: {
+    type: "string",
+    enum: ["compact", "json"],
+    default: "compact",
+    description: "The answer's text: `compact` (default) a summary and a table, numbers rounded to their meaning; " +
+      "`json` the full data as JSON"
+  }
+})
+export type McpAnswerFormat = typeof McpAnswerFormat.Type
+
+/** The argument every tool takes: how its answer is given as text. */
+export const mcpFormatField = { format: Schema.optional(McpAnswerFormat) }
+
 const rangeFields = (maxDays: number) => ({
   from: dayInput("First day, inclusive (YYYY-MM-DD)"),
-  to: dayInput(`Last day, inclusive (YYYY-MM-DD); the range may cover at most ${maxDays} days`)
+  to: dayInput(`Last day, inclusive (YYYY-MM-DD); the range may cover at most ${maxDays} days`),
+  ...mcpFormatField
 })
 
 /** The input of a range tool: `from`/`to` inclusive, at most `maxDays` days, `to` not after `lastDate`. */
@@ -44,13 +65,16 @@ export const McpProviderRange = (maxDays: number) =>
     )
   }).pipe(Schema.filter(checkDateRange(maxDays)))
 
-/** The input of a tool without arguments: an empty object (`Schema.Struct({})` alone would take any object). */
-export const McpNoInput = Schema.Struct({}).pipe(
+/**
+ * The input of a tool without data arguments: an object with at most `format` (`Schema.Struct` alone would take
+ * any other key).
+ */
+export const McpNoInput = Schema.Struct(mcpFormatField).pipe(
   Schema.filter((args) => {
-    const names = Object.keys(args)
-    return names.length === 0 || `this tool takes no arguments (got ${names.slice(0, 5).join(", ")})`
+    const names = Object.keys(args).filter((name) => name !== "format")
+    return names.length === 0 || `this tool takes no arguments but \`format\` (got ${names.slice(0, 5).join(", ")})`
   })
-).annotations({ jsonSchema: { type: "object", properties: {}, additionalProperties: false } })
+)
 
 /** The fields every range answer has; the tool's own list goes beside them. */
 export const mcpRangeFields = {

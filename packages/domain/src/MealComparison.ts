@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import { checkDateRange, JournalEntryId, LocalDate, MaxRangeDays, Timestamp } from "./Common.js"
 import { GlucoseResponseFlag } from "./GlucoseResponse.js"
 import { EntryKind } from "./Journal.js"
+import { mcpFormatField } from "./Mcp.js"
 
 /** The most meals, drinks and coffees one comparison considers: a range holding more is refused. */
 export const MealComparisonMaxEntries = 2000
@@ -44,8 +45,12 @@ export const MealComparisonQuery = Schema.Struct({
 const dayInput = (description: string) =>
   LocalDate.annotations({ description, jsonSchema: { type: "string", format: "date", description } })
 
-/** The input of the MCP tool `compare_meals`: the same as the REST read's query, `minGroupSize` a number. */
+/**
+ * The input of the MCP tool `compare_meals`: the same as the REST read's query, `minGroupSize` a number, and the
+ * `format` every tool takes.
+ */
 export const McpCompareMealsInput = Schema.Struct({
+  ...mcpFormatField,
   from: dayInput("First journal date, inclusive (YYYY-MM-DD)"),
   to: dayInput(`Last journal date, inclusive (YYYY-MM-DD); the range may cover at most ${MaxRangeDays} days`),
   minGroupSize: Schema.optional(

@@ -9,6 +9,7 @@ import { MealComparison as MealComparisonSchema } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { MealComparisons } from "../insights/MealComparisons.js"
+import { formatNote, lines, num, plural, rangeWords, table, text } from "./Compact.js"
 
 export const CompareMealsOutput = Schema.Struct({
   ...MealComparisonSchema.fields,
@@ -35,6 +36,56 @@ export const boundGroups = (maxChars: number) => (encoded: Encoded): Encoded => 
   return { ...encoded, groups: groups.slice(0, kept), groupsLeftOut: groups.length - kept }
 }
 
+type Stat = { readonly mean: number; readonly sd: number; readonly min: number; readonly max: number } | null
+
+/** `42 ±9 (30-55)`: mean, standard deviation and range, each rounded to `digits`. */
+const spread = (stat: Stat, digits = 0): string =>
+  stat === null ?
+    "-" :
+    `${num(stat.mean, digits)} ±${num(stat.sd, digits)} (${num(stat.min, digits)}..${num(stat.max, digits)})`
+
+/**
+ * The compact text: what was compared, then one line per group (n, and each figure as mean ±SD (lowest..highest)),
+ * then the meals of every group, one line each. The structured content keeps every figure.
+ */
+export const renderCompareMeals = (answer: Encoded): string =>
+  lines(
+    `Meals compared, ${rangeWords(answer.from, answer.to)}: ${answer.entries} meals, drinks and coffees, ` +
+      `${answer.completeResponses} with a complete glucose response; ${plural(answer.groups.length, "group")} of ` +
+      `at least ${answer.minGroupSize} (${answer.inGroups} meals in their figures)` +
+      (answer.groupsLeftOut > 0 ? `; ${answer.groupsLeftOut} smaller groups left out for size` : "") + ".",
+    answer.groups.length === 0 ? "" : [
+      `Figures are mean ±SD (lowest..highest) over a group's meals, in mg/dL and minutes; iAUC over 2 h in ` +
+      `mg/dL·min; per 10 g of carbohydrate only where every meal's carbs are known. A meal whose baseline still ` +
+      `moved more than ${answer.movingBaselineMgDlPerMin} mg/dL a minute is listed but left out of the figures.`,
+      table([
+        { header: "group", cell: (g) => text(g.label, 60) },
+        { header: "n", cell: (g) => String(g.n) },
+        { header: "moving baseline", cell: (g) => String(g.movingBaselineMeals) },
+        { header: "rise", cell: (g) => spread(g.riseMgDl) },
+        { header: "change 1h", cell: (g) => spread(g.change1hMgDl) },
+        { header: "change 2h", cell: (g) => spread(g.change2hMgDl) },
+        { header: `min above ${answer.aboveMgDl}`, cell: (g) => spread(g.minutesAbove140) },
+        { header: "iAUC 2h", cell: (g) => spread(g.iauc2hMgDlMin) },
+        { header: "carbs g", cell: (g) => spread(g.carbsGrams) },
+        { header: "rise per 10 g", cell: (g) => spread(g.risePer10gCarbs, 1) }
+      ], answer.groups),
+      "Meals:",
+      table([
+        { header: "group", cell: (m) => text(m.group, 60) },
+        { header: "date", cell: (m) => m.meal.journalDate },
+        { header: "title", cell: (m) => text(m.meal.title, 60) },
+        { header: "carbs g", cell: (m) => num(m.meal.carbsGrams) },
+        { header: "baseline", cell: (m) => num(m.meal.baselineMgDl) },
+        { header: "rise", cell: (m) => num(m.meal.riseMgDl) },
+        { header: "change 1h", cell: (m) => num(m.meal.change1hMgDl) },
+        { header: "change 2h", cell: (m) => num(m.meal.change2hMgDl) },
+        { header: `min above ${answer.aboveMgDl}`, cell: (m) => num(m.meal.minutesAbove140) },
+        { header: "in figures", cell: (m) => (m.meal.inStatistics ? "yes" : "no (moving baseline)") }
+      ], answer.groups.flatMap((g) => g.meals.map((meal) => ({ group: g.label, meal }))))
+    ]
+  )
+
 /** The tool's definition for `Tools.ts`'s `define`, over the service in context. */
 export const compareMealsTool = Effect.map(MealComparisons, (comparisons) => ({
   name: "compare_meals",
@@ -45,7 +96,7 @@ export const compareMealsTool = Effect.map(MealComparisons, (comparisons) => ({
     "minutes above 140 mg/dL, time to peak, and per 10 g of carbohydrate where every meal's carbs are known; " +
     "each meal listed, a meal whose baseline was still moving marked and left out of the figures. Takes `from` " +
     `and \`to\` (YYYY-MM-DD, inclusive, journal dates), at most ${MaxRangeDays} days, and optionally ` +
-    "`minGroupSize` (2-50).",
+    "`minGroupSize` (2-50)." + formatNote,
   input: McpCompareMealsInput,
   output: CompareMealsOutput,
   run: (user: typeof CurrentUser.Service, input: typeof McpCompareMealsInput.Type) =>
@@ -53,5 +104,6 @@ export const compareMealsTool = Effect.map(MealComparisons, (comparisons) => ({
       comparisons.range(user.userId, input),
       (comparison: MealComparison) => ({ ...comparison, groupsLeftOut: 0 })
     ),
-  bound: boundGroups(McpMaxAnswerChars)
+  bound: boundGroups(McpMaxAnswerChars),
+  render: renderCompareMeals
 }))

@@ -18,11 +18,12 @@ const instructions = "Read-only access to one person's wearable and health data 
   "connections, daily activity, daily load (strain), glucose summaries, the nutrition journal, glucose responses " +
   "to meals, daily and weekly scores with their explanations, and data coverage. Dates are the person's local " +
   "dates (YYYY-MM-DD); call get_profile for their time zone and today. Ranges are bounded; an answer cut to its " +
-  "size bound says in `continueFrom` where to continue."
+  "size bound says in `continueFrom` where to continue. Each answer's text is a compact summary and table (pass " +
+  "`format: \"json\"` for the full data as JSON); its structured content holds the full typed data."
 
 const answerOf = (answer: ToolAnswer): CallToolResult =>
   answer._tag === "Answer"
-    ? { content: [{ type: "text", text: JSON.stringify(answer.json) }], structuredContent: answer.json }
+    ? { content: [{ type: "text", text: answer.text }], structuredContent: answer.json }
     : { content: [{ type: "text", text: answer.message }], isError: true }
 
 /**

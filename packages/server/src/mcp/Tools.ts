@@ -5,8 +5,12 @@
  * (a bad argument is a tool error the assistant can read and correct, never a protocol failure), and
  * every answer is bounded: range tools take at most `McpMaxDays` days and cut an answer over
  * `McpMaxAnswerChars` at a day boundary (`Bound.ts`). Glucose is served as summaries, never raw readings.
+ *
+ * An answer carries the full typed data as structured content, and as text a compact rendering made for a
+ * language model (`Render*.ts`: a summary, then a table, numbers rounded to what they mean), or the same JSON when
+ * the call asks `format: "json"`.
  */
-import type { CurrentUser } from "@pulsebridge/domain"
+import type { CurrentUser, McpAnswerFormat } from "@pulsebridge/domain"
 import {
   BodyMeasurement,
   Connection,
@@ -46,7 +50,27 @@ import { JournalRepo } from "../journal/JournalRepo.js"
 import { toSummary } from "../journal/Rows.js"
 import { ScoreData } from "../scoring/ScoreData.js"
 import { boundByDay } from "./Bound.js"
+import { formatNote } from "./Compact.js"
 import { compareMealsTool } from "./CompareMealsTool.js"
+import {
+  renderActivity,
+  renderBody,
+  renderGlucose,
+  renderLoad,
+  renderRecovery,
+  renderSleep,
+  renderWorkouts
+} from "./RenderHealth.js"
+import {
+  renderConnections,
+  renderCoverage,
+  renderDailyScores,
+  renderGeneric,
+  renderJournal,
+  renderMealResponses,
+  renderProfile,
+  renderWeeklyScores
+} from "./RenderOther.js"
 
 /** The user the tools read: the one the token (HTTP) or `--user-token` (stdio) names. */
 export type McpUser = typeof CurrentUser.Service
@@ -54,9 +78,9 @@ export type McpUser = typeof CurrentUser.Service
 /** A JSON Schema object, as a tool listing carries it. */
 export type JsonObjectSchema = { readonly type: "object" } & Record<string, unknown>
 
-/** What a tool call answers: the JSON as structured content and as text, or a readable error. */
+/** What a tool call answers: the JSON as structured content and its text (compact or JSON), or a readable error. */
 export type ToolAnswer =
-  | { readonly _tag: "Answer"; readonly json: Record<string, unknown> }
+  | { readonly _tag: "Answer"; readonly json: Record<string, unknown>; readonly text: string }
   | { readonly _tag: "ToolError"; readonly message: string }
 
 export interface McpTool {
@@ -82,7 +106,7 @@ const argumentError = (error: ParseResult.ParseError) =>
 
 const toolError = (message: string): ToolAnswer => ({ _tag: "ToolError", message })
 
-interface Definition<I, IE, O, OE, E> {
+interface Definition<I extends { readonly format?: McpAnswerFormat | undefined }, IE, O, OE, E> {
   readonly name: string
   readonly title: string
   readonly description: string
@@ -92,13 +116,34 @@ interface Definition<I, IE, O, OE, E> {
   readonly run: (user: McpUser, input: I) => Effect.Effect<O, E>
   /** Cuts an encoded answer to its bound. */
   readonly bound: (encoded: OE) => OE
+  /** The compact text of a bounded answer (without one, `renderGeneric`'s summary and tables). */
+  readonly render?: (encoded: OE) => string
 }
 
-const define = <I, IE, O, OE, E extends { readonly message: string }>(
+const define = <
+  I extends { readonly format?: McpAnswerFormat | undefined },
+  IE,
+  O,
+  OE,
+  E extends { readonly message: string }
+>(
   definition: Definition<I, IE, O, OE, E>
 ): McpTool => {
   const decode = Schema.decodeUnknownEither(definition.input, { onExcessProperty: "error" })
   const encode = Schema.encodeSync(definition.output)
+  const render = definition.render ?? ((encoded: OE) => renderGeneric(encoded as Record<string, unknown>))
+  // A rendering that fails is logged and the answer given as JSON text: the data is there, only its text failed.
+  const textOf = (json: OE, format: McpAnswerFormat | undefined) =>
+    format === "json"
+      ? Effect.succeed(JSON.stringify(json))
+      : Effect.try(() => render(json)).pipe(
+        Effect.catchAll((error) =>
+          Effect.as(
+            Effect.logError(`The MCP tool ${definition.name} could not render its answer`, error),
+            JSON.stringify(json)
+          )
+        )
+      )
   return {
     name: definition.name,
     title: definition.title,
@@ -110,10 +155,14 @@ const define = <I, IE, O, OE, E extends { readonly message: string }>(
         onLeft: (error) => Effect.succeed(toolError(`Invalid arguments: ${argumentError(error)}`)),
         onRight: (input) =>
           definition.run(user, input).pipe(
-            Effect.map((answer): ToolAnswer => ({
-              _tag: "Answer",
-              json: definition.bound(encode(answer)) as Record<string, unknown>
-            })),
+            Effect.flatMap((answer) => {
+              const json = definition.bound(encode(answer))
+              return Effect.map(textOf(json, input.format), (text): ToolAnswer => ({
+                _tag: "Answer",
+                json: json as Record<string, unknown>,
+                text
+              }))
+            }),
             Effect.catchAll((error) => Effect.succeed(toolError(error.message))),
             // A failure of the server (its database) is logged here and told without its details, as a 500 is.
             Effect.catchAllDefect((defect) =>
@@ -129,7 +178,10 @@ const define = <I, IE, O, OE, E extends { readonly message: string }>(
 
 /** The output of a range tool: its own fields, its list `key` of `item`, and the bound's fields. */
 const rangeOutput = <K extends string, I, IE>(key: K, item: Schema.Schema<I, IE>) =>
-  Schema.Struct({ ...mcpRangeFields, [key]: Schema.Array(item) } as const)
+  Schema.Struct({
+    ...mcpRangeFields,
+    ...({ [key]: Schema.Array(item) } as { readonly [k in K]: Schema.Array$<Schema.Schema<I, IE>> })
+  })
 
 /** A bound that cuts the list `key` by its items' `dateKey`. */
 const byDay = <K extends string, D extends string>(key: K, dateKey: D) => <OE>(encoded: OE): OE =>
@@ -149,7 +201,7 @@ const noFailure = <A>(effect: Effect.Effect<A>) => effect as Effect.Effect<A, { 
 
 const rangeNote = (days: number) =>
   ` Takes \`from\` and \`to\` (YYYY-MM-DD, inclusive), at most ${days} days; a long answer is cut at a day ` +
-  "boundary and says in `continueFrom` where to call again."
+  "boundary and says in `continueFrom` (and its text, CUT) where to call again." + formatNote
 
 export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/McpTools", {
   effect: Effect.gen(function*() {
@@ -168,7 +220,7 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
         name: "get_profile",
         title: "Profile",
         description: "The user's id, time zone and today's date in that time zone. Call it first to know which " +
-          "dates are 'today' or 'last week' for the user.",
+          "dates are 'today' or 'last week' for the user." + formatNote,
         input: McpNoInput,
         output: Schema.Struct(McpProfile.fields),
         run: (user) =>
@@ -177,17 +229,19 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
             timezone: user.timezone,
             today: localClock(now, user.timezone).today
           }))),
-        bound: unbounded
+        bound: unbounded,
+        render: renderProfile
       }),
       define({
         name: "list_connections",
         title: "Connections",
         description: "The user's wearable and glucose-monitor connections, one per provider: status, when each " +
-          "last synced, whether a backfill runs, and why one needs the user to reconnect.",
+          "last synced, whether a backfill runs, and why one needs the user to reconnect." + formatNote,
         input: McpNoInput,
         output: Schema.Struct({ connections: Schema.Array(Connection) }),
         run: (user) => noFailure(Effect.map(connections.listOpen(user.userId), (list) => ({ connections: list }))),
-        bound: unbounded
+        bound: unbounded,
+        render: renderConnections
       }),
       define({
         name: "get_daily_activity",
@@ -201,7 +255,8 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
             health.activityRange(user.userId, { from, to, provider }),
             (days) => ({ ...whole(from, to), days })
           ),
-        bound: byDay("days", "date")
+        bound: byDay("days", "date"),
+        render: renderActivity
       }),
       define({
         name: "get_daily_load",
@@ -213,7 +268,8 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
         output: rangeOutput("days", DailyLoadSummary),
         run: (user, { from, provider, to }) =>
           Effect.map(health.loadRange(user.userId, { from, to, provider }), (days) => ({ ...whole(from, to), days })),
-        bound: byDay("days", "date")
+        bound: byDay("days", "date"),
+        render: renderLoad
       }),
       define({
         name: "get_sleep",
@@ -229,7 +285,8 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
             health.sleepRange(user.userId, { from, to, provider }),
             (sleep) => ({ ...whole(from, to), sleep })
           ),
-        bound: byDay("sleep", "date")
+        bound: byDay("sleep", "date"),
+        render: renderSleep
       }),
       define({
         name: "get_workouts",
@@ -245,7 +302,8 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
             health.workoutsRange(user.userId, { from, to, provider }),
             (workouts) => ({ ...whole(from, to), workouts })
           ),
-        bound: byDay("workouts", "date")
+        bound: byDay("workouts", "date"),
+        render: renderWorkouts
       }),
       define({
         name: "get_recovery",
@@ -260,7 +318,8 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
             health.recoveryRange(user.userId, { from, to, provider }),
             (days) => ({ ...whole(from, to), days })
           ),
-        bound: byDay("days", "date")
+        bound: byDay("days", "date"),
+        render: renderRecovery
       }),
       define({
         name: "get_body",
@@ -274,7 +333,8 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
             health.bodyRange(user.userId, { from, to, provider }),
             (measurements) => ({ ...whole(from, to), measurements })
           ),
-        bound: byDay("measurements", "date")
+        bound: byDay("measurements", "date"),
+        render: renderBody
       }),
       define({
         name: "get_glucose_summary",
@@ -286,7 +346,8 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
         input: McpRange(McpMaxDays.daily),
         output: Schema.Struct(GlucoseSummary.fields),
         run: (user, { from, to }) => noFailure(glucose.range(user.userId, from, to)),
-        bound: byDay("days", "date")
+        bound: byDay("days", "date"),
+        render: renderGlucose
       }),
       define({
         name: "list_journal_entries",
@@ -304,7 +365,8 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
               a.journalDate < b.journalDate ? -1 : a.journalDate > b.journalDate ? 1 : 0
             )
           }))),
-        bound: byDay("entries", "journalDate")
+        bound: byDay("entries", "journalDate"),
+        render: renderJournal
       }),
       define({
         name: "get_meal_responses",
@@ -319,7 +381,8 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
             ...whole(from, to),
             responses
           }))),
-        bound: byDay("responses", "journalDate")
+        bound: byDay("responses", "journalDate"),
+        render: renderMealResponses
       }),
       define(yield* compareMealsTool),
       define({
@@ -335,7 +398,8 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
             ...whole(from, to),
             days: [...days].sort(byDate)
           }))),
-        bound: byDay("days", "date")
+        bound: byDay("days", "date"),
+        render: renderDailyScores
       }),
       define({
         name: "get_weekly_scores",
@@ -349,7 +413,8 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
             ...whole(from, to),
             weeks: [...weeks].sort((a, b) => a.weekStartDate < b.weekStartDate ? -1 : 1)
           }))),
-        bound: byDay("weeks", "weekStartDate")
+        bound: byDay("weeks", "weekStartDate"),
+        render: renderWeeklyScores
       }),
       define({
         name: "get_coverage",
@@ -365,7 +430,8 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
             continueFrom: null,
             partialDay: null
           })),
-        bound: byDay("days", "date")
+        bound: byDay("days", "date"),
+        render: renderCoverage
       })
     ]
 
@@ -373,7 +439,13 @@ export class McpTools extends Effect.Service<McpTools>()("@pulsebridge/server/Mc
     /** The tools as `tools/list` answers them, made once: every tool only reads. */
     const listing = tools.map(({ call: _, ...tool }) => ({
       ...tool,
-      annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, openWorldHint: false }
+      annotations: {
+        title: tool.title,
+        readOnlyHint: true,
+        idempotentHint: true,
+        destructiveHint: false,
+        openWorldHint: false
+      }
     }))
     return { tools, listing, find: (name: string) => byName.get(name) } as const
   }),

@@ -5,13 +5,14 @@
  * hostile messages and arguments (seeded, as the fuzz test): never a 5xx, always JSON-RPC, nothing changed.
  */
 import { expect, layer } from "@effect/vitest"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
 import { McpMaxAnswerChars } from "@pulsebridge/domain"
 import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { badDates, changedTables, digest, fuzzRuns, samples } from "../fixtures/Fuzz.js"
 import { expectError, json, preview, send } from "../fixtures/Http.js"
-import { callTool, mcpClient, toolError } from "../fixtures/Mcp.js"
+import { callTool, callToolText, mcpClient, toolError, validatedAgainst } from "../fixtures/Mcp.js"
 
 const toolNames = [
   "get_profile",
@@ -38,7 +39,7 @@ const DAY = 86_400_000
 const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("mcp server", (it) => {
-  it.scoped("lists its read-only tools with JSON Schemas for input and output", () =>
+  it.scoped("lists its read-only, idempotent tools with a title, a format argument and JSON Schemas", () =>
     Effect.gen(function*() {
       const { token } = yield* createUser("mcp-list")
       const client = yield* mcpClient(token)
@@ -46,11 +47,26 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
       expect(client.getServerCapabilities()?.tools).toBeDefined()
       const { tools } = yield* Effect.promise(() => client.listTools())
       expect(tools.map((t) => t.name)).toEqual(toolNames)
+      const ajv = new AjvJsonSchemaValidator()
       for (const tool of tools) {
         expect(tool.description!.length, tool.name).toBeGreaterThan(40)
+        expect(tool.description, tool.name).toContain("format: \"json\"")
         expect(tool.inputSchema.type).toBe("object")
+        expect(tool.inputSchema.properties?.["format"], tool.name).toMatchObject({
+          type: "string",
+          enum: ["compact", "json"]
+        })
         expect(tool.outputSchema?.type).toBe("object")
-        expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
+        // An output schema that holds anything would validate nothing.
+        expect(ajv.getValidator(tool.outputSchema as any)({}).valid, tool.name).toBe(false)
+        expect(tool.title, tool.name).toBeDefined()
+        expect(tool.annotations, tool.name).toEqual({
+          title: tool.title,
+          readOnlyHint: true,
+          idempotentHint: true,
+          destructiveHint: false,
+          openWorldHint: false
+        })
       }
       const activity = tools.find((t) => t.name === "get_daily_activity")!
       expect(activity.inputSchema).toMatchObject({
@@ -64,7 +80,7 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
       const { token, user } = yield* createUser("mcp-empty")
       const client = yield* mcpClient(token)
       // The SDK's client checks each structured answer against the tool's output schema.
-      yield* Effect.promise(() => client.listTools())
+      const { tools } = yield* Effect.promise(() => client.listTools())
       const profile = yield* callTool(client, "get_profile")
       const today = dateOf(Date.now())
       expect(profile).toEqual({ userId: user.id, timezone: "UTC", today: profile.today })
@@ -87,6 +103,12 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
       })
       expect(yield* callTool(client, "list_journal_entries", range)).toEqual({ ...bound, entries: [] })
       expect(yield* callTool(client, "get_meal_responses", range)).toEqual({ ...bound, responses: [] })
+      expect(yield* callTool(client, "compare_meals", range)).toMatchObject({
+        ...range,
+        entries: 0,
+        groups: [],
+        groupsLeftOut: 0
+      })
       // Scores are answered for the days and weeks with data, as the REST API does.
       expect(yield* callTool(client, "get_daily_scores", range)).toEqual({ ...bound, days: [] })
       expect(yield* callTool(client, "get_weekly_scores", range)).toEqual({ ...bound, weeks: [] })
@@ -94,6 +116,56 @@ layer(makeTestServer(), { timeout: "120 seconds", excludeTestServices: true })("
       expect(coverage).toMatchObject({ ...bound, timezone: "UTC" })
       expect(coverage.days).toHaveLength(7)
       expect(coverage.days[0].data.glucose).toMatchObject({ status: "missing", reason: "notConnected" })
+      // Each tool's structured answer went through the SDK's validator against its output schema.
+      for (const tool of tools) {
+        expect(validatedAgainst(client, tool.outputSchema), tool.name).toBeGreaterThan(0)
+      }
+    }))
+
+  it.scoped("answers compact text by default, the JSON as text on format json, and refuses another format", () =>
+    Effect.gen(function*() {
+      const { token, user } = yield* createUser("mcp-format")
+      const date = dateOf(Date.now() - 2 * DAY)
+      const created = yield* send("POST", `/api/v1/users/${user.id}/journal-entries`, {
+        bearer: token,
+        json: {
+          entryKind: "Coffee",
+          consumedAtUtc: `${date}T07:15:00Z`,
+          timezone: "UTC",
+          title: "Flat white, oat",
+          nutrients: { caloriesKcal: 110.4, caffeineMg: 130 }
+        }
+      })
+      expect(created.status, preview(created)).toBe(201)
+      const client = yield* mcpClient(token)
+      const range = { from: date, to: date }
+      const compact = yield* callToolText(client, "list_journal_entries", range)
+      const full = yield* callToolText(client, "list_journal_entries", { ...range, format: "json" })
+      expect(compact.json).toEqual(full.json)
+      expect(full.text).toBe(JSON.stringify(full.json))
+      expect(full.json.entries[0].nutrients).toMatchObject({ caloriesKcal: 110.4, caffeineMg: 130 })
+      expect(compact.text).toBe([
+        `Nutrition journal, ${date} (1 day): 1 entry on 1 day (Coffee 1).`,
+        `Per day: ${date} 110 kcal, 130 mg caffeine (sums of the entries whose nutrients are known).`,
+        "Time is the entry's local clock; notes cut to 100 characters (format json for all).",
+        "date,time,kind,title,kcal,caffeine mg,items,photo,analysis",
+        `${date},07:15,Coffee,"Flat white, oat",110,130,0,no,None`
+      ].join("\n"))
+      const profile = yield* callToolText(client, "get_profile", { format: "compact" })
+      expect(profile.text).toMatch(
+        new RegExp(`^User ${user.id}; time zone UTC; today is \\d{4}-\\d{2}-\\d{2} \\(\\w+day\\)\\.$`)
+      )
+      for (const format of ["xml", "JSON", 1, null]) {
+        const message = yield* toolError(client, "get_daily_scores", { ...range, format })
+        expect(message, String(format)).toContain("format")
+      }
+      expect(yield* toolError(client, "get_profile", { format: "yaml" })).toContain("format")
+      // Every tool: `format: "json"` answers its structured content's JSON as its text.
+      for (const name of toolNames) {
+        const args = ["get_profile", "list_connections"].includes(name) ? {} : range
+        const answer = yield* callToolText(client, name, { ...args, format: "json" })
+        expect(answer.text, name).toBe(JSON.stringify(answer.json))
+      }
     }))
 
   it.scoped("bad arguments are tool errors the assistant can read; an unknown tool is a protocol error", () =>

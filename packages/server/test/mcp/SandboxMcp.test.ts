@@ -12,7 +12,7 @@ import { createUser, makeTestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
 import { json, preview, send } from "../fixtures/Http.js"
-import { callTool, mcpClient } from "../fixtures/Mcp.js"
+import { callTool, mcpClient, validatedAgainst } from "../fixtures/Mcp.js"
 import { waitForSync } from "../fixtures/Sync.js"
 
 const DAY = 86_400_000
@@ -66,12 +66,14 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
         })
         expect(meal.status, preview(meal)).toBe(201)
         const client = yield* mcpClient(token)
-        yield* Effect.promise(() => client.listTools())
+        const { tools } = yield* Effect.promise(() => client.listTools())
         const query = `from=${from}&to=${to}`
         const base = `/api/v1/users/${user.id}`
 
+        // A background sync may run between the two reads: its bookkeeping is left out of the comparison.
+        const settled = ({ lastSyncedAt: _, syncProgress: __, syncState: ___, updatedAt: ____, ...rest }: any) => rest
         const listed = yield* callTool(client, "list_connections")
-        expect(listed.connections).toEqual(yield* restGet(`${base}/connections`, token))
+        expect(listed.connections.map(settled)).toEqual((yield* restGet(`${base}/connections`, token)).map(settled))
         expect(listed.connections.map((c: any) => c.provider).sort()).toEqual([...providers].sort())
 
         const activity = yield* allPages(client, "get_daily_activity", { from, to }, "days")
@@ -107,6 +109,12 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
         expect(responses.responses).toHaveLength(1)
         // Settled three days ago: computed, or insufficient where the simulated sensor had a gap then.
         expect(["Complete", "Insufficient"]).toContain(responses.responses[0].glucoseResponse.status)
+        const { groupsLeftOut, ...compared } = yield* callTool(client, "compare_meals", journalRange)
+        expect(groupsLeftOut).toBe(0)
+        expect(compared).toEqual(
+          yield* restGet(`${base}/meal-comparisons?from=${lunch}&to=${lunch}`, token)
+        )
+        expect(compared.entries).toBe(1)
 
         // Oldest first here; the REST API answers most recent first.
         const daily = yield* allPages(client, "get_daily_scores", { from, to }, "days")
@@ -169,6 +177,12 @@ layer(makeTestServer({ sandbox: true }), { timeout: "300 seconds", excludeTestSe
         expect(glucose.connections[0].stats.timeInRanges.inRange).toBeGreaterThan(50)
         // A summary, not the readings: a month of five-minute readings in a few kilobytes.
         expect(JSON.stringify(glucose).length).toBeLessThan(JSON.stringify(raw).length / 20)
-      }))
+
+        // Every tool's structured answers over real data went through the SDK's validator against its output schema.
+        for (const tool of tools) {
+          if (tool.name === "get_profile") continue
+          expect(validatedAgainst(client, tool.outputSchema), tool.name).toBeGreaterThan(0)
+        }
+      }), { timeout: 180_000 }) // most of it is four providers' backfills, slow on a loaded machine
   }
 )
