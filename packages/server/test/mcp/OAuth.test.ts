@@ -488,7 +488,7 @@ layer(makeTestServer({ sandbox: true }), { timeout: "120 seconds", excludeTestSe
       expect(json(reply).error_description).toContain("code_verifier")
     }))
 
-  it.scoped("an unregistered redirect URI, an unknown client and plain PKCE are refused", () =>
+  it.scoped("an unregistered redirect URI, an unknown client, plain PKCE and an unknown scope are refused; a denial goes back", () =>
     Effect.gen(function*() {
       const { port } = yield* TestServer
       const app = yield* appWithUser("oauth-redirect")
@@ -530,8 +530,18 @@ layer(makeTestServer({ sandbox: true }), { timeout: "120 seconds", excludeTestSe
       const bad = yield* send("POST", "/oauth/register", { json: { redirect_uris: ["http://example.com/cb"] } })
       expect(bad.status).toBe(400)
       expect(json(bad).error).toBe("invalid_redirect_uri")
-      // An app that has not enabled assistant sign-in (outside the sandbox's default) says so.
-      yield* setSignIn(app.appId, null)
+      // Denied on the consent page: back to the client with access_denied, state and iss, and no grant.
+      const denied = yield* signInAndConsent(
+        `https://localhost:${port}/oauth/authorize?${
+          new URLSearchParams({ ...base, redirect_uri: redirectUri, state: "s2" }).toString()
+        }`,
+        app,
+        "deny"
+      )
+      expect(denied.searchParams.get("error")).toBe("access_denied")
+      expect(denied.searchParams.get("state")).toBe("s2")
+      expect(denied.searchParams.get("code")).toBeNull()
+      expect(json(yield* send("GET", `/api/v1/users/${app.userId}/mcp-grants`, { bearer: app.apiKey }))).toEqual([])
     }))
 
   it.scoped("an expired assertion, a used assertion and a used request are refused", () =>
@@ -649,6 +659,5 @@ layer(makeTestServer({ sandbox: true }), { timeout: "120 seconds", excludeTestSe
       expect(own.result.structuredContent.userId).toBe(app.userId)
       // Another app's key sees none of the user's grants.
       expectError(yield* send("GET", `/api/v1/users/${app.userId}/mcp-grants`, { bearer: other.apiKey }), 404)
-      // Denied consent goes back to the client with access_denied.
     }))
 })
