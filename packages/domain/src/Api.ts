@@ -8,6 +8,7 @@ import { InternalServerError, PayloadTooLarge, TooManyRequests, Unauthorized } f
 import { HealthRecordsGroup } from "./HealthRecords.js"
 import { InsightsGroup } from "./Insights.js"
 import { JournalGroup } from "./Journal.js"
+import { McpAccessGroup } from "./McpAccess.js"
 import { OAuthGroup } from "./OAuth.js"
 import { ScoresGroup } from "./Scores.js"
 import { UsersGroup } from "./Users.js"
@@ -23,6 +24,7 @@ export class Api extends HttpApi.make("pulsebridge")
   .add(CoverageGroup)
   .add(OAuthGroup)
   .add(WebhookEndpointsGroup)
+  .add(McpAccessGroup)
   .addError(Unauthorized)
   .addError(PayloadTooLarge)
   .addError(TooManyRequests)

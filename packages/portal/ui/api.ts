@@ -26,6 +26,7 @@ export type AuditActorType = typeof PortalApi.AuditActorType.Encoded
 export type AuditFilters = { readonly [K in keyof typeof PortalApi.AuditFilters.Encoded]?: string }
 
 export type PortalApp = typeof PortalApi.PortalApp.Encoded
+export type AssistantSignIn = typeof PortalApi.AssistantSignIn.Encoded
 export type ApiKeySummary = typeof PortalApi.ApiKeySummary.Encoded
 export type CreateKeyPayload = typeof PortalApi.CreateKeyPayload.Encoded
 export type CreatedKey = typeof PortalApi.CreatedKey.Encoded
@@ -222,6 +223,9 @@ export const api = {
   app: (appId: string) => request<PortalApp>("GET", `/portal/api/apps/${appId}`),
   createApp: (name: string) => request<PortalApp>("POST", "/portal/api/apps", { name }),
   renameApp: (appId: string, name: string) => request<PortalApp>("PATCH", `/portal/api/apps/${appId}`, { name }),
+  assistantSignIn: (appId: string) => request<AssistantSignIn>("GET", `/portal/api/apps/${appId}/assistant-sign-in`),
+  setAssistantSignIn: (appId: string, assistantSignInUrl: string | null) =>
+    request<AssistantSignIn>("PUT", `/portal/api/apps/${appId}/assistant-sign-in`, { assistantSignInUrl }),
   keys: (appId: string) => request<{ data: ReadonlyArray<ApiKeySummary> }>("GET", `/portal/api/apps/${appId}/keys`),
   createKey: (appId: string, body: CreateKeyPayload) =>
     request<CreatedKey>("POST", `/portal/api/apps/${appId}/keys`, body),

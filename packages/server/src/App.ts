@@ -40,6 +40,11 @@ import { AnalysisQueueLive, MealAnalysisLive, ResumePendingLive } from "./journa
 import { MealAnalyzerLive } from "./journal/MealAnalyzer.js"
 import { NutrientResolver } from "./journal/NutrientResolver.js"
 import { McpRoutesLive } from "./mcp/Http.js"
+import { McpAccessHttpLive } from "./mcp/oauth/ApiHttp.js"
+import { McpAuthorization } from "./mcp/oauth/Authorization.js"
+import { McpClients } from "./mcp/oauth/Clients.js"
+import { OAuthRoutesLive } from "./mcp/oauth/Http.js"
+import { SandboxSignIn } from "./mcp/oauth/SandboxSignIn.js"
 import { McpTools } from "./mcp/Tools.js"
 import { MetricsListenerLive, MetricsRoutesLive } from "./observability/MetricsRoutes.js"
 import { ShardingLive } from "./platform/Cluster.js"
@@ -210,6 +215,7 @@ export const ApiLive = HttpApiBuilder.api(ServedApi).pipe(
     CoverageHttpLive,
     OAuthHttpLive,
     WebhookEndpointsHttpLive,
+    McpAccessHttpLive,
     PortalHttpLive
   ])
 )
@@ -239,12 +245,13 @@ const HttpAppLive = Layer.unwrapEffect(Effect.gen(function*() {
     Layer.provide(RootRoutesLive),
     Layer.provide(MetricsRoutesLive),
     Layer.provide(WebhookRoutesLive),
+    Layer.provide(OAuthRoutesLive.pipe(Layer.provide([SandboxSignIn.Default, McpClients.Default]))),
     Layer.provide(McpRoutesLive.pipe(Layer.provide(McpTools.Default))),
     Layer.provide(SandboxRoutesLive),
     Layer.provide(PortalAssetsLive),
     Layer.provide(ApiLive)
   )
-})).pipe(Layer.provide([RateLimiter.Default, UserTokenCheck.Default]))
+})).pipe(Layer.provide([RateLimiter.Default, UserTokenCheck.Default]), Layer.provide(McpAuthorization.Default))
 
 /**
  * Everything the server runs, listening, given `ServerConfig`, a migrated `SqlClient` and the

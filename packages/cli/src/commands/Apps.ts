@@ -3,12 +3,13 @@
  * (the app and its key) as made by the CLI.
  */
 import { Command, Options } from "@effect/cli"
-import { allPermissions } from "@pulsebridge/domain"
+import { allPermissions, BadRequest } from "@pulsebridge/domain"
 import type { App } from "@pulsebridge/server"
-import { Apps, Audit, byActor, displayPrefix } from "@pulsebridge/server"
+import { Apps, Audit, byActor, displayPrefix, ServerConfig } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { printResult } from "../Output.js"
-import { json } from "./Options.js"
+import { appId, json } from "./Options.js"
 import { cli, withServices } from "./Runtime.js"
 
 const appJson = (app: App) => ({ id: app.id, name: app.name, createdAt: app.createdAt.toISOString() })
@@ -62,7 +63,52 @@ const appsList = Command.make("list", { json }, ({ json }) =>
     )
   }).pipe(withServices(json))).pipe(Command.withDescription("List the apps"))
 
+const appsSignIn = Command.make(
+  "assistant-sign-in",
+  {
+    app: appId,
+    url: Options.text("url").pipe(
+      Options.optional,
+      Options.withDescription(
+        "The app's assistant sign-in URL (https), where PulseBridge sends an assistant's OAuth sign-in " +
+          "(docs/mcp.md); without --url, the current one is shown"
+      )
+    ),
+    clear: Options.boolean("clear").pipe(Options.withDescription("Remove the URL: assistants can no longer sign in")),
+    json
+  },
+  ({ app, clear, json, url }) =>
+    Effect.gen(function*() {
+      const apps = yield* Apps
+      const config = yield* ServerConfig
+      if (clear || Option.isSome(url)) {
+        const value = clear ? null : Option.getOrThrow(url)
+        const audit = yield* Audit
+        yield* audit.recorded(
+          apps.setAssistantSignInUrl(app, value, { sandbox: config.sandbox }).pipe(
+            Effect.catchTag("SignInUrlRefused", (refused) => Effect.fail(new BadRequest({ message: refused.message })))
+          ),
+          () => [
+            byActor(cli, {
+              action: "app.assistantSignIn",
+              targetType: "app",
+              targetId: app,
+              appId: app,
+              detail: { assistantSignInUrl: value }
+            })
+          ]
+        )
+      }
+      const current = yield* apps.assistantSignInUrl(app)
+      yield* printResult(
+        json,
+        { appId: app, assistantSignInUrl: current },
+        () => current === null ? "The app has no assistant sign-in URL." : `Assistant sign-in URL: ${current}`
+      )
+    }).pipe(withServices(json))
+).pipe(Command.withDescription("Show or set the app's assistant sign-in URL (MCP OAuth)"))
+
 export const apps = Command.make("apps").pipe(
   Command.withDescription("Manage apps (the tenants)"),
-  Command.withSubcommands([appsCreate, appsList])
+  Command.withSubcommands([appsCreate, appsList, appsSignIn])
 )

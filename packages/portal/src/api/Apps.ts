@@ -81,6 +81,14 @@ export class ProviderCredentialsPayload extends Schema.Class<ProviderCredentials
   webhookVerificationCode: Schema.optional(SecretText)
 }) {}
 
+export class AssistantSignIn extends Schema.Class<AssistantSignIn>("AssistantSignIn")({
+  assistantSignInUrl: Schema.NullOr(
+    ContractString({ minLength: 1, maxLength: 2048, noWhitespace: true }).annotations({
+      description: "Where an assistant's OAuth sign-in goes (https; docs/mcp.md); null: assistants cannot sign in"
+    })
+  )
+}) {}
+
 /** The path of one app, which every page of an app starts from. */
 export const AppPath = Schema.Struct({ appId: AppId })
 
@@ -94,6 +102,20 @@ export class AppsGroup extends HttpApiGroup.make("portalApps")
       .setPayload(AppPayload)
       .addSuccess(PortalApp)
       .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("assistantSignIn", "/portal/api/apps/:appId/assistant-sign-in")
+      .setPath(AppPath)
+      .addSuccess(AssistantSignIn)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.put("setAssistantSignIn", "/portal/api/apps/:appId/assistant-sign-in")
+      .setPath(AppPath)
+      .setPayload(AssistantSignIn)
+      .addSuccess(AssistantSignIn)
+      .addError(NotFound)
+      .addError(BadRequest)
   )
   .add(
     HttpApiEndpoint.get("keys", "/portal/api/apps/:appId/keys")

@@ -19,6 +19,49 @@ const tabs = [
   { key: "users", label: "Users" }
 ] as const
 
+/**
+ * The app's assistant sign-in URL (docs/mcp.md): where an AI assistant's OAuth sign-in goes, so that the app
+ * signs its user in. Empty: assistants cannot connect through OAuth.
+ */
+const AssistantSignInForm = (props: { readonly appId: string; readonly isAdmin: boolean }) => {
+  const current = useLoad(() => api.assistantSignIn(props.appId), [props.appId])
+  const [value, setValue] = useState<string | undefined>(undefined)
+  const [error, setError] = useState<unknown>(undefined)
+  const [saved, setSaved] = useState(false)
+  if (current.data === undefined) return current.loading ? null : <ErrorNote error={current.error} />
+  const shown = value ?? current.data.assistantSignInUrl ?? ""
+  return (
+    <form
+      class="inline"
+      aria-label="Assistant sign-in"
+      onSubmit={(event) => {
+        event.preventDefault()
+        setError(undefined)
+        setSaved(false)
+        const url = shown.trim()
+        api.setAssistantSignIn(props.appId, url === "" ? null : url).then(() => {
+          setValue(undefined)
+          setSaved(true)
+          current.reload()
+        }, setError)
+      }}
+    >
+      <Field
+        label="Assistant sign-in URL"
+        hint="https; where an AI assistant's sign-in (MCP OAuth) sends the user. Empty: assistants cannot connect."
+        type="url"
+        maxLength={2048}
+        disabled={!props.isAdmin}
+        value={shown}
+        onInput={(event) => setValue(event.currentTarget.value)}
+      />
+      <button hidden={!props.isAdmin} type="submit" class="secondary small">Save sign-in URL</button>
+      {saved ? <span role="status" class="muted small">Saved</span> : null}
+      <ErrorNote error={error} />
+    </form>
+  )
+}
+
 export const AppPage = (props: { readonly appId: string; readonly tab: string; readonly session: Session }) => {
   const isAdmin = useIsAdmin()
   const app = useLoad(() => api.app(props.appId), [props.appId])
@@ -80,6 +123,7 @@ export const AppPage = (props: { readonly appId: string; readonly tab: string; r
       <p class="muted small">
         App id <code>{app.data.id}</code> · {app.data.users} users
       </p>
+      <AssistantSignInForm appId={props.appId} isAdmin={isAdmin} />
       <nav class="tabs" aria-label="App sections">
         {tabs.map((t) => (
           <Link

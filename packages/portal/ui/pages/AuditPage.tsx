@@ -38,6 +38,7 @@ const actions = [
   "settings.update",
   "app.create",
   "app.rename",
+  "app.assistantSignIn",
   "apiKey.create",
   "apiKey.revoke",
   "providerCredentials.create",

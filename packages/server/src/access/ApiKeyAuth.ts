@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { Authentication } from "./Authentication.js"
-import { ApiKeyPrefix, isWellFormed, UserTokenPrefix } from "./CredentialHash.js"
+import { ApiKeyPrefix, isWellFormed, McpTokenPrefix, mcpTokenRefused, UserTokenPrefix } from "./CredentialHash.js"
 import { currentCaller } from "./Credentials.js"
 
 const wrongType = "Wrong credential type: this endpoint needs an API key (pb_sk_...), not a user token"
@@ -32,6 +32,7 @@ export const ApiKeyAuthLive = Layer.effect(
             })
           }
           if (credential.startsWith(UserTokenPrefix)) return yield* new Unauthorized({ message: wrongType })
+          if (credential.startsWith(McpTokenPrefix)) return yield* new Unauthorized({ message: mcpTokenRefused })
           const app = isWellFormed(credential, ApiKeyPrefix)
             ? yield* authentication.apiKey(credential, {
               hash: caller.hashOf(credential),

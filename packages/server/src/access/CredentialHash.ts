@@ -6,6 +6,17 @@ import * as crypto from "node:crypto"
 
 export const ApiKeyPrefix = "pb_sk_"
 export const UserTokenPrefix = "pb_ut_"
+/** An MCP access token (docs/mcp.md): read-only, for the MCP server only. */
+export const McpTokenPrefix = "pb_mt_"
+
+/** The refusal of an MCP token by every route that is not the MCP server's. */
+export const mcpTokenRefused =
+  "MCP tokens (pb_mt_...) are only for the MCP server (/mcp and the apps' /mcp/apps/{appId}); they are " +
+  "refused by the REST API and the portal"
+
+/** Whether a request's `Authorization` header carries an MCP token. */
+export const bearsMcpToken = (authorization: string | undefined): boolean =>
+  authorization !== undefined && /^Bearer\s+pb_mt_/i.test(authorization)
 
 /** `prefix` + 32 random bytes, base64url. */
 export const generateSecret = (prefix: string): string => prefix + crypto.randomBytes(32).toString("base64url")

@@ -38,7 +38,7 @@ import { countRateLimited, rateLimitsNotApplied } from "../http/RequestMetrics.j
 import { SelfCalls } from "../platform/SelfCalls.js"
 import type { RateLimit, RateLimitSettings } from "../platform/ServerConfig.js"
 import { ServerConfig } from "../platform/ServerConfig.js"
-import { ApiKeyPrefix, isWellFormed, UserTokenPrefix } from "./CredentialHash.js"
+import { ApiKeyPrefix, isWellFormed, McpTokenPrefix, UserTokenPrefix } from "./CredentialHash.js"
 import { Caller, portalSessionCookie, PresentedCredentials } from "./Credentials.js"
 import type { CredentialLookup } from "./RateLimitRepo.js"
 import { RateLimitRepo } from "./RateLimitRepo.js"
@@ -134,6 +134,10 @@ export const bucketFor = (
       ? { kind: "token", hash: caller.hashOf(credential) } as const
       : undefined
     return { key: caller.bucketKeyOf("token", credential), limit: settings.userToken, failures, lookup }
+  }
+  // An MCP token (looked up by the MCP route itself) draws from a bucket of its own, at a user token's limit.
+  if (credential?.startsWith(McpTokenPrefix) === true) {
+    return { key: caller.bucketKeyOf("token", credential), limit: settings.userToken, failures }
   }
   // An operator's pages call the portal's JSON API several at a time: each session gets a bucket at
   // an API key's limit. A made-up session answers 401 and so draws from the failure bucket.

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { Authentication } from "./Authentication.js"
-import { ApiKeyPrefix, isWellFormed, UserTokenPrefix } from "./CredentialHash.js"
+import { ApiKeyPrefix, isWellFormed, McpTokenPrefix, mcpTokenRefused, UserTokenPrefix } from "./CredentialHash.js"
 import { currentCaller } from "./Credentials.js"
 
 const wrongType = "Wrong credential type: this endpoint needs a user token (pb_ut_...), not an API key"
@@ -33,6 +33,7 @@ export class UserTokenCheck extends Effect.Service<UserTokenCheck>()("@pulsebrid
             })
           }
           if (credential.startsWith(ApiKeyPrefix)) return yield* new Unauthorized({ message: wrongType })
+          if (credential.startsWith(McpTokenPrefix)) return yield* new Unauthorized({ message: mcpTokenRefused })
           const user = isWellFormed(credential, UserTokenPrefix)
             ? yield* authentication.userToken(credential, {
               hash: caller.hashOf(credential),

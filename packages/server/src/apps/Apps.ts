@@ -31,6 +31,32 @@ export class ApiKeyNotFound extends Data.TaggedError("ApiKeyNotFound")<{ readonl
   }
 }
 
+/** An assistant sign-in URL that is not an https URL. */
+export class SignInUrlRefused extends Data.TaggedError("SignInUrlRefused")<{ readonly message: string }> {}
+
+/**
+ * Why an app's assistant sign-in URL is refused, or undefined: an absolute https URL without a fragment, at most
+ * 2,048 characters (http on a loopback host too in sandbox mode).
+ */
+export const signInUrlProblem = (value: string, sandbox: boolean): string | undefined => {
+  if (value.length > 2048) return "the sign-in URL may have at most 2048 characters"
+
+  if (/[\u0000-\u001f\u007f]/.test(value)) return "the sign-in URL may not contain control characters"
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return "the sign-in URL must be an absolute URL"
+  }
+  if (url.hash !== "" || url.username !== "" || url.password !== "") {
+    return "the sign-in URL may not have a fragment or credentials"
+  }
+  if (url.protocol === "https:") return undefined
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname)
+  if (sandbox && url.protocol === "http:" && loopback) return undefined
+  return "the sign-in URL must use https"
+}
+
 export interface CreatedApiKey {
   readonly id: ApiKeyId
   readonly apiKey: string
@@ -95,6 +121,28 @@ export class Apps extends Effect.Service<Apps>()("@pulsebridge/server/Apps", {
         const renamed = isUuid(appId) ? yield* appsRepo.rename(appId, name) : Option.none()
         if (Option.isNone(renamed)) return yield* new AppNotFound({ appId })
         return renamed.value
+      }),
+
+      /**
+       * Sets the app's assistant sign-in URL (docs/mcp.md: where PulseBridge sends an assistant's OAuth sign-in),
+       * or clears it with null. An https URL (http on a loopback host too in sandbox mode).
+       */
+      setAssistantSignInUrl: traced("Apps.setAssistantSignInUrl")(
+        function*(appId: string, url: string | null, options: { readonly sandbox: boolean }) {
+          if (url !== null) {
+            const problem = signInUrlProblem(url, options.sandbox)
+            if (problem !== undefined) return yield* new SignInUrlRefused({ message: problem })
+          }
+          const set = isUuid(appId) ? yield* appsRepo.setAssistantSignInUrl(appId, url) : false
+          if (!set) return yield* new AppNotFound({ appId })
+        }
+      ),
+
+      /** The app's assistant sign-in URL, or null. */
+      assistantSignInUrl: traced("Apps.assistantSignInUrl")(function*(appId: string) {
+        const found = isUuid(appId) ? yield* appsRepo.assistantSignInUrl(appId) : Option.none()
+        if (Option.isNone(found)) return yield* new AppNotFound({ appId })
+        return found.value
       }),
 
       /** How many apps there are (none on a fresh database). */

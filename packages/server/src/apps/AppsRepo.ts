@@ -5,6 +5,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { AppId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 export const App = Schema.Struct({ id: AppId, name: Schema.String, createdAt: Schema.DateFromSelf })
@@ -83,7 +84,21 @@ export class AppsRepo extends Effect.Service<AppsRepo>()("@pulsebridge/server/Ap
       /** Renames the app; none for an unknown id (a UUID). */
       rename: (id: string, name: string) => rename({ id, name }).pipe(Effect.orDie),
 
-      count: count(undefined).pipe(Effect.map((row) => row.count), Effect.orDie)
+      count: count(undefined).pipe(Effect.map((row) => row.count), Effect.orDie),
+
+      /** Sets (or, with null, clears) the app's assistant sign-in URL; false for an unknown id (a UUID). */
+      setAssistantSignInUrl: (id: string, url: string | null) =>
+        sql<{ id: string }>`update apps set assistant_sign_in_url = ${url} where id = ${id} returning id`.pipe(
+          Effect.map((rows) => rows.length === 1),
+          Effect.orDie
+        ),
+
+      /** The app's assistant sign-in URL (null when it has none); none for an unknown id (a UUID). */
+      assistantSignInUrl: (id: string) =>
+        sql<{ assistantSignInUrl: string | null }>`select assistant_sign_in_url from apps where id = ${id}`.pipe(
+          Effect.map((rows) => rows.length === 0 ? Option.none() : Option.some(rows[0]!.assistantSignInUrl)),
+          Effect.orDie
+        )
     } as const
   })
 }) {}

@@ -14,23 +14,30 @@
  * browser), from the service's own origin (its public URL) or from an origin of `MCP_ALLOWED_ORIGINS` is
  * served; any other gets 403 before its credential is looked at.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
+import { currentCaller } from "../access/Credentials.js"
 import { UserTokenCheck } from "../access/UserTokenAuth.js"
 import { jsonDepthOver, MaxJsonDepth } from "../http/BodyRules.js"
 import { drain } from "../http/Drain.js"
 import { ServerBases } from "../platform/ServerBases.js"
 import { normalOrigin, ServerConfig } from "../platform/ServerConfig.js"
+import { appIdPattern, McpAuthorization } from "./oauth/Authorization.js"
+import { McpTokenPrefix } from "./oauth/Rules.js"
 import { makeMcpServer } from "./Server.js"
+import type { McpUser } from "./Tools.js"
 import { McpTools } from "./Tools.js"
 
 /** The largest request body: MCP requests are small (a tool name and a date range). */
 export const MaxMcpBodyBytes = 256 * 1024
 
 export const McpPath = "/mcp"
+
+/** An app's MCP URL, for assistants that connect through OAuth (`oauth/`). */
+export const McpAppPath = "/mcp/apps/:appId"
 
 /** A JSON-RPC error with no request id, as the SDK's transport answers protocol errors. */
 const rpcError = (status: number, code: number, message: string, headers?: Record<string, string>) =>
@@ -111,6 +118,7 @@ export const McpRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const tools = yield* McpTools
     const userToken = yield* UserTokenCheck
+    const authorization = yield* McpAuthorization
     const config = yield* ServerConfig
     const bases = yield* ServerBases
     const allowedOrigins = new Set([new URL(bases.publicBase).origin, ...config.mcpAllowedOrigins])
@@ -133,28 +141,112 @@ export const McpRoutesLive = HttpApiBuilder.Router.use((router) =>
       )
     })
 
-    const post = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      yield* checkOrigin
+    const resourceMetadataOf = (appId?: string) =>
+      `${bases.publicBase}/.well-known/oauth-protected-resource${appId === undefined ? "" : `${McpPath}/apps/${appId}`}`
+
+    /** The 401 of an MCP route: `WWW-Authenticate` names the resource's metadata, and the error when a token was sent. */
+    const unauthorized = (message: string, options: { readonly appId?: string; readonly invalidToken: boolean }) => {
+      const challenge = [
+        ...(options.appId === undefined ? ["realm=\"PulseBridge\""] : []),
+        `resource_metadata="${resourceMetadataOf(options.appId)}"`,
+        ...(options.invalidToken ? ["error=\"invalid_token\""] : [])
+      ]
+      return HttpServerResponse.unsafeJson({ _tag: "Unauthorized", message }, {
+        status: 401,
+        headers: { "www-authenticate": `Bearer ${challenge.join(", ")}` }
+      })
+    }
+
+    /**
+     * The caller of `/mcp`: a user token (every tool), or an MCP token issued through the API (its scopes). An
+     * OAuth access token is bound to its app's MCP URL and refused here.
+     */
+    const callerOfMcp = Effect.gen(function*() {
+      const caller = yield* currentCaller
+      const credential = caller.forUserToken
+      if (credential?.startsWith(McpTokenPrefix) === true) {
+        const access = yield* authorization.access(credential)
+        if (Option.isNone(access)) {
+          return yield* Effect.fail(unauthorized("Invalid, expired or revoked MCP token", { invalidToken: true }))
+        }
+        if (access.value.resource !== null) {
+          return yield* Effect.fail(
+            unauthorized(`This token is for another MCP URL (${access.value.resource})`, { invalidToken: true })
+          )
+        }
+        return { user: access.value.user, scopes: access.value.scopes as ReadonlySet<string> | undefined }
+      }
       const user = yield* userToken.check.pipe(
-        Effect.tapError(() => drain(request)),
-        Effect.mapError((error) =>
-          HttpServerResponse.unsafeJson({ _tag: "Unauthorized", message: error.message }, {
-            status: 401,
-            headers: { "www-authenticate": "Bearer realm=\"PulseBridge\"" }
-          })
-        )
+        Effect.mapError((error) => unauthorized(error.message, { invalidToken: credential !== undefined }))
       )
-      const body = yield* readBody(request)
-      const run = Runtime.runPromise(yield* Effect.runtime<never>())
-      const server = makeMcpServer(tools, Effect.succeed(Option.some(user)), run)
-      // No session id generator: stateless.
-      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
-      yield* Effect.promise(() => server.connect(transport))
-      const response = yield* Effect.promise(() => transport.handleRequest(webRequestOf(request), { parsedBody: body }))
-        .pipe(Effect.ensuring(Effect.promise(() => server.close())))
-      return HttpServerResponse.fromWeb(response)
-    }).pipe(Effect.merge)
+      return { user, scopes: undefined }
+    })
+
+    /** The caller of an app's MCP URL: an OAuth access token bound to exactly that URL. */
+    const callerOfApp = (appId: string) =>
+      Effect.gen(function*() {
+        const caller = yield* currentCaller
+        const credential = caller.forUserToken
+        if (credential === undefined) {
+          return yield* Effect.fail(
+            unauthorized("Missing credential: this MCP URL takes OAuth access tokens (docs/mcp.md)", {
+              appId,
+              invalidToken: false
+            })
+          )
+        }
+        const access = credential.startsWith(McpTokenPrefix)
+          ? yield* authorization.access(credential)
+          : Option.none()
+        if (Option.isNone(access)) {
+          return yield* Effect.fail(
+            unauthorized("Invalid, expired or revoked access token: this MCP URL takes OAuth access tokens", {
+              appId,
+              invalidToken: true
+            })
+          )
+        }
+        if (access.value.resource !== authorization.resourceOf(appId)) {
+          return yield* Effect.fail(
+            unauthorized("This access token was issued for another MCP URL", { appId, invalidToken: true })
+          )
+        }
+        return { user: access.value.user, scopes: access.value.scopes as ReadonlySet<string> | undefined }
+      })
+
+    const serve = <R>(
+      authenticate: Effect.Effect<
+        { readonly user: McpUser; readonly scopes: ReadonlySet<string> | undefined },
+        HttpServerResponse.HttpServerResponse,
+        R
+      >
+    ) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        yield* checkOrigin
+        const { scopes, user } = yield* authenticate.pipe(Effect.tapError(() => drain(request)))
+        const body = yield* readBody(request)
+        const run = Runtime.runPromise(yield* Effect.runtime<never>())
+        const server = makeMcpServer(tools, Effect.succeed(Option.some(user)), run, scopes)
+        // No session id generator: stateless.
+        const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+        yield* Effect.promise(() => server.connect(transport))
+        const response = yield* Effect.promise(() =>
+          transport.handleRequest(webRequestOf(request), { parsedBody: body })
+        ).pipe(Effect.ensuring(Effect.promise(() => server.close())))
+        return HttpServerResponse.fromWeb(response)
+      }).pipe(Effect.merge)
+
+    const post = serve(callerOfMcp)
+
+    const postApp = Effect.gen(function*() {
+      const { appId } = yield* HttpRouter.params
+      const id = (appId ?? "").toLowerCase()
+      if (!appIdPattern.test(id)) {
+        return HttpServerResponse.unsafeJson({ _tag: "NotFound", message: "No app has this MCP URL" }, { status: 404 })
+      }
+      return yield* serve(callerOfApp(id))
+    })
 
     const notAllowed = Effect.zipRight(
       checkOrigin,
@@ -168,5 +260,8 @@ export const McpRoutesLive = HttpApiBuilder.Router.use((router) =>
     yield* router.post(McpPath, post)
     yield* router.get(McpPath, notAllowed)
     yield* router.del(McpPath, notAllowed)
+    yield* router.post(McpAppPath, postApp)
+    yield* router.get(McpAppPath, notAllowed)
+    yield* router.del(McpAppPath, notAllowed)
   })
 )

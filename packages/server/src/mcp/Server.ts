@@ -10,6 +10,7 @@ import type { CallToolResult, ListToolsResult } from "@modelcontextprotocol/sdk/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import type * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { McpScopes, toolAllowed, toolScopes } from "./oauth/Rules.js"
 import type { McpTools, McpUser, ToolAnswer } from "./Tools.js"
 
 export const serverInfo = { name: "pulsebridge", title: "PulseBridge", version: "0.1.0" } as const
@@ -35,14 +36,27 @@ const answerOf = (answer: ToolAnswer): CallToolResult =>
 export const makeMcpServer = (
   tools: McpTools,
   user: Effect.Effect<Option.Option<McpUser>>,
-  run: <A>(effect: Effect.Effect<A>) => Promise<A>
+  run: <A>(effect: Effect.Effect<A>) => Promise<A>,
+  /** The scopes of an MCP token (`pb_mt_`): only the tools they open are listed and called. None: every tool. */
+  scopes?: ReadonlySet<string>
 ): Server => {
   const server = new Server(serverInfo, { capabilities: { tools: { listChanged: false } }, instructions })
-  server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => ({ tools: tools.listing }))
+  const allowed = (name: string) => scopes === undefined || toolAllowed(name, scopes)
+  server.setRequestHandler(ListToolsRequestSchema, (): ListToolsResult => ({
+    tools: scopes === undefined ? tools.listing : tools.listing.filter((tool) => allowed(tool.name))
+  }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = tools.find(request.params.name)
     if (tool === undefined) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name.slice(0, 100)}`)
+    }
+    if (!allowed(tool.name)) {
+      return answerOf({
+        _tag: "ToolError",
+        message: `This token's scopes do not cover ${tool.name} (it needs: ${
+          (toolScopes[tool.name] ?? McpScopes).join(", ")
+        }); ask the user to grant that data`
+      })
     }
     const current = await run(user)
     if (Option.isNone(current)) {

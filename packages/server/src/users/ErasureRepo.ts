@@ -43,6 +43,13 @@ export const erasedTables: ReadonlyArray<string> = [
   "journal_images",
   "rate_limit_buckets",
   "user_tokens",
+  // MCP access (docs/mcp.md): codes and tokens go with their grant (on delete cascade), the assertions with the
+  // authorization requests they answered.
+  "mcp_tokens",
+  "mcp_codes",
+  "mcp_grants",
+  "mcp_assertions",
+  "mcp_auth_requests",
   // A delivery's attempts go with it (on delete cascade).
   "webhook_delivery_attempts",
   "webhook_deliveries",
@@ -186,6 +193,20 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("@pulsebridge/ser
           where key in (select ${sql.literal(tokenBucketKey("token_hash"))} from user_tokens where user_id = ${userId})
         `
         yield* sql`delete from user_tokens where user_id = ${userId}`
+        yield* sql`
+          delete from rate_limit_buckets
+          where key in (
+            select ${sql.literal(tokenBucketKey("t.token_hash"))}
+            from mcp_tokens t join mcp_grants g on g.id = t.grant_id
+            where g.user_id = ${userId} and t.kind = 'access'
+          )
+        `
+        yield* sql`delete from mcp_grants where user_id = ${userId}`
+        yield* sql`
+          delete from mcp_auth_requests
+          where id_hash in (select request_hash from mcp_assertions where user_id = ${userId})
+        `
+        yield* sql`delete from mcp_assertions where user_id = ${userId}`
         yield* sql`delete from webhook_deliveries where user_id = ${userId}`
         yield* sql`delete from webhook_events where user_id = ${userId}`
         yield* scrubAudit(userId)

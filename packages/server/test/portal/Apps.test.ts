@@ -43,6 +43,30 @@ layer(makeTestServer(), { timeout: "120 seconds" })("portal apps", (it) => {
       expect((yield* client.post("/portal/api/apps", { json: { name: "x" }, csrf: null })).status).toBe(403)
     }))
 
+  it.effect("the assistant sign-in URL is set (https only), read, cleared and audited", () =>
+    Effect.gen(function*() {
+      const { client } = yield* loggedIn
+      const appId = (yield* client.post("/portal/api/apps", { json: { name: "assistants" } })).body.id as string
+      const path = `/portal/api/apps/${appId}/assistant-sign-in`
+      expect((yield* client.get(path)).body).toEqual({ assistantSignInUrl: null })
+      const url = "https://app.example/assistant-sign-in"
+      const set = yield* client.put(path, { json: { assistantSignInUrl: url } })
+      expect(set.status, set.text).toBe(200)
+      expect((yield* client.get(path)).body).toEqual({ assistantSignInUrl: url })
+      const plain = yield* client.put(path, { json: { assistantSignInUrl: "http://app.example/sign-in" } })
+      expect(plain.status).toBe(400)
+      expect(plain.body.message).toContain("https")
+      expect((yield* client.get(path)).body).toEqual({ assistantSignInUrl: url })
+      expect((yield* client.put(path, { json: { assistantSignInUrl: null } })).status).toBe(200)
+      expect((yield* client.get(path)).body).toEqual({ assistantSignInUrl: null })
+      expect((yield* client.get(`/portal/api/apps/${crypto.randomUUID()}/assistant-sign-in`)).status).toBe(404)
+      const audit = yield* client.get(`/portal/api/audit?appId=${appId}&action=app.assistantSignIn`)
+      expect(audit.body.data.map((event: { detail: unknown }) => event.detail)).toEqual([
+        { assistantSignInUrl: null },
+        { assistantSignInUrl: url }
+      ])
+    }))
+
   it.effect("a key made in the portal works on /api/v1/users until it is revoked, then 401 at once", () =>
     Effect.gen(function*() {
       const { client } = yield* loggedIn

@@ -127,7 +127,7 @@ layer(makeTestServer({ sandbox: true, analyzer: "sandbox", syncCron: "0 0 1 1 *"
         const dump = yield* dumpAll
         expect(Object.keys(dump)).toEqual(expect.arrayContaining(["erased_users", "users", "glucose_readings"]))
         const personal = [u.externalUserId, u.metadataValue, u.noteText, ...u.providerUserIds]
-        const ids = [...u.connections.map((c) => c.connectionId), ...u.entryIds]
+        const ids = [...u.connections.map((c) => c.connectionId), ...u.entryIds, ...u.mcpGrantIds]
         for (const [table, rows] of Object.entries(dump)) {
           for (const row of rows) {
             for (const needle of personal) expect(row, `${table} holds ${needle}`).not.toContain(needle)

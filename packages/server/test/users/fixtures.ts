@@ -7,6 +7,7 @@ import { expect } from "@effect/vitest"
 import type { Provider } from "@pulsebridge/domain"
 import { createUser, TestServer } from "@pulsebridge/testing"
 import * as Effect from "effect/Effect"
+import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { connect, simulatedUser } from "../fixtures/Connect.js"
@@ -45,6 +46,55 @@ export const blobFiles = Effect.map(TestServer, ({ dataDir }) => {
  * A new app's user with metadata, connected to the four sandbox providers (each synced), a manual
  * journal entry and an analysed meal photo; returns what identifies the user anywhere.
  */
+/**
+ * MCP access of the user: a token the app issued, and an assistant's OAuth grant through the sandbox's default
+ * sign-in (registration, authorization request, the app's assertion, consent, code, tokens). The grants' ids.
+ */
+const mcpAccess = (apiKey: string, userId: string, appId: string) =>
+  Effect.gen(function*() {
+    const issued = yield* send("POST", `/api/v1/users/${userId}/mcp-tokens`, { bearer: apiKey, json: {} })
+    expect(issued.status, preview(issued)).toBe(201)
+    const redirectUri = "http://127.0.0.1:9/callback"
+    const client = json(yield* send("POST", "/oauth/register", { json: { redirect_uris: [redirectUri] } }))
+    const verifier = crypto.randomBytes(32).toString("base64url")
+    const { port } = yield* TestServer
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      code_challenge: crypto.createHash("sha256").update(verifier).digest("base64url"),
+      code_challenge_method: "S256",
+      resource: `https://localhost:${port}/mcp/apps/${appId}`
+    })
+    const authorize = yield* send("GET", `/oauth/authorize?${query.toString()}`)
+    const request = new URL(authorize.headers["location"]!).searchParams.get("pb_request")!
+    const assertion = json(
+      yield* send("POST", "/api/v1/mcp/sign-in-assertions", { bearer: apiKey, json: { request, userId } })
+    )
+    const consentUrl = new URL(assertion.redirectUrl)
+    const page = yield* send("GET", `${consentUrl.pathname}${consentUrl.search}`)
+    const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(page.text)![1]!
+    const approved = yield* send("POST", "/oauth/consent", {
+      body: new URLSearchParams({ assertion: field("assertion"), csrf: field("csrf"), decision: "approve" }).toString(),
+      contentType: "application/x-www-form-urlencoded"
+    })
+    const code = new URL(approved.headers["location"]!).searchParams.get("code")!
+    const tokens = yield* send("POST", "/oauth/token", {
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code,
+        client_id: client.client_id,
+        code_verifier: verifier,
+        redirect_uri: redirectUri
+      }).toString(),
+      contentType: "application/x-www-form-urlencoded"
+    })
+    expect(tokens.status, preview(tokens)).toBe(200)
+    const grants = json(yield* send("GET", `/api/v1/users/${userId}/mcp-grants`, { bearer: apiKey }))
+    expect(grants).toHaveLength(2)
+    return grants.map((grant: { id: string }) => grant.id) as Array<string>
+  })
+
 export const userWithEverything = (label: string) =>
   Effect.gen(function*() {
     const externalUserId = `${label}-${simulatedUser("ext")}`
@@ -85,9 +135,11 @@ export const userWithEverything = (label: string) =>
       })
     )
     yield* awaitProcessed(photo.id)
+    const mcpGrantIds = yield* mcpAccess(apiKey, user.id, app.id)
     return {
       apiKey,
       appId: app.id as string,
+      mcpGrantIds,
       token,
       userId: user.id as string,
       externalUserId,

@@ -26,6 +26,7 @@ import m0022 from "./0022_overview_indexes.js"
 import m0023 from "./0023_operator_roles_totp.js"
 import m0024 from "./0024_webhook_attempts.js"
 import m0025 from "./0025_sandbox_test_users.js"
+import m0026 from "./0026_mcp_oauth.js"
 
 export const migrations = {
   "0001_foundation": m0001,
@@ -52,5 +53,6 @@ export const migrations = {
   "0022_overview_indexes": m0022,
   "0023_operator_roles_totp": m0023,
   "0024_webhook_attempts": m0024,
-  "0025_sandbox_test_users": m0025
+  "0025_sandbox_test_users": m0025,
+  "0026_mcp_oauth": m0026
 }

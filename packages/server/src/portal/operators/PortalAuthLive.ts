@@ -18,6 +18,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import { bearsMcpToken, mcpTokenRefused } from "../../access/CredentialHash.js"
 import { ServerBases } from "../../platform/ServerBases.js"
 import { ServedApi } from "../ServedApi.js"
 import { Sessions } from "./Sessions.js"
@@ -58,6 +59,9 @@ export const PortalAuthLive = Layer.effect(
       portalSession: (token) =>
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
+          if (bearsMcpToken(request.headers["authorization"])) {
+            return yield* new Unauthorized({ message: mcpTokenRefused })
+          }
           const session = yield* sessions.authenticate(Redacted.value(token)).pipe(
             Effect.mapError((error) => new Unauthorized({ message: error.message }))
           )

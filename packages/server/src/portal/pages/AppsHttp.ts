@@ -24,6 +24,17 @@ export const AppsHttpLive = HttpApiBuilder.group(ServedApi, "portalApps", (handl
           portalApps.rename(path.appId, payload.name, actor)).pipe(
             Effect.catchTag("AppNotFound", notFound)
           ))
+      .handle("assistantSignIn", ({ path }) =>
+        portalApps.assistantSignIn(path.appId).pipe(Effect.catchTag("AppNotFound", notFound)))
+      .handle("setAssistantSignIn", ({ path, payload }) =>
+        Effect.flatMap(portalActor, (actor) =>
+          portalApps.setAssistantSignIn(path.appId, payload.assistantSignInUrl, actor)).pipe(
+            Effect.catchTags({
+              AppNotFound: notFound,
+              SignInUrlRefused: (refused) =>
+                Effect.fail(new BadRequest({ message: refused.message }))
+            })
+          ))
       .handle("keys", ({ path }) =>
         portalApps.keys(path.appId).pipe(
           Effect.map((data) => ({ data })),
@@ -35,7 +46,9 @@ export const AppsHttpLive = HttpApiBuilder.group(ServedApi, "portalApps", (handl
           (actor) =>
             portalApps.createKey(path.appId, payload.permissions, payload.name, actor)
         ).pipe(
-          Effect.map((created) => new CreatedKey(created)),
+          Effect.map((created) =>
+            new CreatedKey(created)
+          ),
           Effect.catchTag("AppNotFound", notFound)
         ))
       .handle("revokeKey", ({ path }) =>

@@ -8,7 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import type { AppId, Permission, Provider } from "@pulsebridge/domain"
 import type { ProviderCredentialsPayload } from "@pulsebridge/portal/api"
-import { ApiKeySummary, PortalApp, ProviderSetup } from "@pulsebridge/portal/api"
+import { ApiKeySummary, AssistantSignIn, PortalApp, ProviderSetup } from "@pulsebridge/portal/api"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -19,6 +19,7 @@ import { Apps } from "../../apps/Apps.js"
 import { ProviderCredentials } from "../../apps/ProviderCredentials.js"
 import { callbackUrlOf } from "../../connections/ConnectFlow.js"
 import { ServerBases } from "../../platform/ServerBases.js"
+import { ServerConfig } from "../../platform/ServerConfig.js"
 import type { AuditEntry } from "../operators/Audit.js"
 import { Audit } from "../operators/Audit.js"
 
@@ -57,6 +58,7 @@ export class PortalApps extends Effect.Service<PortalApps>()("@pulsebridge/serve
     const audit = yield* Audit
     const registry = yield* ProviderRegistry
     const bases = yield* ServerBases
+    const config = yield* ServerConfig
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
@@ -117,6 +119,25 @@ export class PortalApps extends Effect.Service<PortalApps>()("@pulsebridge/serve
             detail: { from: before.name, to: name }
           })
           return new PortalApp({ ...app, users: before.users })
+        })),
+
+      /** The app's assistant sign-in URL (docs/mcp.md). */
+      assistantSignIn: (appId: string) =>
+        Effect.map(apps.assistantSignInUrl(appId), (url) => new AssistantSignIn({ assistantSignInUrl: url })),
+
+      /** Sets or clears the app's assistant sign-in URL, audited. */
+      setAssistantSignIn: (appId: string, url: string | null, actor: PortalActor) =>
+        inTransaction(Effect.gen(function*() {
+          yield* apps.setAssistantSignInUrl(appId, url, { sandbox: config.sandbox })
+          yield* audit.record({
+            ...actor,
+            action: "app.assistantSignIn",
+            targetType: "app",
+            targetId: appId,
+            appId,
+            detail: { assistantSignInUrl: url }
+          })
+          return new AssistantSignIn({ assistantSignInUrl: url })
         })),
 
       keys: (appId: string) => Effect.map(apps.listApiKeys(appId), (keys) => keys.map(toKeySummary)),
