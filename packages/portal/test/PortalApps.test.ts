@@ -149,7 +149,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         const { page } = session
         const appId = await createAppInPortal(session, "Webhook app")
         await page.goto(`/portal/apps/${appId}/webhooks`)
-        await page.getByLabel("URL").fill("https://hooks.example.com/pulsebridge")
+        await page.getByLabel("URL", { exact: true }).fill("https://hooks.example.com/pulsebridge")
         await page.getByRole("button", { name: "Add endpoint" }).click()
         const secret = (await page.locator("code.secret").textContent()) ?? ""
         expect(secret).toMatch(/^whsec_/)

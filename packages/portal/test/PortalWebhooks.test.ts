@@ -217,7 +217,7 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: webhook endpoint", () 
         return yield* runScenario(async (session) => {
           const { page } = session
           await page.goto(`/portal/apps/${app.id}/webhooks`)
-          await page.getByLabel("URL").fill(hooks.url)
+          await page.getByLabel("URL", { exact: true }).fill(hooks.url)
           await page.getByText("Event types: all").click()
           const types = page.getByRole("group", { name: "Event types" })
           await types.getByRole("checkbox", { name: "data.updated" }).uncheck()
