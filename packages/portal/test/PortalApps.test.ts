@@ -43,6 +43,9 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         await checkPage(session, "login")
         // A wrong password: one message that does not say which of the two was wrong.
         session.expectFailures({ status: 401, path: "/portal/api/login" }, { status: 429, path: "/portal/api/login" })
+        // The page's clock stands still, so a throttle's message (it counts down by the page's clock) stays up
+        // until it is read, however slowly the machine answers.
+        await page.clock.setFixedTime(Date.now())
         await page.getByLabel("Email").fill(session.email)
         await page.getByLabel("Password").fill("not the password at all")
         await page.getByRole("button", { name: "Log in" }).click()
@@ -226,6 +229,10 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         const { page } = session
         session.expectFailures({ status: 401, path: "/portal/api/login" }, { status: 429, path: "/portal/api/login" })
         await page.getByRole("button", { name: "Log out" }).click()
+        // The page's clock stands still while the timers run: the form counts down by that clock, so its message
+        // stays up until the test moves the clock on. Otherwise a wait of 1 s could come and go between two looks.
+        const frozenAt = Date.now()
+        await page.clock.setFixedTime(frozenAt)
         await page.getByLabel("Email").fill(session.email)
         const throttled = page.getByText(/Too many attempts, try again in \d+ s/)
         for (let attempt = 0; attempt < 10 && (await throttled.count()) === 0; attempt++) {
@@ -238,6 +245,13 @@ describe.skipIf(!chromiumAvailable)("portal in a browser: operators and apps", (
         await throttled.waitFor()
         expect(await page.getByRole("button", { name: "Log in" }).isDisabled()).toBe(true)
         await checkPage(session, "login-throttled")
+        // When the page's clock has passed the wait, the next tick of the countdown takes the message away and
+        // lets the form be sent again.
+        const seconds = Number(/in (\d+) s/.exec((await throttled.textContent()) ?? "")?.[1])
+        expect(seconds).toBeGreaterThan(0)
+        await page.clock.setFixedTime(frozenAt + (seconds + 1) * 1000)
+        await throttled.waitFor({ state: "detached" })
+        await expect.poll(() => page.getByRole("button", { name: "Log in" }).isEnabled()).toBe(true)
       }))
   })
 })

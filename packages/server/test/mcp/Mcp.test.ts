@@ -13,24 +13,7 @@ import fc from "fast-check"
 import { badDates, changedTables, digest, fuzzRuns, samples } from "../fixtures/Fuzz.js"
 import { expectError, json, preview, send } from "../fixtures/Http.js"
 import { callTool, callToolText, mcpClient, toolError, validatedAgainst } from "../fixtures/Mcp.js"
-
-const toolNames = [
-  "get_profile",
-  "list_connections",
-  "get_daily_activity",
-  "get_daily_load",
-  "get_sleep",
-  "get_workouts",
-  "get_recovery",
-  "get_body",
-  "get_glucose_summary",
-  "list_journal_entries",
-  "get_meal_responses",
-  "compare_meals",
-  "get_daily_scores",
-  "get_weekly_scores",
-  "get_coverage"
-]
+import { toolNames } from "../fixtures/McpTools.js"
 
 const rpc = (method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id: 1, method, params })
 const mcpHeaders = { accept: "application/json, text/event-stream" }

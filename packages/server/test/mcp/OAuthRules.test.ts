@@ -18,24 +18,7 @@ import {
   verifyRequest,
   withParams
 } from "../../src/mcp/oauth/Rules.js"
-
-const toolNames = [
-  "get_profile",
-  "list_connections",
-  "get_daily_activity",
-  "get_daily_load",
-  "get_sleep",
-  "get_workouts",
-  "get_recovery",
-  "get_body",
-  "get_glucose_summary",
-  "list_journal_entries",
-  "get_meal_responses",
-  "compare_meals",
-  "get_daily_scores",
-  "get_weekly_scores",
-  "get_coverage"
-]
+import { toolNames } from "../fixtures/McpTools.js"
 
 describe("mcp oauth rules", () => {
   it("PKCE: the S256 challenge of the verifier matches; another verifier, a short one or plain do not", () => {
