@@ -8,7 +8,7 @@
  * minutes.
  */
 import * as os from "node:os"
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
 import shared from "./vitest.shared.js"
 
 /**
@@ -28,11 +28,31 @@ const workers = Math.max(3, os.availableParallelism() + 1)
 const databaseOnly = (process.env["DATABASE_URL"] ?? "") !== ""
 const packages = databaseOnly ? "{server,portal,testing}" : "*"
 
+/**
+ * With `DATABASE_URL` set, also the server's files whose subject the database cannot change. Both runs reach their
+ * database through the same client with the same SQL (the embedded one is PostgreSQL too, served on a loopback port),
+ * so what differs is the server's own: many connections at once, several processes on one database, statement
+ * timeouts, pool settings. These files check the wire (headers, malformed HTTP, hostile input, TLS, deadlines), the
+ * portal's login and session rules, a provider's protocol through the simulators, or the start of a child process
+ * that runs an embedded database of its own whatever `DATABASE_URL` says; on PostgreSQL they would repeat the
+ * embedded run's checks one for one.
+ */
+const embeddedRunOnly = [
+  "packages/server/test/fuzz/HttpLevel.test.ts",
+  "packages/server/test/http/{Errors,HostileInput,OpenApi,ResponseHeaders}.test.ts",
+  "packages/server/test/mcp/McpTransport.test.ts",
+  "packages/server/test/observability/Tracing.test.ts",
+  "packages/server/test/platform/{Deadline,EmbeddedPool,EmbeddedTemplate,Lifecycle,ServerEdges,Tls}.test.ts",
+  "packages/server/test/portal/{Assets,SecondFactor,Session,Unauthenticated}.test.ts",
+  "packages/server/test/providers/{DexcomV3,FitbitGoogleHealth,GarminOAuth2,WhoopDates}.test.ts"
+]
+
 export default defineConfig({
   ...shared,
   test: {
     ...shared.test,
     include: [`packages/${packages}/test/**/*.test.ts`],
+    exclude: [...(shared.test?.exclude ?? configDefaults.exclude), ...(databaseOnly ? embeddedRunOnly : [])],
     maxWorkers: workers,
     // As many from the start: with fewer, the pool ends a worker it finds idle beyond the minimum, and with
     // `isolate: false` that raced a file being handed to it (an unhandled "Terminating worker thread" that failed

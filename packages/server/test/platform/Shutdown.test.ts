@@ -1,6 +1,6 @@
 /**
  * Graceful shutdown: the real server (`pulsebridge serve --sandbox`) runs as a child process and gets SIGTERM in
- * the middle of a year-long Dexcom backfill, with a provider call in flight. It exits on its own, with code 0, and no
+ * the middle of a four-month Dexcom backfill, with a provider call in flight. It exits on its own, with code 0, and no
  * step of its stop runs out of its time: the requests in flight finish (none is cut off at the drain's limit) and the
  * database closes (its thread is not stopped at its limit). Started again over the same data, the backfill resumes
  * where it stopped and ends complete.

@@ -36,7 +36,7 @@ const egvCalls = (providerUserId: string) =>
   Effect.map(simCalls("Dexcom", { path: egvs, userId: providerUserId }), (calls) => calls.length)
 
 // A long history and no periodic sync in sight: whatever syncs after reactivation was asked for by it.
-layer(makeTestServer({ sandbox: true, backfillDays: 365, syncCron: "0 0 1 1 *" }), {
+layer(makeTestServer({ sandbox: true, backfillDays: 120, syncCron: "0 0 1 1 *" }), {
   timeout: "300 seconds",
   excludeTestServices: true
 })("soft delete", (it) => {
