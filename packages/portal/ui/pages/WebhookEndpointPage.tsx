@@ -400,9 +400,13 @@ export const WebhookEndpointPage = (props: { readonly appId: string; readonly en
     )
   }
   const { endpoint } = detail.data
+  // From the address as it is now, not as it was when the page last rendered: two filters changed one right after
+  // the other would otherwise lose the first.
   const setFilter = (key: keyof DeliveryFilters, value: string) =>
     navigate(
-      `/portal/apps/${appId}/webhooks/${endpointId}${query({ ...filters, [key]: value === "" ? undefined : value })}`,
+      `/portal/apps/${appId}/webhooks/${endpointId}${
+        query({ ...filtersOf(window.location.search), [key]: value === "" ? undefined : value })
+      }`,
       { replace: true }
     )
   return (
