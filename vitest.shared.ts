@@ -19,6 +19,10 @@ const config: ViteUserConfig = {
       path.join(__dirname, "packages", "cli", "test", "globalSetup.ts")
     ],
     fakeTimers: { toFake: undefined },
+    // `expect.poll` waits for what a server or a page does, as long as a page's own waits do (the browser tests'
+    // 20 s): Vitest's default of 1 s was shorter than a login's password hash on a busy two-core machine, and the
+    // polls that missed an answer that came later were the portal tests' flakes.
+    expect: { poll: { timeout: 20_000 } },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     alias: {
