@@ -1,11 +1,13 @@
 /**
  * Every statement on the `api_keys` table. A key is stored as the hash of its secret and a short
- * display prefix; the secret itself never reaches this table. Rows are decoded with their schemas.
+ * display prefix; the secret itself never reaches this table. Rows are decoded with their schemas, but for the
+ * lookup of a live key on every request (`findLive`).
  */
 import type { Statement } from "@effect/sql"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { ApiKeyId, AppId, Permission } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 /** A key as an operator may see it: everything but the hash. */
@@ -71,15 +73,13 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("@pulsebridge/ser
         `
     })
 
-    const findLive = SqlSchema.findOne({
-      Request: Schema.String,
-      Result: AuthenticatedApp,
-      execute: (keyHash) =>
-        sql`
-          select app_id, id as api_key_id, permissions from api_keys
-          where key_hash = ${keyHash} and revoked_at is null
-        `
-    })
+    // On every API-key request's path: the row as the database typed it (uuid ids, a text[] of permissions that
+    // were checked on the way in), with no schema pass.
+    const findLive = (keyHash: string) =>
+      sql<AuthenticatedApp>`
+        select app_id, id as api_key_id, permissions from api_keys
+        where key_hash = ${keyHash} and revoked_at is null
+      `.pipe(Effect.map((rows) => rows.length === 0 ? Option.none<AuthenticatedApp>() : Option.some(rows[0]!)))
 
     return {
       insert: (key: NewApiKey) =>

@@ -110,6 +110,23 @@ export const hashKey = (kind: "key" | "token" | "session" | "provider" | "addres
   `${kind}:${crypto.createHash("sha256").update(value).digest("base64url").slice(0, 32)}`
 
 /**
+ * `hashKey` of a client address, kept for the next requests from it (most come from a few addresses): the failure
+ * bucket's key is asked for on every request with a credential. Bounded: forgotten all at once when full.
+ */
+const addressHashes = new Map<string, string>()
+const addressHashesAtMost = 10_000
+const addressHash = (kind: "address" | "failed", address: string): string => {
+  const cacheKey = `${kind} ${address}`
+  let key = addressHashes.get(cacheKey)
+  if (key === undefined) {
+    if (addressHashes.size >= addressHashesAtMost) addressHashes.clear()
+    key = hashKey(kind, address)
+    addressHashes.set(cacheKey, key)
+  }
+  return key
+}
+
+/**
  * Which bucket a request draws from: its credential's when it carries an API key or a user token
  * (told apart by their prefixes), or a portal session on the portal's JSON API, or, on the simulators' routes, a simulated provider's token; else
  * its address's.
@@ -122,7 +139,7 @@ export const bucketFor = (
 ): Bucket => {
   const address = addressKey(clientAddress(request, trustProxy))
   const credential = caller.presented
-  const failures = { key: hashKey("failed", address), limit: settings.address }
+  const failures = { key: addressHash("failed", address), limit: settings.address }
   if (credential?.startsWith(ApiKeyPrefix) === true) {
     const lookup = isWellFormed(credential, ApiKeyPrefix)
       ? { kind: "key", hash: caller.hashOf(credential) } as const
@@ -150,7 +167,7 @@ export const bucketFor = (
   if (credential !== undefined && request.url.startsWith("/sandbox/")) {
     return { key: hashKey("provider", credential), limit: settings.address, failures }
   }
-  return { key: hashKey("address", address), limit: settings.address, failures: undefined }
+  return { key: addressHash("address", address), limit: settings.address, failures: undefined }
 }
 
 /**

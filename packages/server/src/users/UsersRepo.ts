@@ -1,6 +1,7 @@
 /**
  * Every statement on the `users` table, each scoped by app id so that an app never reaches
- * another app's user. Rows are decoded straight into the domain's `User`. A user being erased
+ * another app's user. Rows are decoded straight into the domain's `User`; the reads of one user by id, which every
+ * user-scoped request makes, build it from the row as the database typed it (`userOfRow`). A user being erased
  * (status `Erasing`, see `ErasureRepo`) is gone for every statement here, and for every other
  * statement that reads a user: this module owns that rule (`liveUser`).
  */
@@ -8,6 +9,7 @@ import type { Statement } from "@effect/sql"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { AppId, User, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 // node-postgres returns timestamps as `Date`s; the contract's `User` encodes them as strings.
@@ -23,6 +25,14 @@ export const UserFromRow = Schema.transform(Schema.Struct(userRowFields), Schema
   decode: (row) => new User(row, true),
   encode: (user) => user
 })
+
+/**
+ * A `users` row, as node-postgres types it, as the domain's `User`, with no schema pass: the table's column types
+ * and constraints are the `User`'s (uuid ids, text, the status check, jsonb metadata, timestamps as `Date`s), and
+ * every value was checked by its schema on the way in. For the reads on every request's path.
+ */
+type UserRow = ConstructorParameters<typeof User>[0]
+const userOfRow = (row: UserRow): User => new User(row, true)
 
 /** The row of an upsert, with whether it inserted the user or found it. */
 const UpsertedFromRow = Schema.transform(
@@ -95,18 +105,17 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/
         `
     })
 
-    const findById = SqlSchema.findOne({
-      Request: ByApp,
-      Result: UserFromRow,
-      execute: ({ appId, id }) => sql`select ${columns} from users where id = ${id} and app_id = ${appId} and ${live}`
-    })
+    const firstUser = (rows: ReadonlyArray<UserRow>) =>
+      rows.length === 0 ? Option.none<User>() : Option.some(userOfRow(rows[0]!))
 
-    const findByExternalId = SqlSchema.findOne({
-      Request: Schema.Struct({ appId: AppId, externalUserId: Schema.String }),
-      Result: UserFromRow,
-      execute: ({ appId, externalUserId }) =>
-        sql`select ${columns} from users where app_id = ${appId} and external_user_id = ${externalUserId} and ${live}`
-    })
+    const findById = (appId: AppId, id: string) =>
+      sql<UserRow>`select ${columns} from users where id = ${id} and app_id = ${appId} and ${live}`
+        .pipe(Effect.map(firstUser))
+
+    const findByExternalId = (appId: AppId, externalUserId: string) =>
+      sql<UserRow>`
+        select ${columns} from users where app_id = ${appId} and external_user_id = ${externalUserId} and ${live}
+      `.pipe(Effect.map(firstUser))
 
     const update = SqlSchema.findOne({
       Request: Schema.Struct({
@@ -156,10 +165,10 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/
       upsertActive: (user: NewUser) => upsertActive(user).pipe(Effect.orDie),
 
       /** The app's user with this id (a UUID), or none. */
-      findById: (appId: AppId, id: string) => findById({ appId, id }).pipe(Effect.orDie),
+      findById: (appId: AppId, id: string) => findById(appId, id).pipe(Effect.orDie),
 
       findByExternalId: (appId: AppId, externalUserId: string) =>
-        findByExternalId({ appId, externalUserId }).pipe(Effect.orDie),
+        findByExternalId(appId, externalUserId).pipe(Effect.orDie),
 
       /** Applies the changes to the app's user with this id (a UUID); none when there is no such user. */
       update: (appId: AppId, id: string, changes: UserChanges) =>
