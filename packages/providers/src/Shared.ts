@@ -12,6 +12,7 @@ import * as Schema from "effect/Schema"
 import { ProviderError } from "./Adapter.js"
 import type { CanonicalBatch, DateWindow, QuarantinedRecord } from "./Canonical.js"
 import { emptyBatch } from "./Canonical.js"
+import { flatDecoder } from "./internal/FlatDecode.js"
 import type { CallContext } from "./internal/ProviderHttp.js"
 import * as ProviderHttp from "./internal/ProviderHttp.js"
 
@@ -220,6 +221,7 @@ export const decodeEach = <A, I, R>(options: {
   readonly idOf?: ((raw: unknown) => string | null) | undefined
 }): DecodedEach<R> => {
   const decode = Schema.decodeUnknownEither(options.schema)
+  const decodeFlat = flatDecoder(options.schema)
   const idOf = options.idOf ?? defaultRecordId
   const records: Array<R> = []
   const quarantined: Array<QuarantinedRecord> = []
@@ -231,13 +233,17 @@ export const decodeEach = <A, I, R>(options: {
         reason: reason.slice(0, maxReasonLength),
         rawJson: rawJsonOf(raw)
       })
-    const decoded = decode(raw)
-    if (Either.isLeft(decoded)) {
-      quarantine(decodeReason(decoded.left))
-      continue
+    let value = decodeFlat?.(raw)
+    if (value === undefined) {
+      const decoded = decode(raw)
+      if (Either.isLeft(decoded)) {
+        quarantine(decodeReason(decoded.left))
+        continue
+      }
+      value = decoded.right
     }
     try {
-      records.push(options.normalise(decoded.right, raw))
+      records.push(options.normalise(value, raw))
     } catch (error) {
       quarantine(`cannot be normalised: ${error instanceof Error ? error.message : "unknown error"}`)
     }
