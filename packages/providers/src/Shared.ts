@@ -225,19 +225,19 @@ export const decodeEach = <A, I, R>(options: {
   const idOf = options.idOf ?? defaultRecordId
   const records: Array<R> = []
   const quarantined: Array<QuarantinedRecord> = []
+  const quarantine = (raw: unknown, reason: string) =>
+    quarantined.push({
+      kind: options.kind,
+      providerRecordId: idOf(raw),
+      reason: reason.slice(0, maxReasonLength),
+      rawJson: rawJsonOf(raw)
+    })
   for (const raw of options.items) {
-    const quarantine = (reason: string) =>
-      quarantined.push({
-        kind: options.kind,
-        providerRecordId: idOf(raw),
-        reason: reason.slice(0, maxReasonLength),
-        rawJson: rawJsonOf(raw)
-      })
     let value = decodeFlat?.(raw)
     if (value === undefined) {
       const decoded = decode(raw)
       if (Either.isLeft(decoded)) {
-        quarantine(decodeReason(decoded.left))
+        quarantine(raw, decodeReason(decoded.left))
         continue
       }
       value = decoded.right
@@ -245,7 +245,7 @@ export const decodeEach = <A, I, R>(options: {
     try {
       records.push(options.normalise(value, raw))
     } catch (error) {
-      quarantine(`cannot be normalised: ${error instanceof Error ? error.message : "unknown error"}`)
+      quarantine(raw, `cannot be normalised: ${error instanceof Error ? error.message : "unknown error"}`)
     }
   }
   return { records, quarantined }
