@@ -34,16 +34,11 @@ export const UserFromRow = Schema.transform(Schema.Struct(userRowFields), Schema
 type UserRow = ConstructorParameters<typeof User>[0]
 const userOfRow = (row: UserRow): User => new User(row, true)
 
-/** The row of an upsert, with whether it inserted the user or found it. */
-const UpsertedFromRow = Schema.transform(
-  Schema.Struct({ ...userRowFields, inserted: Schema.Boolean }),
-  Schema.Struct({ user: Schema.typeSchema(User), inserted: Schema.Boolean }),
-  {
-    strict: true,
-    decode: ({ inserted, ...row }) => ({ user: new User(row, true), inserted }),
-    encode: ({ inserted, user }) => ({ ...user, inserted })
-  }
-)
+/** `row` without the column `name` (a flag the statement returned beside the user's columns). */
+const rowWithout = <R extends UserRow, K extends Exclude<keyof R, keyof UserRow>>(row: R, name: K): UserRow => {
+  const { [name]: _dropped, ...rest } = row
+  return rest as UserRow
+}
 
 export interface NewUser {
   readonly id: UserId
@@ -80,30 +75,25 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/
 
     const live = liveUser(sql)
 
-    const upsertActive = SqlSchema.single({
-      Request: Schema.Struct({
-        id: UserId,
-        appId: AppId,
-        externalUserId: Schema.String,
-        locale: Schema.String,
-        timezone: Schema.String,
-        metadata: Schema.Record({ key: Schema.String, value: Schema.Unknown })
-      }),
-      Result: UpsertedFromRow,
-      execute: (user) =>
-        sql`
-          insert into users (id, app_id, external_user_id, status, locale, timezone, metadata)
-          values (
-            ${user.id}, ${user.appId}, ${user.externalUserId}, 'Active', ${user.locale}, ${user.timezone},
-            ${JSON.stringify(user.metadata)}::jsonb
-          )
-          on conflict (app_id, external_user_id) do update set
-            status = 'Active',
-            deleted_at = null,
-            updated_at = case when users.status = 'Active' then users.updated_at else now() end
-          returning ${columns}, (xmax = 0) as inserted
-        `
-    })
+    // On every user create's path: the values were checked by the request's schema, and the row comes back as the
+    // database typed it (`userOfRow`).
+    const upsertActive = (user: NewUser) =>
+      sql<UserRow & { readonly inserted: boolean }>`
+        insert into users (id, app_id, external_user_id, status, locale, timezone, metadata)
+        values (
+          ${user.id}, ${user.appId}, ${user.externalUserId}, 'Active', ${user.locale}, ${user.timezone},
+          ${JSON.stringify(user.metadata)}::jsonb
+        )
+        on conflict (app_id, external_user_id) do update set
+          status = 'Active',
+          deleted_at = null,
+          updated_at = case when users.status = 'Active' then users.updated_at else now() end
+        returning ${columns}, (xmax = 0) as inserted
+      `.pipe(Effect.flatMap(([row]) =>
+        row === undefined
+          ? Effect.dieMessage("the user's upsert returned no row")
+          : Effect.succeed({ user: userOfRow(rowWithout(row, "inserted")), inserted: row.inserted })
+      ))
 
     const firstUser = (rows: ReadonlyArray<UserRow>) =>
       rows.length === 0 ? Option.none<User>() : Option.some(userOfRow(rows[0]!))
