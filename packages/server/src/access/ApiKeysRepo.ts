@@ -6,8 +6,8 @@
 import type { Statement } from "@effect/sql"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { ApiKeyId, AppId, Permission } from "@pulsebridge/domain"
+import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 /** A key as an operator may see it: everything but the hash. */
@@ -79,7 +79,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("@pulsebridge/ser
       sql<AuthenticatedApp>`
         select app_id, id as api_key_id, permissions from api_keys
         where key_hash = ${keyHash} and revoked_at is null
-      `.pipe(Effect.map((rows) => rows.length === 0 ? Option.none<AuthenticatedApp>() : Option.some(rows[0]!)))
+      `.pipe(Effect.map(Arr.head))
 
     return {
       insert: (key: NewApiKey) =>

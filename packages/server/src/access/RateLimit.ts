@@ -113,15 +113,15 @@ export const hashKey = (kind: "key" | "token" | "session" | "provider" | "addres
  * `hashKey` of a client address, kept for the next requests from it (most come from a few addresses): the failure
  * bucket's key is asked for on every request with a credential. Bounded: forgotten all at once when full.
  */
-const addressHashes = new Map<string, string>()
+const addressHashes = { address: new Map<string, string>(), failed: new Map<string, string>() }
 const addressHashesAtMost = 10_000
 const addressHash = (kind: "address" | "failed", address: string): string => {
-  const cacheKey = `${kind} ${address}`
-  let key = addressHashes.get(cacheKey)
+  const known = addressHashes[kind]
+  let key = known.get(address)
   if (key === undefined) {
-    if (addressHashes.size >= addressHashesAtMost) addressHashes.clear()
+    if (known.size >= addressHashesAtMost) known.clear()
     key = hashKey(kind, address)
-    addressHashes.set(cacheKey, key)
+    known.set(address, key)
   }
   return key
 }

@@ -1,13 +1,14 @@
 /**
  * Every statement on the `users` table, each scoped by app id so that an app never reaches
- * another app's user. Rows are decoded straight into the domain's `User`; the reads of one user by id, which every
- * user-scoped request makes, build it from the row as the database typed it (`userOfRow`). A user being erased
- * (status `Erasing`, see `ErasureRepo`) is gone for every statement here, and for every other
- * statement that reads a user: this module owns that rule (`liveUser`).
+ * another app's user. Rows are decoded straight into the domain's `User`; the reads of one user and the create's
+ * upsert, on every user-scoped request's path, build it from the row as the database typed it (`userOfRow`). A user
+ * being erased (status `Erasing`, see `ErasureRepo`) is gone for every statement here, and for every other statement
+ * that reads a user: this module owns that rule (`liveUser`).
  */
 import type { Statement } from "@effect/sql"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { AppId, User, UserId } from "@pulsebridge/domain"
+import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -33,12 +34,6 @@ export const UserFromRow = Schema.transform(Schema.Struct(userRowFields), Schema
  */
 type UserRow = ConstructorParameters<typeof User>[0]
 const userOfRow = (row: UserRow): User => new User(row, true)
-
-/** `row` without the column `name` (a flag the statement returned beside the user's columns). */
-const rowWithout = <R extends UserRow, K extends Exclude<keyof R, keyof UserRow>>(row: R, name: K): UserRow => {
-  const { [name]: _dropped, ...rest } = row
-  return rest as UserRow
-}
 
 export interface NewUser {
   readonly id: UserId
@@ -89,14 +84,13 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/
           deleted_at = null,
           updated_at = case when users.status = 'Active' then users.updated_at else now() end
         returning ${columns}, (xmax = 0) as inserted
-      `.pipe(Effect.flatMap(([row]) =>
-        row === undefined
-          ? Effect.dieMessage("the user's upsert returned no row")
-          : Effect.succeed({ user: userOfRow(rowWithout(row, "inserted")), inserted: row.inserted })
-      ))
+      `.pipe(Effect.flatMap(([row]) => {
+        if (row === undefined) return Effect.dieMessage("the user's upsert returned no row")
+        const { inserted, ...user } = row
+        return Effect.succeed({ user: userOfRow(user), inserted })
+      }))
 
-    const firstUser = (rows: ReadonlyArray<UserRow>) =>
-      rows.length === 0 ? Option.none<User>() : Option.some(userOfRow(rows[0]!))
+    const firstUser = (rows: ReadonlyArray<UserRow>) => Option.map(Arr.head(rows), userOfRow)
 
     const findById = (appId: AppId, id: string) =>
       sql<UserRow>`select ${columns} from users where id = ${id} and app_id = ${appId} and ${live}`
