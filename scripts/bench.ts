@@ -288,7 +288,7 @@ const routes = (apiKey: string, userId: string): ReadonlyArray<Route> => [
   },
   {
     route: "POST /api/v1/users",
-    description: "API key lookup by hash, then a transaction: upsert of an existing user and insert of a new token.",
+    description: "API key lookup by hash, then one statement: upsert of an existing user and insert of a new token.",
     target: (base: string, ca: string): Target => ({
       url: `${base}/api/v1/users`,
       method: "POST",

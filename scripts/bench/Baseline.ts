@@ -53,16 +53,25 @@ const userColumns = `id, app_id as "appId", external_user_id as "externalUserId"
 
 const authenticateSql = "select app_id, permissions from api_keys where key_hash = $1 and revoked_at is null"
 const getUserSql = `select ${userColumns} from users where id = $1 and app_id = $2`
-const upsertUserSql = `
-  insert into users (id, app_id, external_user_id, status, locale, timezone, metadata)
-  values ($1, $2, $3, 'Active', $4, $5, $6::jsonb)
-  on conflict (app_id, external_user_id) do update set
-    status = 'Active',
-    deleted_at = null,
-    updated_at = case when users.status = 'Active' then users.updated_at else now() end
-  returning ${userColumns}, (xmax = 0) as inserted
+// The user, its new token and whether it has stopped syncs to resume, in one statement, as PulseBridge does it.
+const createUserSql = `
+  with upserted as (
+    insert into users (id, app_id, external_user_id, status, locale, timezone, metadata)
+    values ($1, $2, $3, 'Active', $4, $5, $6::jsonb)
+    on conflict (app_id, external_user_id) do update set
+      status = 'Active',
+      deleted_at = null,
+      updated_at = case when users.status = 'Active' then users.updated_at else now() end
+    returning ${userColumns}, (xmax = 0) as inserted
+  ), token as (
+    insert into user_tokens (id, user_id, token_hash) select $7, id, $8 from upserted
+  )
+  select *, exists (
+    select 1 from connections c join sync_state s on s.connection_id = c.id
+    where c.user_id = upserted.id and c.status = 'Active' and s.state = 'Stopped'
+  ) as "stoppedSyncs"
+  from upserted
 `
-const insertTokenSql = "insert into user_tokens (id, user_id, token_hash) values ($1, $2, $3)"
 
 // `Users.authenticate` and the three queries of `HealthData.glucose`, without the optional provider filter.
 const authenticateUserSql = `
@@ -458,27 +467,18 @@ export const startBaseline = (options: BaselineOptions): Promise<Baseline> => {
     const payload = parsePayload(text)
     if (payload === undefined) return fail(response, 400, "BadRequest", "externalUserId is required")
     const token = userTokenPrefix + crypto.randomBytes(32).toString("base64url")
-    const client = await pool.connect()
-    try {
-      await client.query("begin")
-      const { rows } = await client.query<{ id: string; inserted: boolean }>(upsertUserSql, [
-        crypto.randomUUID(),
-        appId,
-        payload.externalUserId,
-        payload.locale ?? "en-US",
-        payload.timezone ?? "UTC",
-        JSON.stringify(payload.metadata ?? {})
-      ])
-      const { inserted, ...user } = rows[0]!
-      await client.query(insertTokenSql, [crypto.randomUUID(), user.id, sha256(token)])
-      await client.query("commit")
-      send(response, inserted ? 201 : 200, { ...user, token })
-    } catch (error) {
-      await client.query("rollback").catch(() => {})
-      throw error
-    } finally {
-      client.release()
-    }
+    const { rows } = await pool.query<{ id: string; inserted: boolean; stoppedSyncs: boolean }>(createUserSql, [
+      crypto.randomUUID(),
+      appId,
+      payload.externalUserId,
+      payload.locale ?? "en-US",
+      payload.timezone ?? "UTC",
+      JSON.stringify(payload.metadata ?? {}),
+      crypto.randomUUID(),
+      sha256(token)
+    ])
+    const { inserted, stoppedSyncs: _stoppedSyncs, ...user } = rows[0]!
+    send(response, inserted ? 201 : 200, { ...user, token })
   }
 
   const server = https.createServer({ cert: options.cert, key: options.key }, (request, response) => {

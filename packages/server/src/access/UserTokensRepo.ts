@@ -26,6 +26,14 @@ export const activeUserJson = (sql: SqlClient.SqlClient, tokenHash: string): Sta
     where t.token_hash = ${tokenHash} and t.revoked_at is null and u.status = 'Active'
   `
 
+/**
+ * Inserts a new live token with this hash for the user whose id is the `id` column of `source` (a name the
+ * enclosing statement gives its users, such as a common table expression): for the user's create, which upserts
+ * the user and issues its token in one statement (`UsersRepo.upsertActive`).
+ */
+export const insertTokenOf = (sql: SqlClient.SqlClient, source: string, tokenHash: string): Statement.Fragment =>
+  sql`insert into user_tokens (id, user_id, token_hash) select ${newId()}, id, ${tokenHash} from ${sql.literal(source)}`
+
 export class UserTokensRepo extends Effect.Service<UserTokensRepo>()("@pulsebridge/server/UserTokensRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient

@@ -14,6 +14,21 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
+/**
+ * The user's Active connections whose sync is Stopped (the user was deleted, or the sync could not go on): what
+ * creating the user again resumes. `userId` is the user's id as a fragment (a parameter, or a column of the
+ * enclosing statement); `select` what to select of them (`c` is the connection, `s` its sync state).
+ */
+export const stoppedSyncsOfUser = (
+  sql: Statement.Constructor,
+  userId: Statement.Fragment,
+  select: string
+): Statement.Statement<object> =>
+  sql`
+    select ${sql.literal(select)} from connections c join sync_state s on s.connection_id = c.id
+    where c.user_id = ${userId} and c.status = 'Active' and s.state = 'Stopped'
+  `
+
 export const ConnectionStatus = Schema.Literal("Active", "Reauthorize", "Disconnected")
 
 /**
@@ -181,11 +196,7 @@ export class ConnectionsRepo extends Effect.Service<ConnectionsRepo>()("@pulsebr
     const stoppedIdsOfUser = SqlSchema.findAll({
       Request: UserId,
       Result: IdRow,
-      execute: (userId) =>
-        sql`
-          select c.id from connections c join sync_state s on s.connection_id = c.id
-          where c.user_id = ${userId} and c.status = 'Active' and s.state = 'Stopped'
-        `
+      execute: (userId) => stoppedSyncsOfUser(sql, sql`${userId}`, "c.id")
     })
 
     const activeIdsAtProvider = SqlSchema.findAll({

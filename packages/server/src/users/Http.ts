@@ -31,9 +31,9 @@ export const UsersHttpLive = HttpApiBuilder.group(Api, "users", (handlers) =>
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
           const app = yield* requirePermission("users:write")
-          const { created, token, user } = yield* users.create(app.appId, payload)
+          const { created, stoppedSyncs, token, user } = yield* users.create(app.appId, payload)
           // A reactivated user's connections sync now rather than at the next periodic sync.
-          if (!created) yield* syncQueue.resumeUser(user.id)
+          if (stoppedSyncs) yield* syncQueue.resumeUser(user.id)
           // The user was decoded from its row and the token is freshly issued: nothing to validate again.
           const body = new UserWithToken({ ...user, token }, true)
           // Both outcomes share one schema, so the 200 is answered here rather than by the encoder.

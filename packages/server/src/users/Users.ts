@@ -91,23 +91,22 @@ export class Users extends Effect.Service<Users>()("@pulsebridge/server/Users", 
     return {
       /**
        * Creates the user, or finds the existing one with the same externalUserId (reactivating
-       * it when Inactive), and issues a fresh token either way. One upsert decides which.
+       * it when Inactive), and issues a fresh token either way. One statement does it all; `stoppedSyncs` says
+       * whether the user has connections whose sync is Stopped, for the caller to resume (`SyncQueue.resumeUser`).
        */
       create: traced("Users.create")(
         function*(appId: AppId, payload: CreateUserPayload) {
-          const { inserted, user } = yield* users.upsertActive({
+          const token = generateSecret(UserTokenPrefix)
+          const { inserted, stoppedSyncs, user } = yield* users.upsertActive({
             id: newId<UserId>(),
             appId,
             externalUserId: payload.externalUserId,
             locale: payload.locale ?? DefaultLocale,
             timezone: payload.timezone ?? DefaultTimezone,
             metadata: payload.metadata ?? {}
-          })
-          const token = yield* issueToken(user.id)
-          return { user, token, created: inserted }
-        },
-        sql.withTransaction,
-        Effect.orDie
+          }, hashSecret(token))
+          return { user, token, created: inserted, stoppedSyncs }
+        }
       ),
 
       findByExternalId: traced("Users.findByExternalId")(function*(appId: AppId, externalUserId: string) {

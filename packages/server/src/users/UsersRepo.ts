@@ -12,6 +12,8 @@ import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { insertTokenOf } from "../access/UserTokensRepo.js"
+import { stoppedSyncsOfUser } from "../connections/ConnectionsRepo.js"
 
 // node-postgres returns timestamps as `Date`s; the contract's `User` encodes them as strings.
 const userRowFields = { ...User.fields, createdAt: Schema.DateFromSelf, updatedAt: Schema.DateFromSelf }
@@ -71,23 +73,29 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/
     const live = liveUser(sql)
 
     // On every user create's path: the values were checked by the request's schema, and the row comes back as the
-    // database typed it (`userOfRow`).
-    const upsertActive = (user: NewUser) =>
-      sql<UserRow & { readonly inserted: boolean }>`
-        insert into users (id, app_id, external_user_id, status, locale, timezone, metadata)
-        values (
-          ${user.id}, ${user.appId}, ${user.externalUserId}, 'Active', ${user.locale}, ${user.timezone},
-          ${JSON.stringify(user.metadata)}::jsonb
-        )
-        on conflict (app_id, external_user_id) do update set
-          status = 'Active',
-          deleted_at = null,
-          updated_at = case when users.status = 'Active' then users.updated_at else now() end
-        returning ${columns}, (xmax = 0) as inserted
+    // database typed it (`userOfRow`). One statement, so atomic by itself: the user, its new token, and whether
+    // it has syncs to resume, in one round trip.
+    const upsertActive = (user: NewUser, tokenHash: string) =>
+      sql<UserRow & { readonly inserted: boolean; readonly stoppedSyncs: boolean }>`
+        with upserted as (
+          insert into users (id, app_id, external_user_id, status, locale, timezone, metadata)
+          values (
+            ${user.id}, ${user.appId}, ${user.externalUserId}, 'Active', ${user.locale}, ${user.timezone},
+            ${JSON.stringify(user.metadata)}::jsonb
+          )
+          on conflict (app_id, external_user_id) do update set
+            status = 'Active',
+            deleted_at = null,
+            updated_at = case when users.status = 'Active' then users.updated_at else now() end
+          returning ${columns}, (xmax = 0) as inserted
+        ), token as (${insertTokenOf(sql, "upserted", tokenHash)})
+        select ${columns}, inserted,
+          exists (${stoppedSyncsOfUser(sql, sql.literal("upserted.id"), "1")}) as stopped_syncs
+        from upserted
       `.pipe(Effect.flatMap(([row]) => {
         if (row === undefined) return Effect.dieMessage("the user's upsert returned no row")
-        const { inserted, ...user } = row
-        return Effect.succeed({ user: userOfRow(user), inserted })
+        const { inserted, stoppedSyncs, ...user } = row
+        return Effect.succeed({ user: userOfRow(user), inserted, stoppedSyncs })
       }))
 
     const firstUser = (rows: ReadonlyArray<UserRow>) => Option.map(Arr.head(rows), userOfRow)
@@ -146,7 +154,12 @@ export class UsersRepo extends Effect.Service<UsersRepo>()("@pulsebridge/server/
        * Inserts the user, or finds the app's user with the same externalUserId and makes it Active
        * again; one statement decides which, so concurrent creates agree.
        */
-      upsertActive: (user: NewUser) => upsertActive(user).pipe(Effect.orDie),
+      /**
+       * The app's user with this external id made Active (inserted when new) with a new live token of this hash,
+       * in one statement: the user, whether it was inserted, and whether it has Active connections whose sync is
+       * Stopped (a user deleted before), which its create then resumes.
+       */
+      upsertActive: (user: NewUser, tokenHash: string) => upsertActive(user, tokenHash).pipe(Effect.orDie),
 
       /** The app's user with this id (a UUID), or none. */
       findById: (appId: AppId, id: string) => findById(appId, id).pipe(Effect.orDie),

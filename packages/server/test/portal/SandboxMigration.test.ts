@@ -26,7 +26,7 @@ it.layer(Repos, { timeout: "120 seconds" })("migration 0025", (it) => {
         Effect.gen(function*() {
           const id = newId<UserId>()
           yield* Effect.flatMap(UsersRepo, (users) =>
-            users.upsertActive({ id, appId, externalUserId, locale: "en-US", timezone: "UTC", metadata: {} }))
+            users.upsertActive({ id, appId, externalUserId, locale: "en-US", timezone: "UTC", metadata: {} }, newId()))
           return id
         })
       const made = yield* user("sandbox-0000aaaa")

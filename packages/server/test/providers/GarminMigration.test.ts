@@ -33,7 +33,7 @@ it.layer(Repos, { timeout: "120 seconds" })("migration 0008", (it) => {
           locale: "en-US",
           timezone: "UTC",
           metadata: {}
-        }))
+        }, newId()))
       const user = { id: userId, appId }
       const garmin = yield* addConnection(user, "Garmin", { providerUserId: garminUser })
       const fitbit = yield* addConnection(user, "Fitbit", { providerUserId: "ZX3ZLE" })

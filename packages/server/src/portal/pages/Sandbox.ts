@@ -281,7 +281,7 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
         yield* requireSandbox
         if (Option.isNone(yield* apps.get(appId))) return yield* new PortalAppNotFound({ appId })
         // The user and its audit event (`record`) commit together.
-        const { created, user } = yield* users.create(
+        const { created, stoppedSyncs, user } = yield* users.create(
           appId,
           new CreateUserPayload({
             externalUserId: externalUserId ?? `sandbox-${crypto.randomBytes(4).toString("hex")}`
@@ -293,7 +293,7 @@ export class PortalSandbox extends Effect.Service<PortalSandbox>()("@pulsebridge
           Effect.catchTag("SqlError", Effect.die)
         )
         // A reactivated user's connections sync now, as after `POST /api/v1/users`.
-        if (!created) yield* syncQueue.resumeUser(user.id)
+        if (stoppedSyncs) yield* syncQueue.resumeUser(user.id)
         return { user, created }
       }),
 
