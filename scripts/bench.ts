@@ -5,7 +5,8 @@
  * HTTPS on `GET /api/v1/users/:id/connections/glucose` (30 days of that backfill), the MCP glucose summary of the
  * same days (`POST /mcp`), `GET /api/v1/users/:id` and `POST /api/v1/users`. Prints the figures and rewrites `docs/benchmarks.md` (see `bench/Report.ts`).
  * `BENCH_DURATION` sets the measured seconds of each run (default 8), `BENCH_CONNECTIONS` the concurrent
- * connections (default 10), `BENCH_BACKFILL_DAYS` the days of the backfill (default 365; 33 for a quick check of the
+ * connections (default 10), `BENCH_SLICES` the runs each server's measured time is cut into, taken in turn by the
+ * servers of a route (default 4), `BENCH_BACKFILL_DAYS` the days of the backfill (default 365; 33 for a quick check of the
  * routes); `BENCH_ONLY=backfill` runs the backfill alone (`BENCH_ONLY=requests` the request path alone) and leaves
  * `docs/benchmarks.md` as it is.
  */
@@ -30,7 +31,7 @@ import { measureBackfill } from "./bench/Backfill.js"
 import { startBaseline } from "./bench/Baseline.js"
 import { startEffectFloor } from "./bench/EffectFloor.js"
 import type { LoadSettings, Measurement, Target } from "./bench/Load.js"
-import { BenchError, measure, positiveFromEnv, requestOnce } from "./bench/Load.js"
+import { BenchError, measure, measureSideBySide, positiveFromEnv, requestOnce } from "./bench/Load.js"
 import { fileConsole } from "./bench/LogSink.js"
 import type { DatabaseKind, RouteResult, RouteSummary } from "./bench/Report.js"
 import { currentMachine, databaseTitle, rate, runProblems, terminalTable, writeMarkdown } from "./bench/Report.js"
@@ -52,7 +53,8 @@ const readSettings = Effect.gen(function*() {
     connections: yield* positiveFromEnv("BENCH_CONNECTIONS", 10),
     pipelining: 1,
     warmupSeconds: durationSeconds >= 4 ? 2 : 1,
-    durationSeconds
+    durationSeconds,
+    slices: yield* positiveFromEnv("BENCH_SLICES", 4)
   } satisfies LoadSettings & { readonly backfillDays: number }
 })
 
@@ -514,24 +516,22 @@ const program = Effect.gen(function*() {
         const theirs = route.target(route.baseline === "strong" ? `${baselineBase}/strong` : baselineBase, cert)
         const answer = yield* preflight(route, ours, theirs)
         const load = route.load?.(settings) ?? settings
-        const pulsebridge = yield* measure(ours, load, `${profileSlug(route.route)}-${kind}`)
-        yield* describe("PulseBridge", route.route, pulsebridge)
-        const base = yield* measure(theirs, load)
-        yield* describe("baseline", route.route, base)
-        const floorRun = route.floor === true
-          ? yield* Effect.gen(function*() {
-            const target = route.target(`https://127.0.0.1:${floor.port}`, cert)
-            yield* preflight(route, target, theirs)
-            const measured = yield* measure(target, load, `floor-${profileSlug(route.route)}-${kind}`)
-            yield* describe("floor", route.route, measured)
-            return measured
-          })
-          : undefined
+        const floorTarget = route.floor === true ? route.target(`https://127.0.0.1:${floor.port}`, cert) : undefined
+        if (floorTarget !== undefined) yield* preflight(route, floorTarget, theirs)
+        const slug = profileSlug(route.route)
+        const [pulsebridge, base, floorRun] = yield* measureSideBySide([
+          { target: ours, profileName: `${slug}-${kind}` },
+          { target: theirs },
+          ...(floorTarget === undefined ? [] : [{ target: floorTarget, profileName: `floor-${slug}-${kind}` }])
+        ], load)
+        yield* describe("PulseBridge", route.route, pulsebridge!)
+        yield* describe("baseline", route.route, base!)
+        if (floorRun !== undefined) yield* describe("floor", route.route, floorRun)
         results.push({
           route: route.route,
           description: route.load === undefined ? route.description : `${route.description} ${answerSize(answer)}`,
-          pulsebridge,
-          baseline: base,
+          pulsebridge: pulsebridge!,
+          baseline: base!,
           floor: floorRun,
           targetRatio: route.targetRatio,
           load,

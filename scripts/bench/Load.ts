@@ -42,6 +42,8 @@ export interface LoadSettings {
   readonly pipelining: number
   readonly warmupSeconds: number
   readonly durationSeconds: number
+  /** Into how many runs the measured time is cut, the servers of a route taking them in turn (`measureSideBySide`). */
+  readonly slices?: number | undefined
 }
 
 export interface Measurement {
@@ -154,19 +156,18 @@ const problemsOf = (result: autocannon.Result): Array<string> => {
  */
 const settle = (target: Target) => Effect.asVoid(requestOnce(target, 120))
 
-/**
- * A warm-up run (its figures discarded) followed by the measured run, each followed by `settle`. Problems of either
- * are recorded rather than failing at once, so that every route is measured; the caller fails the benchmark when
- * any run has problems. With `profileName`, the measured run is CPU-profiled when profiles are asked for (see
- * `Profile.ts`).
- */
-export const measure = (target: Target, settings: LoadSettings, profileName?: string) =>
+/** What one measured run of a target used: autocannon's result and the CPU milliseconds of its spell. */
+interface Sample {
+  readonly result: autocannon.Result
+  readonly cpuMs: number
+  readonly serverMs: number | undefined
+  readonly databaseMs: number | undefined
+}
+
+/** One measured run of `seconds` against `target`, with the CPU of this process, its threads and PostgreSQL. */
+const sample = (target: Target, settings: LoadSettings, seconds: number, profileName?: string) =>
   Effect.gen(function*() {
-    const warmup = settings.warmupSeconds > 0
-      ? problemsOf(yield* run(target, settings, settings.warmupSeconds)).map((problem) => `warm-up: ${problem}`)
-      : []
-    yield* settle(target)
-    const measured = run(target, settings, settings.durationSeconds)
+    const measured = run(target, settings, seconds)
     const cpuBefore = process.cpuUsage()
     const threadsBefore = threadCpu()
     // PostgreSQL's processes when the benchmark runs on it (`DATABASE_URL`); the embedded database is a thread.
@@ -176,18 +177,81 @@ export const measure = (target: Target, settings: LoadSettings, profileName?: st
     const cpu = process.cpuUsage(cpuBefore)
     const serverMs = cpuMsBetween(threadsBefore, threadCpu(), false)
     const databaseMs = onPostgres ? cpuMsBetween(postgresBefore, postgresCpu(), true) : undefined
-    const total = Math.max(1, result.requests.total)
     yield* settle(target)
-    return {
-      requests: result.requests.total,
-      requestsPerSecond: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      problems: [...warmup, ...problemsOf(result)],
-      cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / total,
-      serverCpuMsPerRequest: serverMs === undefined ? undefined : serverMs / total,
-      databaseCpuMsPerRequest: databaseMs === undefined ? undefined : databaseMs / total
-    } satisfies Measurement
+    return { result, cpuMs: (cpu.user + cpu.system) / 1000, serverMs, databaseMs } satisfies Sample
+  })
+
+/** A warm-up run of `target` (its figures discarded, its problems kept), followed by `settle`. */
+const warmUp = (target: Target, settings: LoadSettings) =>
+  Effect.gen(function*() {
+    const problems = settings.warmupSeconds > 0
+      ? problemsOf(yield* run(target, settings, settings.warmupSeconds)).map((problem) => `warm-up: ${problem}`)
+      : []
+    yield* settle(target)
+    return problems
+  })
+
+/**
+ * The figures of one target over its samples: requests and CPU add up over the whole measured time; p50 and p99
+ * are the slices' weighted by their requests (the slices' latency histograms are not kept).
+ */
+const combine = (samples: ReadonlyArray<Sample>, warmupProblems: ReadonlyArray<string>): Measurement => {
+  const requests = samples.reduce((sum, s) => sum + s.result.requests.total, 0)
+  const seconds = samples.reduce((sum, s) => sum + s.result.duration, 0)
+  const total = Math.max(1, requests)
+  const weighted = (of: (result: autocannon.Result) => number) =>
+    Math.round(samples.reduce((sum, s) => sum + of(s.result) * s.result.requests.total, 0) / total)
+  const added = (of: (s: Sample) => number | undefined) =>
+    samples.some((s) => of(s) === undefined) ? undefined : samples.reduce((sum, s) => sum + of(s)!, 0) / total
+  return {
+    requests,
+    requestsPerSecond: seconds > 0 ? requests / seconds : 0,
+    p50: weighted((result) => result.latency.p50),
+    p99: weighted((result) => result.latency.p99),
+    problems: [...warmupProblems, ...samples.flatMap((s) => problemsOf(s.result))],
+    cpuMsPerRequest: samples.reduce((sum, s) => sum + s.cpuMs, 0) / total,
+    serverCpuMsPerRequest: added((s) => s.serverMs),
+    databaseCpuMsPerRequest: added((s) => s.databaseMs)
+  }
+}
+
+/**
+ * A warm-up run (its figures discarded) followed by the measured run, each followed by `settle`. Problems of either
+ * are recorded rather than failing at once, so that every route is measured; the caller fails the benchmark when
+ * any run has problems. With `profileName`, the measured run is CPU-profiled when profiles are asked for (see
+ * `Profile.ts`).
+ */
+export const measure = (target: Target, settings: LoadSettings, profileName?: string) =>
+  Effect.gen(function*() {
+    const warmupProblems = yield* warmUp(target, settings)
+    return combine([yield* sample(target, settings, settings.durationSeconds, profileName)], warmupProblems)
+  })
+
+export interface SideBySide {
+  readonly target: Target
+  /** The name of its first slice's CPU profile, when profiles are asked for. */
+  readonly profileName?: string | undefined
+}
+
+/**
+ * Several servers measured side by side, in the same run: each is warmed up, then the measured time of each is cut
+ * into `slices` runs that the servers take in turn (A B C A B C ...). On a shared machine whose speed drifts over
+ * seconds (other guests, the database's own background work), a slow spell then falls on every server alike
+ * instead of on whichever was measured during it; measured one after the other, the same two servers were seen to
+ * trade places by a factor of two. Each server's figures add up its slices (`combine`).
+ */
+export const measureSideBySide = (targets: ReadonlyArray<SideBySide>, settings: LoadSettings) =>
+  Effect.gen(function*() {
+    const warmups = yield* Effect.forEach(targets, ({ target }) => warmUp(target, settings))
+    const count = Math.max(1, Math.min(settings.slices ?? 1, settings.durationSeconds))
+    const seconds = Math.max(1, Math.round(settings.durationSeconds / count))
+    const samples = targets.map(() => [] as Array<Sample>)
+    for (let slice = 0; slice < count; slice++) {
+      for (const [i, { profileName, target }] of targets.entries()) {
+        samples[i]!.push(yield* sample(target, settings, seconds, slice === 0 ? profileName : undefined))
+      }
+    }
+    return targets.map((_, i) => combine(samples[i]!, warmups[i]!))
   })
 
 export interface Response {

@@ -256,7 +256,10 @@ const cpuCells = (m: Measurement) =>
 
 const loadLine = (settings: LoadSettings) =>
   `autocannon, ${settings.connections} connection${settings.connections === 1 ? "" : "s"}, pipelining ` +
-  `${settings.pipelining}, ${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s measured, per server`
+  `${settings.pipelining}, ${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s measured, per server` +
+  ((settings.slices ?? 1) > 1
+    ? `, in ${settings.slices} slices that the route's servers take in turn`
+    : "")
 
 const routeTable = (route: RouteResult, settings: LoadSettings) => {
   const invalid = problems([route])
@@ -394,6 +397,10 @@ Run them with the embedded database (\`npm run bench\`: PGlite in a temporary da
 (\`DATABASE_URL=postgres://user@host:5432/postgres npm run bench\`: a fresh database is created on that server for
 the run and dropped after it). \`BENCH_DURATION=3 npm run bench\` shortens the measured part of each run (seconds,
 default 8) for a quick check; \`BENCH_CONNECTIONS\` sets the concurrent connections (default 10);
+\`BENCH_SLICES\` into how many runs each server's measured time is cut (default 4): after a warm-up of each, a
+route's servers take these runs in turn (PulseBridge, the baseline, the Effect floor, PulseBridge, ...), and each
+server's figures add up its runs, so that a slower spell of a shared machine falls on all of them alike
+(\`BENCH_SLICES=1\` measures each server in one run, one after the other);
 \`BENCH_BACKFILL_DAYS\` the days of the backfill (default 365; 33 is the least the glucose read needs, for a quick
 check of the routes); \`BENCH_CPU_PROFILE=<dir>\` writes CPU profiles of the backfill, of each of PulseBridge's
 measured route runs and of the Effect floor's (\`floor-...\`) there (\`.cpuprofile\`, for Chrome DevTools or VS Code;
