@@ -42,7 +42,7 @@ const embeddedRunOnly = [
   "packages/server/test/http/{Errors,HostileInput,OpenApi,ResponseHeaders}.test.ts",
   "packages/server/test/mcp/McpTransport.test.ts",
   "packages/server/test/observability/Tracing.test.ts",
-  "packages/server/test/platform/{Deadline,EmbeddedPool,EmbeddedTemplate,Lifecycle,ServerEdges,Tls}.test.ts",
+  "packages/server/test/platform/{Deadline,EmbeddedPool,EmbeddedPrestart,EmbeddedTemplate,Lifecycle,ServerEdges,Tls}.test.ts",
   "packages/server/test/portal/{Assets,SecondFactor,Session,Unauthenticated}.test.ts",
   "packages/server/test/providers/{DexcomV3,FitbitGoogleHealth,GarminOAuth2,WhoopDates}.test.ts"
 ]

@@ -1,14 +1,8 @@
 /**
- * The entry point of `pulsebridge`: runs the command of the process's arguments on Node (`Main.ts`) and turns its
- * outcome into the exit code.
+ * The entry point of `pulsebridge`: starts the embedded database ahead when the command needs it (`Prestart.ts`),
+ * then loads the command's modules and runs it (`Run.ts`), so that the two overlap.
  */
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import * as Effect from "effect/Effect"
-import { main } from "./Main.js"
+import { prestartFor } from "./Prestart.js"
 
-// Errors are reported by `main`, once and on one line; the runtime's own report would add a stack trace. Without the
-// runtime's pretty logger, `serve` logs in the format the server's own logging layer chooses.
-NodeRuntime.runMain(main(process.argv).pipe(Effect.provide(NodeContext.layer)), {
-  disableErrorReporting: true,
-  disablePrettyLogger: true
-})
+prestartFor(process.argv.slice(2), process.env)
+await import("./Run.js")

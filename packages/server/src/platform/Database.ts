@@ -16,14 +16,24 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as String from "effect/String"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as path from "node:path"
-import { Worker } from "node:worker_threads"
 import * as Pg from "pg"
 import { trackPool } from "./DatabasePool.js"
 import { EmbeddedPool } from "./EmbeddedPool.js"
+import type { EmbeddedThread, LockInfo } from "./EmbeddedThread.js"
+import {
+  claimPrestarted,
+  closeThread,
+  embeddedTemplateFile,
+  lockHolder,
+  releaseLock,
+  startThread,
+  takeLock
+} from "./EmbeddedThread.js"
 import { migrations } from "./migrations/index.js"
 import { defaultServerConfig, ServerConfig } from "./ServerConfig.js"
+
+export { embeddedSettings, embeddedTemplateFile } from "./EmbeddedThread.js"
 
 export class DatabaseError extends Data.TaggedError("DatabaseError")<{
   readonly message: string
@@ -35,43 +45,11 @@ export interface EmbeddedEndpoint {
   readonly port: number
 }
 
-interface LockInfo {
-  readonly pid: number
-  /** Null while the owner is still starting its database. */
-  readonly port: number | null
-}
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
-const lockPath = (dataDir: string) => path.join(dataDir, "pg.lock")
-
 /**
- * Who holds the embedded database of `dataDir`, if a live process does. A lock file that cannot
- * be read yet (its owner is writing it) counts as held by an unknown, starting process.
+ * Who holds the embedded database of `dataDir`, if another live process does. A lock file that cannot be read yet
+ * (its owner is writing it) counts as held by an unknown, starting process.
  */
-export const readLock = (dataDir: string): Option.Option<LockInfo> => {
-  let text: string
-  try {
-    text = fs.readFileSync(lockPath(dataDir), "utf8")
-  } catch {
-    return Option.none()
-  }
-  try {
-    const info = JSON.parse(text) as LockInfo
-    return typeof info.pid === "number" && info.pid !== process.pid && isAlive(info.pid)
-      ? Option.some(info)
-      : Option.none()
-  } catch {
-    return Option.some({ pid: -1, port: null })
-  }
-}
+export const readLock = (dataDir: string): Option.Option<LockInfo> => Option.fromNullable(lockHolder(dataDir))
 
 /** Waits (up to 30 s) for a starting owner to publish its port. */
 const waitForPort = (dataDir: string) =>
@@ -87,206 +65,37 @@ const waitForPort = (dataDir: string) =>
     })
   })
 
-/** Takes the data dir's lock with an exclusive create; a lock of a dead process is replaced. */
+/** Takes the data dir's lock with an exclusive create (`takeLock`), given up with the scope. */
 const acquireLock = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.try({
-      try: () => {
-        fs.mkdirSync(dataDir, { recursive: true })
-        for (let attempt = 0; attempt < 3; attempt++) {
-          try {
-            const fd = fs.openSync(lockPath(dataDir), "wx", 0o600)
-            // The pid goes in at once, so the lock is never an empty file another process could misread.
-            fs.writeSync(fd, JSON.stringify({ pid: process.pid, port: null } satisfies LockInfo))
-            fs.fsyncSync(fd)
-            return fd
-          } catch (e) {
-            if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
-            const holder = readLock(dataDir)
-            if (Option.isSome(holder)) {
-              throw new Error(
-                `the embedded database in ${dataDir} is in use by process ${holder.value.pid}`
-              )
-            }
-            fs.rmSync(lockPath(dataDir), { force: true })
-          }
-        }
-        throw new Error(`could not take the lock of ${dataDir}`)
-      },
+      try: () => takeLock(dataDir),
       catch: (cause) => new DatabaseError({ message: (cause as Error).message, cause })
     }),
-    (fd) =>
-      Effect.sync(() => {
-        fs.closeSync(fd)
-        fs.rmSync(lockPath(dataDir), { force: true })
-      })
+    (fd) => Effect.sync(() => releaseLock(dataDir, fd))
   )
 
 // ---- the initialised data dir template ----
-
-/**
- * Where the template of a new embedded database is kept: a gzipped tarball of the data dir `initdb` makes, for
- * the installed PGlite version, under `node_modules/.cache/pulsebridge/`. `initdb` is most of a first start
- * (several seconds of WebAssembly); unpacking the template into a new data dir takes a fraction of that, and
- * the migrations then run on it as on any new database. `packages/cli/scripts/build.mjs` makes it at install;
- * without it the first new database makes it. Undefined when PGlite's package cannot be found.
- */
-export const embeddedTemplateFile = (): string | undefined => {
-  try {
-    const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite")
-    const packageDir = path.resolve(path.dirname(entry), "..")
-    const { version } = JSON.parse(fs.readFileSync(path.join(packageDir, "package.json"), "utf8")) as {
-      version: string
-    }
-    return path.join(packageDir, "..", "..", ".cache", "pulsebridge", `pglite-${version}-initdb.tar.gz`)
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * Settings of the embedded database beyond PGlite's own start parameters. `shared_buffers` is 32 MB instead of
- * PostgreSQL's 128 MB: PGlite clears its whole buffer pool in its WebAssembly memory at every open, which took a
- * third of a second and committed 128 MB of memory for a database whose files the operating system caches anyway
- * (a CLI command opens it each time; the tests open one per file).
- */
-export const embeddedSettings: ReadonlyArray<string> = ["-c", "shared_buffers=32MB"]
-
-/**
- * The embedded database's thread. PGlite runs its WebAssembly on the thread that calls it, so on the server's own
- * thread every statement held the event loop: a backfill's insert of a week of glucose readings held every other
- * request for hundreds of milliseconds. Here PGlite and its socket server run in a worker thread of their own, and
- * the server talks to it over the loopback port as to any PostgreSQL.
- *
- * The thread opens `pgDir` (in memory when null). A new database starts from the template when there is one (and
- * makes it when there is none); a template that cannot be loaded is skipped for a plain `initdb`. It answers
- * `{ port }` once it serves, or `{ error }`; on `"close"` it stops serving, closes the database (a checkpoint) and
- * ends. Plain CommonJS, so that it runs the same from the sources and from the build.
- */
-const embeddedThreadScript = `
-const { parentPort, workerData } = require("node:worker_threads")
-const fs = require("node:fs")
-const path = require("node:path")
-const { PGlite } = require(workerData.pglite)
-const { PGLiteSocketServer } = require(workerData.socket)
-const { pgDir, templateFile, settings } = workerData
-
-const isEmptyDir = (dir) => {
-  try {
-    return fs.readdirSync(dir).length === 0
-  } catch (e) {
-    return e.code === "ENOENT"
-  }
-}
-const readTemplate = () => {
-  if (templateFile === null) return undefined
-  try {
-    return new Blob([fs.readFileSync(templateFile)])
-  } catch {
-    return undefined
-  }
-}
-// Writes the template from a database initdb has just made (nothing else in it yet); best effort.
-const saveTemplate = async (db) => {
-  if (templateFile === null) return
-  try {
-    const dump = await db.dumpDataDir("gzip")
-    fs.mkdirSync(path.dirname(templateFile), { recursive: true })
-    const temporary = templateFile + "." + process.pid + "." + Math.random().toString(36).slice(2) + ".tmp"
-    fs.writeFileSync(temporary, Buffer.from(await dump.arrayBuffer()))
-    fs.renameSync(temporary, templateFile)
-  } catch {}
-}
-const open = async () => {
-  const fresh = pgDir === null || isEmptyDir(pgDir)
-  const template = fresh ? readTemplate() : undefined
-  const create = (options) =>
-    PGlite.create({
-      ...(pgDir === null ? {} : { dataDir: pgDir }),
-      startParams: [...PGlite.defaultStartParams, ...settings],
-      ...options
-    })
-  if (template !== undefined) {
-    try {
-      return await create({ loadDataDir: template })
-    } catch {
-      if (pgDir !== null) fs.rmSync(pgDir, { recursive: true, force: true })
-    }
-  }
-  const db = await create({})
-  if (fresh) await saveTemplate(db)
-  return db
-}
-const main = async () => {
-  let db
-  try {
-    db = await open()
-  } catch (e) {
-    return parentPort.postMessage({ error: "cannot open the embedded database: " + (e && e.message || e) })
-  }
-  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 64 })
-  try {
-    await server.start()
-  } catch (e) {
-    await db.close().catch(() => {})
-    return parentPort.postMessage({ error: "cannot serve the embedded database: " + (e && e.message || e) })
-  }
-  parentPort.on("message", async (message) => {
-    if (message !== "close") return
-    await server.stop().catch(() => {})
-    await db.close().catch(() => {})
-    process.exit(0)
-  })
-  parentPort.postMessage({ port: Number(server.getServerConn().split(":").pop()) })
-}
-main()
-`
 
 /** How long closing the embedded database may take before its thread is stopped. */
 export const embeddedCloseTimeout = Duration.seconds(30)
 
 /**
- * Runs the embedded database's thread over `pgDir` and waits until it serves; the scope closes the database
- * (and stops the thread). A thread that stops on its own while the server runs takes the process down with a
- * message: nothing can be stored without it.
+ * Runs the embedded database's thread (`thread`, started by the caller) and waits until it serves; the scope closes
+ * the database (and stops the thread). A thread that stops on its own while the server runs takes the process down
+ * with a message: nothing can be stored without it.
  */
-const runEmbeddedThread = (pgDir: string | undefined, templateFile: string | undefined) =>
+const runEmbeddedThread = (start: () => EmbeddedThread) =>
   Effect.acquireRelease(
-    Effect.async<
-      { readonly worker: Worker; readonly port: number; readonly closing: { value: boolean } },
-      DatabaseError
-    >(
-      (resume) => {
-        const require = createRequire(import.meta.url)
-        const worker = new Worker(embeddedThreadScript, {
-          eval: true,
-          workerData: {
-            pglite: require.resolve("@electric-sql/pglite"),
-            socket: require.resolve("@electric-sql/pglite-socket"),
-            pgDir: pgDir ?? null,
-            templateFile: templateFile ?? null,
-            settings: embeddedSettings
+    Effect.suspend(() => {
+      const { answer, worker } = start()
+      const closing = { value: false }
+      return Effect.promise(() => answer).pipe(
+        Effect.flatMap((answer) => {
+          if (answer._tag === "Failed") {
+            void worker.terminate()
+            return Effect.fail(new DatabaseError({ message: answer.message, cause: answer.cause }))
           }
-        })
-        const closing = { value: false }
-        // Only these listeners are removed: the worker keeps listeners of its own (`removeAllListeners` would take
-        // its messages away).
-        const onError = (error: Error) => fail(`cannot open the embedded database: ${error.message}`, error)
-        const onExit = (code: number) => fail(`the embedded database stopped while opening (exit code ${code})`)
-        const stopListening = () => {
-          worker.off("error", onError)
-          worker.off("exit", onExit)
-        }
-        const fail = (message: string, cause?: unknown) => {
-          stopListening()
-          void worker.terminate()
-          resume(Effect.fail(new DatabaseError({ message, cause })))
-        }
-        worker.once("error", onError)
-        worker.once("exit", onExit)
-        worker.once("message", (message: { readonly port?: number; readonly error?: string }) => {
-          if (message.port === undefined) return fail(message.error ?? "cannot open the embedded database")
-          stopListening()
           worker.on("error", (error) => console.error(`the embedded database failed: ${error.message}`))
           worker.once("exit", (code) => {
             if (closing.value) return
@@ -294,44 +103,44 @@ const runEmbeddedThread = (pgDir: string | undefined, templateFile: string | und
             process.exitCode = 1
             process.kill(process.pid, "SIGTERM")
           })
-          resume(Effect.succeed({ worker, port: message.port, closing }))
+          return Effect.succeed({ worker, port: answer.port, closing })
         })
-      }
-    ),
+      )
+    }),
     ({ closing, worker }) =>
-      Effect.async<void>((resume) => {
+      Effect.promise(() => {
         closing.value = true
-        worker.once("exit", () => resume(Effect.void))
-        worker.postMessage("close")
+        return closeThread(worker, Duration.toMillis(embeddedCloseTimeout))
       }).pipe(
-        // A finalizer is uninterruptible: without this the timeout could not end the wait.
-        Effect.interruptible,
-        Effect.timeoutOption(embeddedCloseTimeout),
-        Effect.tap(Option.match({
-          onNone: () =>
-            Effect.logWarning(
-              `Shutdown: the embedded database did not close within ${
-                Duration.format(embeddedCloseTimeout)
-              }; its thread is stopped`
-            ),
-          onSome: () => Effect.void
-        })),
-        Effect.zipRight(Effect.promise(() => worker.terminate())),
-        Effect.asVoid
+        Effect.flatMap((closed) =>
+          closed ? Effect.void : Effect.logWarning(
+            `Shutdown: the embedded database did not close within ${
+              Duration.format(embeddedCloseTimeout)
+            }; its thread is stopped`
+          )
+        )
       )
   )
 
 /**
  * Opens PGlite (in memory when `dataDir` is undefined) in a thread of its own and serves it on a loopback port.
  * The socket server accepts many client connections and keeps each transaction on its own.
- * A new database starts from `templateFile` (by default `embeddedTemplateFile()`).
+ * A new database starts from `templateFile` (by default `embeddedTemplateFile()`). A thread the CLI started ahead
+ * for this data dir (`prestartEmbedded`) is taken over, with its lock, instead of starting one.
  */
 export const startEmbedded = (dataDir: string | undefined, templateFile = embeddedTemplateFile()) =>
   Effect.gen(function*() {
-    const fd = dataDir === undefined ? undefined : yield* acquireLock(dataDir)
-    const { port } = yield* runEmbeddedThread(
-      dataDir === undefined ? undefined : path.join(dataDir, "pg"),
-      templateFile
+    const prestarted = dataDir === undefined ? undefined : claimPrestarted(dataDir)
+    const fd = prestarted !== undefined
+      ? yield* Effect.acquireRelease(
+        Effect.succeed(prestarted.fd),
+        (fd) => Effect.sync(() => releaseLock(dataDir!, fd))
+      )
+      : dataDir === undefined
+      ? undefined
+      : yield* acquireLock(dataDir)
+    const { port } = yield* runEmbeddedThread(() =>
+      prestarted?.thread ?? startThread(dataDir === undefined ? undefined : path.join(dataDir, "pg"), templateFile)
     )
     if (fd !== undefined) {
       fs.ftruncateSync(fd, 0)
