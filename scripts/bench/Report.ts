@@ -256,10 +256,9 @@ const cpuCells = (m: Measurement) =>
 
 const loadLine = (settings: LoadSettings) =>
   `autocannon, ${settings.connections} connection${settings.connections === 1 ? "" : "s"}, pipelining ` +
-  `${settings.pipelining}, ${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s measured, per server` +
-  ((settings.slices ?? 1) > 1
-    ? `, in ${settings.slices} slices that the route's servers take in turn`
-    : "")
+  `${settings.pipelining}, ${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s measured` +
+  ((settings.slices ?? 1) > 1 ? ` in ${settings.slices} slices taken in turn with the route's other servers` : "") +
+  ", per server"
 
 const routeTable = (route: RouteResult, settings: LoadSettings) => {
   const invalid = problems([route])
