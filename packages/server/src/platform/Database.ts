@@ -75,15 +75,13 @@ const acquireLock = (dataDir: string) =>
     (fd) => Effect.sync(() => releaseLock(dataDir, fd))
   )
 
-// ---- the initialised data dir template ----
-
 /** How long closing the embedded database may take before its thread is stopped. */
 export const embeddedCloseTimeout = Duration.seconds(30)
 
 /**
- * Runs the embedded database's thread (`thread`, started by the caller) and waits until it serves; the scope closes
- * the database (and stops the thread). A thread that stops on its own while the server runs takes the process down
- * with a message: nothing can be stored without it.
+ * Runs the embedded database's thread (`start` starts it, or hands over the one started ahead) and waits until it
+ * serves; the scope closes the database (and stops the thread). A thread that stops on its own while the server runs
+ * takes the process down with a message: nothing can be stored without it.
  */
 const runEmbeddedThread = (start: () => EmbeddedThread) =>
   Effect.acquireRelease(

@@ -301,8 +301,9 @@ export const closeUnclaimed = async (): Promise<void> => {
   const unclaimed = [...registry().values()]
   registry().clear()
   await Promise.all(unclaimed.map(async ({ dataDir, fd, thread }) => {
-    await thread.answer
-    await closeThread(thread.worker, 30_000)
+    // A thread that could not open the database has nothing to close.
+    if ((await thread.answer)._tag === "Serving") await closeThread(thread.worker, 30_000)
+    else await thread.worker.terminate()
     releaseLock(dataDir, fd)
   }))
 }

@@ -75,6 +75,23 @@ describe("the embedded database started ahead", () => {
     120_000
   )
 
+  it.live(
+    "one that cannot open its database is given up, lock and all, its data dir left as it was",
+    () =>
+      Effect.gen(function*() {
+        const dataDir = path.join(yield* tempDir, "data")
+        fs.mkdirSync(dataDir, { recursive: true })
+        // A file where the database's directory should be: PGlite cannot open it.
+        fs.writeFileSync(path.join(dataDir, "pg"), "not a database")
+        prestartEmbedded(dataDir)
+        expect(fs.existsSync(lockPath(dataDir))).toBe(true)
+        yield* Effect.promise(closeUnclaimed)
+        expect(fs.existsSync(lockPath(dataDir))).toBe(false)
+        expect(fs.readFileSync(path.join(dataDir, "pg"), "utf8")).toBe("not a database")
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
   it.live("starts nothing for a data dir another live process holds", () =>
     Effect.gen(function*() {
       const dataDir = path.join(yield* tempDir, "data")
