@@ -9,9 +9,9 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Pg from "pg"
 import { startEmbedded } from "../../src/platform/Database.js"
 import { claimPrestarted, closeUnclaimed, lockPath, prestartEmbedded } from "../../src/platform/EmbeddedThread.js"
+import { embeddedClient, rowsOf } from "../fixtures/EmbeddedClient.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "pulsebridge-prestart-"))),
@@ -23,12 +23,11 @@ const lockOf = (dataDir: string) =>
 
 /** Runs `statement` on the embedded database of `dataDir`, opened by `startEmbedded` and closed after. */
 const query = (dataDir: string, statement: string) =>
-  Effect.scoped(Effect.gen(function*() {
-    const endpoint = yield* startEmbedded(dataDir)
-    const client = new Pg.Client({ host: endpoint.host, port: endpoint.port, user: "postgres", database: "postgres" })
-    yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
-    return (yield* Effect.promise(() => client.query(statement))).rows
-  }))
+  Effect.scoped(
+    Effect.flatMap(startEmbedded(dataDir), embeddedClient).pipe(
+      Effect.flatMap((client) => rowsOf(client, statement))
+    )
+  )
 
 describe("the embedded database started ahead", () => {
   it.live("is taken over by the database layer, lock and all, and closed with it", () =>
@@ -39,15 +38,9 @@ describe("the embedded database started ahead", () => {
       expect(lockOf(dataDir)).toEqual({ pid: process.pid, port: null })
       const port = yield* Effect.scoped(Effect.gen(function*() {
         const endpoint = yield* startEmbedded(dataDir)
-        const client = new Pg.Client({
-          host: endpoint.host,
-          port: endpoint.port,
-          user: "postgres",
-          database: "postgres"
-        })
-        yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
-        yield* Effect.promise(() => client.query("CREATE TABLE t (id int primary key)"))
-        yield* Effect.promise(() => client.query("INSERT INTO t VALUES (1)"))
+        const client = yield* embeddedClient(endpoint)
+        yield* rowsOf(client, "CREATE TABLE t (id int primary key)")
+        yield* rowsOf(client, "INSERT INTO t VALUES (1)")
         // Taken over: nothing is left to claim, and the lock names the port.
         expect(claimPrestarted(dataDir)).toBeUndefined()
         expect(lockOf(dataDir)).toEqual({ pid: process.pid, port: endpoint.port })

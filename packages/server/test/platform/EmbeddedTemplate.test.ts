@@ -9,8 +9,8 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Pg from "pg"
 import { startEmbedded } from "../../src/platform/Database.js"
+import { embeddedClient, rowsOf } from "../fixtures/EmbeddedClient.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "pulsebridge-template-"))),
@@ -20,13 +20,11 @@ const tempDir = Effect.acquireRelease(
 /** Opens the embedded database of `dataDir` from `template`, writes a row and reads it back, then closes it. */
 const roundTrip = (dataDir: string, template: string) =>
   Effect.scoped(Effect.gen(function*() {
-    const endpoint = yield* startEmbedded(dataDir, template)
-    const client = new Pg.Client({ host: endpoint.host, port: endpoint.port, user: "postgres", database: "postgres" })
-    yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
-    yield* Effect.promise(() => client.query("CREATE TABLE t (id int primary key, name text)"))
-    yield* Effect.promise(() => client.query("INSERT INTO t VALUES (1, 'one')"))
-    const result = yield* Effect.promise(() => client.query<{ name: string }>("SELECT name FROM t WHERE id = 1"))
-    return result.rows.map((row) => row.name)
+    const client = yield* embeddedClient(yield* startEmbedded(dataDir, template))
+    yield* rowsOf(client, "CREATE TABLE t (id int primary key, name text)")
+    yield* rowsOf(client, "INSERT INTO t VALUES (1, 'one')")
+    const rows = yield* rowsOf<{ name: string }>(client, "SELECT name FROM t WHERE id = 1")
+    return rows.map((row) => row.name)
   }))
 
 describe("the embedded database's template", () => {
@@ -44,15 +42,8 @@ describe("the embedded database's template", () => {
       expect(fs.statSync(template).mtimeMs).toBe(made)
       // An existing data dir opens as it is: the row written before is there.
       const reopened = yield* Effect.scoped(Effect.gen(function*() {
-        const endpoint = yield* startEmbedded(path.join(dir, "b"), template)
-        const client = new Pg.Client({
-          host: endpoint.host,
-          port: endpoint.port,
-          user: "postgres",
-          database: "postgres"
-        })
-        yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
-        return (yield* Effect.promise(() => client.query<{ n: number }>("SELECT count(*)::int AS n FROM t"))).rows[0]?.n
+        const client = yield* embeddedClient(yield* startEmbedded(path.join(dir, "b"), template))
+        return (yield* rowsOf<{ n: number }>(client, "SELECT count(*)::int AS n FROM t"))[0]?.n
       }))
       expect(reopened).toBe(1)
     }).pipe(Effect.scoped), 300_000)
