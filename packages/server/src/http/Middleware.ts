@@ -11,6 +11,7 @@
  * without a body to check reaches the app with no effect of this middleware's own between.
  */
 import { HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import type { Unauthorized } from "@pulsebridge/domain"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -26,6 +27,9 @@ import { annotateRequestLogs, untracedRequest } from "./RequestFiber.js"
 import { recordRequest, routeCapture } from "./RequestMetrics.js"
 import { withResponseHeaders } from "./ResponseHeaders.js"
 import { checkScan, readScan } from "./ScanUpload.js"
+
+/** The status a request whose client closed its connection before the answer is logged and counted with. */
+export const ClientClosedRequest = 499
 
 /** The longest segment of an API path: ids are UUIDs, dates ten characters. */
 export const MaxPathSegmentLength = 100
@@ -97,8 +101,21 @@ const emptyErrorBody = (status: number, requestId: string) => {
   return errorResponse(status, "InternalServerError", "Internal server error", { requestId })
 }
 
-/** The status the platform answered a failed request with (it maps its own errors itself). */
-const failureStatus = (cause: Cause.Cause<unknown>): number => {
+/**
+ * Whether the request's client went away before its answer was written out: its connection closed with the answer
+ * unfinished. The platform then interrupts the request, or its streamed body fails ("Premature close").
+ */
+const clientGone = (request: HttpServerRequest.HttpServerRequest): boolean => {
+  const response = NodeHttpServerRequest.toServerResponse(request)
+  return response.destroyed && !response.writableFinished
+}
+
+/**
+ * The status the platform answered a failed request with (it maps its own errors itself), or 499 (as proxies log
+ * it) for a request whose client closed its connection first: not a failure of the server.
+ */
+const failureStatus = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Cause<unknown>): number => {
+  if (clientGone(request)) return ClientClosedRequest
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure) && HttpServerError.isServerError(failure.value)) {
     if (failure.value._tag === "RouteNotFound") return 404
@@ -179,7 +196,7 @@ export const makeAppMiddleware =
         return compressResponse(request, finish(answer))
       }
       // Logs the path without its query string: OAuth callbacks carry codes there.
-      const logged = (status: number, cause?: Cause.Cause<unknown>) => {
+      const logged = (status: number, cause?: Cause.Cause<unknown>, message = "Sent HTTP response") => {
         const durationMs = Date.now() - started
         recordRequest(fiber, request, status, durationMs)
         return Effect.zipRight(
@@ -189,7 +206,7 @@ export const makeAppMiddleware =
             "http.status": status,
             "http.durationMs": durationMs
           }),
-          cause !== undefined ? Effect.logError("Request failed", cause) : Effect.log("Sent HTTP response")
+          cause !== undefined ? Effect.logError("Request failed", cause) : Effect.log(message)
         )
       }
       const served = Effect.zipRight(
@@ -203,16 +220,21 @@ export const makeAppMiddleware =
           onFailure: (cause) => {
             deadline?.stop()
             const overdue = deadline?.passed() === true
-            const status = overdue ? 503 : failureStatus(cause)
+            const status = overdue ? 503 : failureStatus(request, cause)
             return Effect.zipRight(
-              logged(status, status >= 500 && !overdue ? cause : undefined),
+              status === ClientClosedRequest
+                ? logged(status, undefined, "Client closed the request")
+                : logged(status, status >= 500 && !overdue ? cause : undefined),
               Effect.failCause(cause)
             )
           },
           onSuccess: (response) => {
             deadline?.stop()
             // Responses returned here before reaching the app do not pass the pre-response handlers.
-            return Effect.as(logged(response.status), finish(response))
+            const sent = clientGone(request)
+              ? logged(ClientClosedRequest, undefined, "Client closed the request")
+              : logged(response.status)
+            return Effect.as(sent, finish(response))
           }
         })
       )

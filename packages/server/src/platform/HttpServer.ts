@@ -30,6 +30,7 @@ import type * as net from "node:net"
 import type * as stream from "node:stream"
 import { SelfCalls } from "./SelfCalls.js"
 import { ServerConfig } from "./ServerConfig.js"
+import { SettledResponse } from "./SettledResponse.js"
 import { clientSecureContext, loadOrCreateCertificate, makeHttpsServer } from "./Tls.js"
 
 /** The certificate this server presents, so it can call itself (the sandbox providers). */
@@ -255,7 +256,10 @@ const gatedLayer = (evaluate: () => http.Server, options: net.ListenOptions) =>
 export const HttpServerLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServerConfig
   if (config.trustProxy) {
-    return gatedLayer(() => http.createServer({ requireHostHeader: false }), { port: config.port, host: config.host })
+    return gatedLayer(
+      () => http.createServer({ requireHostHeader: false, ServerResponse: SettledResponse }),
+      { port: config.port, host: config.host }
+    )
       .pipe(
         Layer.merge(Layer.succeed(ServerCertificate, { cert: null })),
         Layer.merge(SelfCalls.Default)

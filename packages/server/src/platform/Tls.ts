@@ -13,6 +13,7 @@ import type * as net from "node:net"
 import * as path from "node:path"
 import * as tls from "node:tls"
 import { generate } from "selfsigned"
+import { SettledResponse } from "./SettledResponse.js"
 
 export class TlsError extends Data.TaggedError("TlsError")<{
   readonly message: string
@@ -191,7 +192,12 @@ export const clientSecureContext = (
 
 export const makeHttpsServer = (options: { readonly cert: string; readonly key: string }): https.Server => {
   // A missing Host is answered by the application's listener, with the JSON error body.
-  const server = https.createServer({ cert: options.cert, key: options.key, requireHostHeader: false })
+  const server = https.createServer({
+    cert: options.cert,
+    key: options.key,
+    requireHostHeader: false,
+    ServerResponse: SettledResponse
+  })
 
   // Never listens: it only parses the plain-HTTP sockets handed to it, so the refusal is a well-formed response.
   const refuse = (request: http.IncomingMessage, response: http.ServerResponse) => {

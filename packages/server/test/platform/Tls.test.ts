@@ -11,6 +11,7 @@ import * as https from "node:https"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as tls from "node:tls"
 import { loadOrCreateCertificate, makeHttpsServer, TlsError } from "../../src/platform/Tls.js"
 
 const tempDir = Effect.acquireRelease(
@@ -215,6 +216,28 @@ describe("makeHttpsServer", () => {
         })
       }
       yield* expectServesHttps(port, pems.cert)
+    }))
+
+  it.scopedLive("calls back an answer written after its client left (SettledResponse)", () =>
+    Effect.gen(function*() {
+      const pems = yield* freshCertificate
+      const { port, server } = yield* listen(pems)
+      server.removeAllListeners("request")
+      const called = yield* Effect.promise(() =>
+        new Promise<boolean>((resolve) => {
+          const client = tls.connect({ port, host: "127.0.0.1", ca: pems.cert, servername: "localhost" }, () => {
+            client.write("GET / HTTP/1.1\r\nhost: localhost\r\n\r\n")
+          })
+          // The client leaves once its request has arrived; the answer is written after that.
+          server.once("request", (_request, response: http.ServerResponse) => {
+            response.once("close", () => response.end("late", () => resolve(true)))
+            client.destroy()
+          })
+          client.on("error", () => {})
+          setTimeout(() => resolve(false), 5_000)
+        })
+      )
+      expect(called).toBe(true)
     }))
 
   it.scopedLive("closes despite a connected peer that never sends", () =>
