@@ -108,6 +108,62 @@ describe("pulsebridge CLI", { sequential: true }, () => {
     commandsTimeout
   )
 
+  it.scopedLive(
+    "apps assistant-sign-in shows, sets (https only, audited) and clears an app's assistant sign-in URL",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* dataDir
+        const app = yield* createApp(dir)
+        const url = "https://app.example.com/assistant-sign-in?from=pulsebridge"
+
+        expect(yield* cliJson(dir, ["apps", "assistant-sign-in", "--app", app])).toEqual({
+          appId: app,
+          assistantSignInUrl: null
+        })
+        const none = yield* cli(dir, ["apps", "assistant-sign-in", "--app", app])
+        expect(none.stdout.trim()).toBe("The app has no assistant sign-in URL.")
+
+        expect(yield* cliJson(dir, ["apps", "assistant-sign-in", "--app", app, "--url", url])).toEqual({
+          appId: app,
+          assistantSignInUrl: url
+        })
+        const shown = yield* cli(dir, ["apps", "assistant-sign-in", "--app", app])
+        expect(shown.stdout.trim()).toBe(`Assistant sign-in URL: ${url}`)
+
+        // Refused, and the URL set before stays: plain http (outside sandbox mode), a fragment, not a URL.
+        for (const refused of ["http://app.example.com/sign-in", `${url}#top`, "sign-in"]) {
+          const result = yield* cli(dir, ["apps", "assistant-sign-in", "--app", app, "--url", refused, "--json"])
+          expect(result.code).toBe(1)
+          const error = parseJson(result).error
+          expect(error._tag).toBe("BadRequest")
+          expect(error.message).toMatch(/sign-in URL/)
+        }
+        const unknownApp = yield* cli(dir, ["apps", "assistant-sign-in", "--app", crypto.randomUUID(), "--url", url])
+        expect(unknownApp.code).toBe(1)
+        expect(unknownApp.stderr.trim().split("\n")).toHaveLength(1)
+        expect(yield* cliJson(dir, ["apps", "assistant-sign-in", "--app", app])).toEqual({
+          appId: app,
+          assistantSignInUrl: url
+        })
+
+        expect(yield* cliJson(dir, ["apps", "assistant-sign-in", "--app", app, "--clear"])).toEqual({
+          appId: app,
+          assistantSignInUrl: null
+        })
+
+        // Each change is audited with the URL it set; a refused change is not.
+        const audit = yield* cliJson(dir, ["audit", "list", "--app", app])
+        const changes = (audit.data as Array<Record<string, any>>).filter((event) =>
+          event.action === "app.assistantSignIn"
+        )
+        expect(changes.map((event) => [event.targetId, event.detail.assistantSignInUrl, event.detail.via])).toEqual([
+          [app, null, "cli"],
+          [app, url, "cli"]
+        ])
+      }),
+    commandsTimeout
+  )
+
   it.scopedLive("api-keys create, list and revoke; listings never show a key", () =>
     Effect.gen(function*() {
       const dir = yield* dataDir
