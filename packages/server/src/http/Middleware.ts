@@ -18,6 +18,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
+import type * as http from "node:http"
 import { checkBody, isJsonApi } from "./BodyRules.js"
 import { compressResponse } from "./Compression.js"
 import type { DeadlineOptions } from "./Deadline.js"
@@ -106,8 +107,9 @@ const emptyErrorBody = (status: number, requestId: string) => {
  * unfinished. The platform then interrupts the request, or its streamed body fails ("Premature close").
  */
 const clientGone = (request: HttpServerRequest.HttpServerRequest): boolean => {
-  const response = NodeHttpServerRequest.toServerResponse(request)
-  return response.destroyed && !response.writableFinished
+  // A request not served by Node's HTTP server (none is, today) has no such response.
+  const response = NodeHttpServerRequest.toServerResponse(request) as http.ServerResponse | undefined
+  return response !== undefined && response.destroyed && !response.writableFinished
 }
 
 /**
