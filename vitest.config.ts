@@ -39,7 +39,7 @@ const packages = databaseOnly ? "{server,portal,testing}" : "*"
  */
 const embeddedRunOnly = [
   "packages/server/test/fuzz/HttpLevel.test.ts",
-  "packages/server/test/http/{ClientAbort,Errors,HostileInput,OpenApi,ResponseHeaders}.test.ts",
+  "packages/server/test/http/{ClientAbort,ClientAbortMemory,Errors,HostileInput,OpenApi,ResponseHeaders}.test.ts",
   "packages/server/test/mcp/McpTransport.test.ts",
   "packages/server/test/observability/Tracing.test.ts",
   "packages/server/test/platform/{Deadline,EmbeddedPool,EmbeddedPrestart,EmbeddedTemplate,Lifecycle,ServerEdges,Tls}.test.ts",
