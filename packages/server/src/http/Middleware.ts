@@ -198,7 +198,7 @@ export const makeAppMiddleware =
         return compressResponse(request, finish(answer))
       }
       // Logs the path without its query string: OAuth callbacks carry codes there.
-      const logged = (status: number, cause?: Cause.Cause<unknown>, message = "Sent HTTP response") => {
+      const logged = (status: number, cause?: Cause.Cause<unknown>) => {
         const durationMs = Date.now() - started
         recordRequest(fiber, request, status, durationMs)
         return Effect.zipRight(
@@ -208,7 +208,9 @@ export const makeAppMiddleware =
             "http.status": status,
             "http.durationMs": durationMs
           }),
-          cause !== undefined ? Effect.logError("Request failed", cause) : Effect.log(message)
+          cause !== undefined
+            ? Effect.logError("Request failed", cause)
+            : Effect.log(status === ClientClosedRequest ? "Client closed the request" : "Sent HTTP response")
         )
       }
       const served = Effect.zipRight(
@@ -224,19 +226,14 @@ export const makeAppMiddleware =
             const overdue = deadline?.passed() === true
             const status = overdue ? 503 : failureStatus(request, cause)
             return Effect.zipRight(
-              status === ClientClosedRequest
-                ? logged(status, undefined, "Client closed the request")
-                : logged(status, status >= 500 && !overdue ? cause : undefined),
+              logged(status, status >= 500 && !overdue ? cause : undefined),
               Effect.failCause(cause)
             )
           },
           onSuccess: (response) => {
             deadline?.stop()
             // Responses returned here before reaching the app do not pass the pre-response handlers.
-            const sent = clientGone(request)
-              ? logged(ClientClosedRequest, undefined, "Client closed the request")
-              : logged(response.status)
-            return Effect.as(sent, finish(response))
+            return Effect.as(logged(clientGone(request) ? ClientClosedRequest : response.status), finish(response))
           }
         })
       )
