@@ -4,7 +4,7 @@
  * server's embedded database when one holds DATA_DIR) and services, so the CLI and the API can
  * never disagree about what an app, key or user is.
  */
-import { Command } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
 import { apiKeys } from "./commands/ApiKeys.js"
 import { apps } from "./commands/Apps.js"
 import { audit } from "./commands/Audit.js"

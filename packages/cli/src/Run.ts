@@ -2,7 +2,8 @@
  * Runs the command of the process's arguments on Node (`Main.ts`) and turns its outcome into the exit code; then
  * closes an embedded database started ahead that the command did not take over (`Prestart.ts`).
  */
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { closeUnclaimed } from "@pulsebridge/server/platform/EmbeddedThread"
 import * as Effect from "effect/Effect"
 import { main } from "./Main.js"

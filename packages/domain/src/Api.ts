@@ -1,7 +1,9 @@
 /**
  * The whole PulseBridge HTTP contract: every group, the API-wide errors and the typed client.
  */
-import { HttpApi, HttpApiClient, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { ConnectionsGroup } from "./Connections.js"
 import { CoverageGroup } from "./Coverage.js"
 import { InternalServerError, PayloadTooLarge, TooManyRequests, Unauthorized } from "./Errors.js"

@@ -2,7 +2,9 @@
  * The two credentials of the API and the middleware tags that check them.
  * Each accepts `Authorization: Bearer <credential>` and its legacy header.
  */
-import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
 import type { ApiKeyId, AppId, UserId } from "./Common.js"

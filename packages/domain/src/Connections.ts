@@ -2,7 +2,10 @@
  * Connections (endpoints 7-15): the hosted connect flow, the user's provider connections,
  * and the canonical health data read from them.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { UserTokenAuth } from "./Auth.js"
 import {

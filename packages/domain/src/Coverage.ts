@@ -3,7 +3,9 @@
  * daily load, sleep, recovery, workouts, body measurements, glucose, journal), from which provider, whether complete, partial,
  * missing or still pending, and for each score of the day the reason it is null when it is.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { UserTokenAuth } from "./Auth.js"
 import { checkDateRange, ConnectionId, LocalDate, Provider, TimeZone, UserId } from "./Common.js"

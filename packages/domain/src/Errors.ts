@@ -2,7 +2,7 @@
  * The error catalogue: one tagged error per HTTP status. Every error body is JSON
  * `{ "_tag": ..., "message": ... }`; schema-decode failures keep `HttpApiDecodeError` (400, with `issues`).
  */
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Schema from "effect/Schema"
 
 export class BadRequest extends Schema.TaggedError<BadRequest>()(

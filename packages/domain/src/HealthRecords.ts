@@ -3,7 +3,9 @@
  * the data, served beside the daily reads (endpoints 10-14) and built the same way. docs/data-types.md gives,
  * per type and provider, the source, the field mapping, the units and the dating rule.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { UserTokenAuth } from "./Auth.js"
 import {

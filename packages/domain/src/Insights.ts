@@ -3,7 +3,9 @@
  * meal, drink and coffee of a range of journal dates, with the entry's title and nutrients. The meal
  * comparisons: those responses grouped by what was eaten (`MealComparison.ts`).
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { UserTokenAuth } from "./Auth.js"
 import { DateRange, JournalEntryId, LocalDate, Timestamp, UserId } from "./Common.js"

@@ -2,7 +2,12 @@
  * The nutrition journal (endpoints 16-20): manual entries and AI-analysed meal photos, plus the
  * stored photo of a scan.
  */
-import { FileSystem, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as Multipart from "@effect/platform/Multipart"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { UserTokenAuth } from "./Auth.js"

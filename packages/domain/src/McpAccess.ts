@@ -4,7 +4,10 @@
  * assistant it embeds, and the grants (assistants' access) of a user, which the app lists and revokes. MCP
  * tokens are read-only, carry scopes (which data types), and are refused by every REST route.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { ApiKeyAuth } from "./Auth.js"
 import { ContractString, Timestamp, UserId, uuidId } from "./Common.js"

@@ -2,7 +2,10 @@
  * The OAuth callbacks of the hosted connect flow (endpoints 23-24). No credential: the
  * provider redirects the end user's browser here, and we redirect on to the app.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { ContractString } from "./Common.js"
 import { BadRequest } from "./Errors.js"

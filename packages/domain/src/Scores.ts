@@ -2,7 +2,9 @@
  * Health scores (endpoints 21-22) of the authenticated user, and the factor breakdown each
  * daily score carries in `components`.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { UserTokenAuth } from "./Auth.js"
 import { DateRange, LocalDate, Provider } from "./Common.js"

@@ -1,7 +1,10 @@
 /**
  * Users (endpoints 1-6): the app's end users, created idempotently by the app's own id.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { ApiKeyAuth } from "./Auth.js"
 import { AppId, ContractString, jsonTextProblem, Timestamp, TimeZone, UserId } from "./Common.js"

@@ -2,7 +2,10 @@
  * Webhook endpoints: where the app wants its events (`Webhooks.ts`), each with its signing secret,
  * and the log of deliveries to it. Managed with an API key holding `webhooks:read`/`webhooks:write`.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { ApiKeyAuth } from "./Auth.js"
 import { ContractString, Timestamp, UrlString, uuidId } from "./Common.js"

@@ -3,7 +3,7 @@
  * verifier exchange, refresh, revoke) and the provider user id. Provider differences (client
  * authentication style, PKCE, OAuth 1.0a signing, error bodies) stay behind it.
  */
-import type { HttpClient } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import type * as Redacted from "effect/Redacted"

@@ -7,7 +7,7 @@
  * otherwise, heart rates in bpm, glucose as the provider reports it (`unit` names it).
  * Timestamps are `Date`s (UTC instants). `null` means the provider did not report the value.
  */
-import type { HttpClient } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { ActivityType as ActivityTypeSchema } from "@pulsebridge/domain"
 import type * as Effect from "effect/Effect"
 import type { ProviderError, TokenInput } from "./Adapter.js"

@@ -8,7 +8,8 @@
  * Naming: a service is an `Effect.Service` whose `Default` layer carries its dependencies; any
  * other layer is named `<What>Live`.
  */
-import { HttpApiBuilder, HttpMiddleware } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 // From its own module rather than the package's index, so that the page's bundled script (3 MB) is loaded only
 // with the application, not by every CLI command that shares a compiled chunk with it.
 import * as HttpApiScalar from "@effect/platform/HttpApiScalar"

@@ -3,7 +3,7 @@
  * it, or run two of them over one database. The child gets a clean environment (no config
  * variables of the developer's shell) plus what the test passes.
  */
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { envVarNames } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

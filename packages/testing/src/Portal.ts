@@ -3,7 +3,8 @@
  * over HTTP that returns the session cookie and CSRF token, and a tiny client that sends both (and the
  * server's own `Origin`) with every portal call.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Operators } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"

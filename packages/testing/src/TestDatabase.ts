@@ -11,8 +11,8 @@
  * The key is a hash of the migrations' sources (and of the PGlite version), so a changed or added
  * migration makes a new copy. The migrator still runs over each copy: what it finds applied it skips.
  */
-import type { SqlClient } from "@effect/sql"
-import type { PgClient } from "@effect/sql-pg"
+import type * as PgClient from "@effect/sql-pg/PgClient"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { embeddedSettings, MigratorLive, pgClientFromEndpoint, pgClientFromUrl } from "@pulsebridge/server"

@@ -2,9 +2,12 @@
  * The end-to-end harness: the real server layer (handlers, middleware, TLS listener) on a free
  * loopback port over a test database, and an `HttpClient` that trusts its certificate.
  */
-import { HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
-import { HttpClient as Client } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Client from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { Api, CreateUserPayload } from "@pulsebridge/domain"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import type { SimulatorRegistry } from "@pulsebridge/sandbox"

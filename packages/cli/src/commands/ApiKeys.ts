@@ -2,7 +2,9 @@
  * `pulsebridge api-keys`: create an app's API keys with chosen permissions, list them (prefixes
  * only) and revoke them. Creations and revocations are audited as made by the CLI.
  */
-import { Args, Command, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import type { Permission } from "@pulsebridge/domain"
 import { allPermissions, BadRequest } from "@pulsebridge/domain"
 import type { ApiKeyRecord } from "@pulsebridge/server"

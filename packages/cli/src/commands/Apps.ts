@@ -2,7 +2,8 @@
  * `pulsebridge apps`: create an app (with its first API key) and list the apps. A creation is audited
  * (the app and its key) as made by the CLI.
  */
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { allPermissions, BadRequest } from "@pulsebridge/domain"
 import type { App } from "@pulsebridge/server"
 import { Apps, Audit, byActor, displayPrefix, ServerConfig } from "@pulsebridge/server"

@@ -3,9 +3,10 @@
  * reads it (`GET /portal/api/audit`): every change made in the portal or with the CLI, and every failed
  * login or setup attempt.
  */
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { BadRequest } from "@pulsebridge/domain"
-import { AuditFilters, AuditPage } from "@pulsebridge/portal/api"
+import { AuditFilters, AuditPage } from "@pulsebridge/portal/api/Operators"
 import { Audit } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -4,7 +4,8 @@
  * list). It reads the server's own database, as every command does, and offers the same read-only tools as
  * the server's `/mcp`.
  */
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { Unauthorized } from "@pulsebridge/domain"
 import { Authentication, isWellFormed, UserTokenPrefix } from "@pulsebridge/server"
 import * as Config from "effect/Config"

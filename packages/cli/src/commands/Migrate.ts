@@ -1,7 +1,7 @@
 /**
  * `pulsebridge migrate`: apply the database migrations (what the server also does when it starts).
  */
-import { Command } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
 import { DatabaseLive, ServerConfig } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -1,8 +1,8 @@
 /**
  * `pulsebridge openapi`: print the OpenAPI 3.1 document of the API, derived from the contract.
  */
-import { Command } from "@effect/cli"
-import { OpenApi } from "@effect/platform"
+import * as Command from "@effect/cli/Command"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Api } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import { printResult, reportFailure } from "../Output.js"

@@ -7,9 +7,10 @@
  * its second factor off. The last active admin is never demoted or disabled. Changes are audited as made by
  * the CLI.
  */
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { BadRequest } from "@pulsebridge/domain"
-import { OperatorEmail, OperatorPassword } from "@pulsebridge/portal/api"
+import { OperatorEmail, OperatorPassword } from "@pulsebridge/portal/api/Session"
 import { Operators, ServerBases, setupLinkValidity } from "@pulsebridge/server"
 import type { OperatorRow } from "@pulsebridge/server"
 import * as Duration from "effect/Duration"

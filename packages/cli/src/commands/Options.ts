@@ -3,7 +3,8 @@
  * and how their input is decoded: with the API's own payload schemas, so the CLI accepts exactly
  * what the API accepts and names the offending option when it does not.
  */
-import { Args, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Options from "@effect/cli/Options"
 import { BadRequest } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -2,7 +2,8 @@
  * `pulsebridge provider-credentials`: set an app's credentials at a provider (the secret stored
  * encrypted, never printed, never audited) and list them. A change is audited as made by the CLI.
  */
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { BadRequest } from "@pulsebridge/domain"
 import { adapterFor, ProviderRegistry } from "@pulsebridge/providers"
 import { Audit, byActor, ProviderCredentials } from "@pulsebridge/server"

@@ -2,7 +2,8 @@
  * `pulsebridge quarantine list`: the provider records that could not be read, newest first, with
  * the reason and the provider's raw JSON, for all connections, one app's or one connection's.
  */
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { BadRequest } from "@pulsebridge/domain"
 import { isUuid, Quarantine } from "@pulsebridge/server"
 import type { QuarantinedRow } from "@pulsebridge/server"

@@ -2,8 +2,9 @@
  * `pulsebridge serve`: run the API server, in sandbox mode with `--sandbox`, and with `--json`
  * report where it listens as one JSON object.
  */
-import { Command, Options } from "@effect/cli"
-import { HttpServer } from "@effect/platform"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { ServerBases, ServerConfig } from "@pulsebridge/server"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

@@ -4,7 +4,8 @@
  * reports each connection: migrated, failed (with the reason), or skipped (with the reason). The
  * server does the same on its own every hour; this is the operator's "now".
  */
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import type { AppId } from "@pulsebridge/domain"
 import {
   ConnectionTokens,

@@ -5,9 +5,10 @@
  * erasure runs in the command, as the server's background would run it; audited as made by the CLI)
  * and export one as NDJSON on stdout.
  */
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { CreateUserPayload, UpdateUserPayload, User } from "@pulsebridge/domain"
-import { UserSummary } from "@pulsebridge/portal/api"
+import { UserSummary } from "@pulsebridge/portal/api/Users"
 import {
   Audit,
   BlobStore,

@@ -2,7 +2,9 @@
  * `pulsebridge webhook-endpoints`: create, list and delete an app's webhook endpoints, printing
  * them as the API's JSON has them; `create` prints the signing secret, shown only then.
  */
-import { Args, Command, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { CreateWebhookEndpointPayload, WebhookEndpoint, WebhookEndpointId } from "@pulsebridge/domain"
 import { Endpoints } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"

@@ -2,7 +2,10 @@
  * The signed-in operator's own account: its password and its second factor (TOTP). Every endpoint here is
  * `OwnAccount`: a viewer may call it too.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { BadRequest, Conflict, TooManyRequests } from "@pulsebridge/domain"
 import * as Schema from "effect/Schema"
 import { BeforeSecondFactor, OperatorPassword, OwnAccount, PortalAuth, SecondFactorCode } from "./Session.js"

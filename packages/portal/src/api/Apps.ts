@@ -1,5 +1,7 @@
 /** The apps' group: apps, their API keys, and their credentials at each provider. */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import {
   ApiKeyId,
   AppId,

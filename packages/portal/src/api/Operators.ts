@@ -2,7 +2,10 @@
  * The operators' group: the audit log of every change made through the portal or the CLI, and the operators,
  * which an admin creates, gives a role, disables, enables again, and whose password or second factor it resets.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { AppId, BadRequest, Conflict, NotFound, Timestamp } from "@pulsebridge/domain"
 import * as Schema from "effect/Schema"
 import { PageCursor, PageLimit } from "./Paging.js"

@@ -3,7 +3,9 @@
  * one. The counts come in one answer (`GET /portal/api/overview`); each list is paged on its own, newest
  * trouble first (the connections behind on sync: the longest behind first).
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import {
   AppId,
   BadRequest,

@@ -2,7 +2,9 @@
  * The sandbox page's group (sandbox mode only; 404 otherwise): test users (made, listed with their connections'
  * live state, connected to every simulator at once), simulated connections and the simulators' fault knobs.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import {
   AppId,
   BadRequest,
@@ -14,7 +16,7 @@ import {
   Timestamp,
   UserId
 } from "@pulsebridge/domain"
-import { FaultSpecSchema } from "@pulsebridge/sandbox"
+import { FaultSpecSchema } from "@pulsebridge/sandbox/core/App"
 import * as Schema from "effect/Schema"
 import { AppPath } from "./Apps.js"
 import { PageCursor, PageLimit } from "./Paging.js"

@@ -2,14 +2,12 @@
  * The portal's session: operators, the login and setup-link endpoints, and `PortalAuth`, the session
  * cookie and CSRF check every other group of the portal's API sits behind.
  */
-import {
-  HttpApiEndpoint,
-  HttpApiGroup,
-  HttpApiMiddleware,
-  HttpApiSchema,
-  HttpApiSecurity,
-  OpenApi
-} from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { BadRequest, Forbidden, Timestamp, TooManyRequests, Unauthorized, uuidId } from "@pulsebridge/domain"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"

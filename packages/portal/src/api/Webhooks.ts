@@ -3,7 +3,10 @@
  * endpoint with its last error and last success, the log filtered by status and event type, each delivery with
  * its payload and attempts, and the public routes' changes (test event, secret rotation, removal).
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import {
   AppId,
   BadRequest,

@@ -12,7 +12,7 @@
  * `timestamp` or `nonce`, sorted by name and joined by commas (Signature v2 - Getnonce). Withings revokes the
  * access and refresh tokens and unsubscribes the user's notifications.
  */
-import type { HttpClient } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"

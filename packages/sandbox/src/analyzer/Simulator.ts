@@ -6,8 +6,10 @@
  * `rateLimit` (429), `serverError` (503), `malformedJson` (an answer that is not JSON), `notFood`
  * (isFood false) and `hold` (the answer waits until `/_sim/release`).
  */
-import type { HttpApp } from "@effect/platform"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as crypto from "node:crypto"

@@ -4,8 +4,10 @@
  * `SimRequest` context, provider-worded 404/500 and the call log; `assemble` puts a provider's
  * pieces together into a `Simulator`.
  */
-import type { HttpApp } from "@effect/platform"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { describeParams } from "./CallLog.js"

@@ -2,8 +2,9 @@
  * Outbound deliveries: how a simulator sends a webhook or verification request to a subscriber,
  * through the caller's `HttpClient` so tests choose the transport.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
 
 export interface Delivery {

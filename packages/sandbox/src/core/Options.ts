@@ -3,7 +3,9 @@
  * the control every simulator exposes, and the `Simulator` itself. Types only, so provider
  * modules, the registry and callers can share them without pulling in the machinery.
  */
-import type { HttpApp, HttpClient, HttpRouter } from "@effect/platform"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpRouter from "@effect/platform/HttpRouter"
 import type { SimulatorStore } from "./Store.js"
 
 /** An app registered at the simulated provider (for Garmin: consumer key and secret). */

@@ -3,8 +3,8 @@
  * the body read once, the form), the `handle` adapter that turns a plain function of it into a
  * route, and `ProviderStyle`, how a provider words the errors the shared app produces.
  */
-import { HttpRouter } from "@effect/platform"
-import type { HttpServerResponse } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 

@@ -3,7 +3,7 @@
  * user sees at the authorization endpoint (the consent form and its error page), with how a
  * consent POST is read back.
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { SimRequestShape } from "./Request.js"
 import type { SimulatorCore } from "./SimulatorCore.js"
 

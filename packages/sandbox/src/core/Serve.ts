@@ -2,8 +2,8 @@
  * Serving a simulator (or any app) on its own loopback port inside a scope, for tests, benches
  * and standalone use; in sandbox mode the server mounts the apps instead.
  */
-import type { HttpApp } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import type * as HttpApp from "@effect/platform/HttpApp"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"

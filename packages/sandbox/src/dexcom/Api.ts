@@ -3,7 +3,7 @@
  * `egvs`/`events`/`calibrations` envelopes with the 30-day window rule, `devices` and
  * `dataRange`.
  */
-import type { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import type { AccessRecord } from "../core/OAuth2.js"
 import { authenticate } from "../core/OAuth2.js"

@@ -4,7 +4,7 @@
  * with body client credentials, `expires_in` in seconds (7200) and
  * single-use rotating refresh tokens.
  */
-import type { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import {
   bodyClient,
   issueCode,

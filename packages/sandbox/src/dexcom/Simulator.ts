@@ -26,7 +26,7 @@
  * This module assembles the simulator (routes and control); its pieces live beside it:
  * Shapes.ts (types, limits, errors), Glucose.ts and Data.ts (synthetic records), OAuth.ts and Api.ts.
  */
-import { HttpRouter } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import { assemble } from "../core/App.js"
 import type { OAuth2State } from "../core/OAuth2.js"
 import { expireAll, freshOAuth2State, listUsers, revokeWhere } from "../core/OAuth2.js"

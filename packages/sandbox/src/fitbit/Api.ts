@@ -10,7 +10,7 @@
  * 10,000 (larger is refused, and so is a page of windows longer than the range allows), and no
  * page token it did not issue; and the raw `dataPoints` list (List.ts).
  */
-import type { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { parseBearer } from "../core/Credentials.js"
 import type { AccessRecord } from "../core/OAuth2.js"
 import { authenticate } from "../core/OAuth2.js"

@@ -5,7 +5,7 @@
  * app offline access before, only again with `prompt=consent`; refresh tokens are neither rotated
  * nor spent), and `/revoke`, which ends the whole grant.
  */
-import type { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { parseBasic } from "../core/Credentials.js"
 import {
   bodyClient,

@@ -5,7 +5,7 @@
  * bodies (`{error, error_description}` at the token endpoint, `{error:{code,message,status}}` at
  * the API) and the ids of a simulated Google account.
  */
-import type { HttpClient } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import type * as Effect from "effect/Effect"
 import type { Delivery } from "../core/Deliver.js"

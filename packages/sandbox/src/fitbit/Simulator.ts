@@ -15,7 +15,7 @@
  * raw points), OAuth.ts, Api.ts, List.ts (the raw list) and Webhooks.ts (notifications out). docs/providers/fitbit.md lists the real behaviours it
  * reproduces.
  */
-import { HttpRouter } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import { assemble } from "../core/App.js"
 import { expireAll, freshOAuth2State, listUsers } from "../core/OAuth2.js"
 import type { Simulator, SimulatorOptions } from "../core/Options.js"

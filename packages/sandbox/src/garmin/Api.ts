@@ -10,8 +10,8 @@
  * the Health API v1.2.2's types, 30 for activities, Activity API v1.2.3) also need
  * `HISTORICAL_DATA_EXPORT` (412), and a duplicate request is 409.
  */
-import { HttpServerResponse as Response } from "@effect/platform"
-import type { HttpServerResponse } from "@effect/platform"
+import * as Response from "@effect/platform/HttpServerResponse"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { parseBearer } from "../core/Credentials.js"
 import { authenticate } from "../core/OAuth2.js"
 import { formatDay, localDayOf, tokenKey, userTraits } from "../core/Random.js"

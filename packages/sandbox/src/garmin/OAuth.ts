@@ -3,8 +3,8 @@
  * request token, the consent page (`oauthConfirm`) with its permissions, and the access token
  * for the verifier, which registers the user with the consumer.
  */
-import { HttpServerResponse as Response } from "@effect/platform"
-import type { HttpServerResponse } from "@effect/platform"
+import * as Response from "@effect/platform/HttpServerResponse"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as crypto from "node:crypto"
 import { parseOAuthHeader } from "../core/Credentials.js"
 import { normalizeBaseUri, readOAuth1, signatureMatches } from "../core/OAuth1.js"

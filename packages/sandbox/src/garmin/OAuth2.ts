@@ -12,7 +12,7 @@
  * `scope` naming Garmin's API families (not the user's permissions, which `/user/permissions`
  * lists). Errors of the token endpoint are RFC 6749 JSON (`{"error", "error_description"}`).
  */
-import type { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as crypto from "node:crypto"
 import {
   bodyClient,

@@ -4,9 +4,9 @@
  * tokens, registrations, backfills), the control (push, ping, backfill, permission-change and
  * deregistration senders) and Garmin's `{errorMessage}` errors.
  */
-import { HttpServerResponse as Response } from "@effect/platform"
-import type { HttpClient } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
+import * as Response from "@effect/platform/HttpServerResponse"
 import type * as Effect from "effect/Effect"
 import type { Delivery } from "../core/Deliver.js"
 import type { OAuth2State } from "../core/OAuth2.js"

@@ -27,7 +27,8 @@
  * Shapes.ts (types, limits, errors), Data.ts (synthetic dailies), Summaries.ts (synthetic sleeps,
  * activities, HRV, pulse ox and body compositions), OAuth.ts, Registrations.ts, Api.ts and Webhooks.ts.
  */
-import { HttpRouter, HttpServerResponse as Response } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as Response from "@effect/platform/HttpServerResponse"
 import { assemble } from "../core/App.js"
 import { expireAll, freshOAuth2State } from "../core/OAuth2.js"
 import type { Simulator, SimulatorOptions } from "../core/Options.js"

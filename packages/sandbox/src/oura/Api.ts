@@ -5,7 +5,7 @@
  * malformed date, 400 when the start is after the end), `{data, next_token}` pages of `PAGE_SIZE` documents
  * with an opaque token bound to its query, by-id reads and `personal_info`.
  */
-import type { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { AccessRecord } from "../core/OAuth2.js"
 import { authenticate } from "../core/OAuth2.js"
 import { DAY_MS, parseDay, sha256Hex } from "../core/Random.js"

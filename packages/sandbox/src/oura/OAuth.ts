@@ -8,7 +8,7 @@
  * Where the docs are silent: a spent refresh token is refused without revoking the grant; refreshing leaves the
  * previous access token valid until it expires; revocation answers 200 with `{}` to GET or POST.
  */
-import type { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { parseBasic } from "../core/Credentials.js"
 import {
   bodyClient,

@@ -4,7 +4,7 @@
  * Oura's error bodies (RFC 7807 `{status, title, detail}` at the API, RFC 6749 `{error, error_description}` at
  * the OAuth endpoints, FastAPI's `{"detail": [...]}` for a query that does not validate).
  */
-import type { HttpClient } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import type * as Effect from "effect/Effect"
 import type { Delivery } from "../core/Deliver.js"

@@ -14,7 +14,8 @@
  * This module assembles the simulator; its pieces live beside it: Shapes.ts (types, limits, errors), Data.ts
  * (documents), OAuth.ts, Api.ts and Webhooks.ts.
  */
-import { HttpRouter, HttpServerResponse as Response } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as Response from "@effect/platform/HttpServerResponse"
 import { assemble } from "../core/App.js"
 import { expireAll, listUsers, revokeWhere } from "../core/OAuth2.js"
 import type { Simulator, SimulatorOptions } from "../core/Options.js"

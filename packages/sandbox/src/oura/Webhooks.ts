@@ -9,8 +9,11 @@
  * Where the docs are silent: a second subscription of the same callback, event and data type is 409; the
  * lifetime is `SUBSCRIPTION_TTL_MS`; a request without valid client headers is 401.
  */
-import type { HttpServerResponse } from "@effect/platform"
-import { FetchHttpClient, HttpClient, HttpClientRequest, HttpServerResponse as Response } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Response from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
 import type { Delivery } from "../core/Deliver.js"

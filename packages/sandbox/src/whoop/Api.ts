@@ -3,8 +3,8 @@
  * checks (401, as WHOOP declares no 403); the collections with `limit`, `start`/`end` and
  * `nextToken`; the by-cycle and by-UUID routes; profile, body measurement and revoke.
  */
-import { HttpServerResponse as Response } from "@effect/platform"
-import type { HttpServerResponse } from "@effect/platform"
+import * as Response from "@effect/platform/HttpServerResponse"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { AccessRecord } from "../core/OAuth2.js"
 import { authenticate, revokeWhere } from "../core/OAuth2.js"
 import { DAY_MS, Rng, userTraits } from "../core/Random.js"

@@ -3,7 +3,7 @@
  * characters, PKCE plain or S256), the token endpoint with body client credentials, refresh
  * tokens only with `offline`, and rotation with reuse detection that revokes the grant.
  */
-import type { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as crypto from "node:crypto"
 import {
   bodyClient,

@@ -3,7 +3,7 @@
  * and limits, the control (webhook sender, record lookups), and Hydra-style errors with WHOOP's
  * rate-limit headers.
  */
-import type { HttpClient } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import type * as Effect from "effect/Effect"
 import type { Delivery } from "../core/Deliver.js"

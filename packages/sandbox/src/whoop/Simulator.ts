@@ -28,7 +28,8 @@
  * This module assembles the simulator (routes and control); its pieces live beside it:
  * Shapes.ts (types, limits, errors), Plan.ts and Data.ts (synthetic records), OAuth.ts, Api.ts and Webhooks.ts.
  */
-import { HttpRouter, HttpServerResponse as Response } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as Response from "@effect/platform/HttpServerResponse"
 import { assemble } from "../core/App.js"
 import type { OAuth2State } from "../core/OAuth2.js"
 import { expireAll, freshOAuth2State, listUsers, revokeWhere } from "../core/OAuth2.js"

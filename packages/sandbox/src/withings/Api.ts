@@ -9,8 +9,10 @@
  * for a service whose scope the user did not grant (the reference does not say which code that is). Before a
  * subscription is stored its callback URL must answer a HEAD request with a 2xx, as Withings checks.
  */
-import type { HttpServerResponse } from "@effect/platform"
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import type { AccessRecord } from "../core/OAuth2.js"
 import { authenticate } from "../core/OAuth2.js"

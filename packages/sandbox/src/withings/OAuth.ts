@@ -12,7 +12,7 @@
  * documented either way). Everything is HTTP 200 with the status envelope, and counts against the app's 120
  * requests a minute.
  */
-import type { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as crypto from "node:crypto"
 import {
   issueCode,

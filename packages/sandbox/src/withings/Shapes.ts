@@ -4,7 +4,7 @@
  * Withings' answer: HTTP 200 with `{status, body}` for success and failure alike (api-reference, "Response
  * Status").
  */
-import type { HttpClient } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import type * as Effect from "effect/Effect"
 import type { Delivery } from "../core/Deliver.js"

@@ -11,7 +11,9 @@
  *
  * Its pieces live beside it: Shapes.ts (state, limits, the envelope), Data.ts (records), OAuth.ts and Api.ts.
  */
-import { HttpClient, HttpClientRequest, HttpRouter } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as Effect from "effect/Effect"
 import { assemble } from "../core/App.js"
 import type { Delivery } from "../core/Deliver.js"

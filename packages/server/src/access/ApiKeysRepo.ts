@@ -3,8 +3,9 @@
  * display prefix; the secret itself never reaches this table. Rows are decoded with their schemas, but for the
  * lookup of a live key on every request (`findLive`).
  */
-import type { Statement } from "@effect/sql"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import type * as Statement from "@effect/sql/Statement"
 import { ApiKeyId, AppId, Permission } from "@pulsebridge/domain"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"

@@ -5,7 +5,7 @@
  * request's credential is hashed once, looked up once and checked once however many declared schemes,
  * routes or middlewares ask for it.
  */
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type { Unauthorized } from "@pulsebridge/domain"
 import { sessionCookieName } from "@pulsebridge/portal/api"
 import * as Context from "effect/Context"

@@ -5,8 +5,9 @@
  * credential up in the same statement when asked to (`lookup`), so that a request's bucket and its
  * credential cost one round trip together, both read at the same moment.
  */
-import type { Statement } from "@effect/sql"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { RateLimit } from "../platform/ServerConfig.js"

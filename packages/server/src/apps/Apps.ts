@@ -2,7 +2,7 @@
  * Apps (the tenants) and their API keys. An API key is shown once at creation; only its hash
  * and a short display prefix are stored (`ApiKeysRepo`).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { ApiKeyId, AppId, Permission } from "@pulsebridge/domain"
 import { allPermissions } from "@pulsebridge/domain"
 import * as Data from "effect/Data"

@@ -2,7 +2,8 @@
  * Every statement on the `apps` table: the tenants, created by an operator (or as the first
  * start's demo app); only their name changes later. Rows are decoded with the `App` schema.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { AppId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -2,7 +2,8 @@
  * Every statement on the `provider_credentials` table: one row per app and provider, written by
  * an upsert. The client secret arrives here already sealed and leaves sealed.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { AppId, Provider } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"

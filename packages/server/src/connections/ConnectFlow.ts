@@ -11,8 +11,8 @@
  * A new connection's `connection.created`, a reactivated one's `connection.updated` and a
  * disconnected one's `connection.deleted` are written in the transaction of the change.
  */
-import { HttpClient } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { AppId, CreateConnectSessionPayload, UserId } from "@pulsebridge/domain"
 import { ConnectSession } from "@pulsebridge/domain"
 import type { ProviderError, TokenSet } from "@pulsebridge/providers"

@@ -2,7 +2,8 @@
  * Every statement on the `connect_sessions` table. A session's state is stored only as a hash;
  * a session is claimed with one conditional update, so a replayed or racing callback finds it used.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { AppId, Provider, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"

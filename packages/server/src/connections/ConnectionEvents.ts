@@ -8,7 +8,7 @@
  * A Disconnected connection gets no `connection.updated`: `connection.deleted` was its last word
  * (its sync stopping afterwards is not news to the app).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { ConnectionEventData } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -6,8 +6,8 @@
  * the provider refuses (`invalid_grant`) moves the connection to `Reauthorize`, its
  * `connection.updated` written in the same transaction.
  */
-import { HttpClient } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { TokenSet } from "@pulsebridge/providers"
 import { isInvalidGrant, ProviderError } from "@pulsebridge/providers"
 import * as Clock from "effect/Clock"

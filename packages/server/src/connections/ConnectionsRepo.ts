@@ -7,8 +7,9 @@
  * that a Disconnected connection is hidden (`visibleConnection`), which every statement reading a
  * user's connections or their records applies.
  */
-import type { Statement } from "@effect/sql"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import type * as Statement from "@effect/sql/Statement"
 import { AppId, ConnectionId, Provider, SyncState, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -3,7 +3,7 @@
  * deregistration; a provider without a revocation endpoint answers at once). The one way both a
  * disconnect (endpoint 9) and a user's erasure end a grant; each decides what a failure means.
  */
-import { HttpClient } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { traced } from "../platform/Traced.js"

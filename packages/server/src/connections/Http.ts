@@ -1,7 +1,7 @@
 /**
  * Handlers of the connections group (endpoints 7-15).
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, BadRequest, Conflict, NotFound, ProviderUnavailable } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

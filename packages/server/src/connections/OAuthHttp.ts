@@ -2,7 +2,8 @@
  * Handlers of the OAuth callbacks (endpoints 23-24): a redirect to the app, or a 400 JSON
  * error when no connect session is known to redirect to.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Api, BadRequest } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import type { CallbackOutcome } from "./ConnectFlow.js"

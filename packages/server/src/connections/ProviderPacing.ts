@@ -12,7 +12,7 @@
  * it asks). Several processes of one deployment each pace to the whole budget; the provider's 429s (waited out, and
  * nothing dropped) cover what they spend together beyond it.
  */
-import { HttpClient } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
 import type { RateLimit } from "@pulsebridge/providers"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import * as Clock from "effect/Clock"

@@ -15,9 +15,9 @@
  * the reason (and its `connection.updated`, in the same transaction); any other failure leaves it
  * as it was for the next run. Tokens are never logged.
  */
-import { ClusterCron } from "@effect/cluster"
-import { HttpClient } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import * as ClusterCron from "@effect/cluster/ClusterCron"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { AppId, Provider } from "@pulsebridge/domain"
 import { isAccessLost } from "@pulsebridge/providers"
 import * as Cron from "effect/Cron"

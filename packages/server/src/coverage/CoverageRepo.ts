@@ -4,7 +4,8 @@
  * holds of each day of a range. Each count reads the (user, date) index of its table; rows are decoded
  * with schemas and every read is scoped by the user's id.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import type { UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -2,7 +2,7 @@
  * Handlers of the coverage group: the data coverage of the token's own user (another user's id is a 403,
  * as on every user route), from `DataCoverage`; a range that ends after the user's today is a 400.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, BadRequest } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

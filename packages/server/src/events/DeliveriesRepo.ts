@@ -8,8 +8,9 @@
  * and last success, and the manual retry. `now` is always a parameter, from the caller's `Clock`, never SQL
  * `now()`.
  */
-import type { Statement } from "@effect/sql"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import type * as Statement from "@effect/sql/Statement"
 import { DeliveryStatus, WebhookEventType } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"

@@ -19,9 +19,10 @@
  * trusts the public CAs and the operator's `WEBHOOK_CA_FILE`, and its sockets connect only to addresses
  * the rules allow (`Addresses.ts`), checked on the address DNS gave for this very connection.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"

@@ -5,7 +5,7 @@
  * payload and attempts, the endpoint's last error and last success, and the manual retry. Every method is
  * scoped by the app, so another app's endpoint is unknown here.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type {
   AppId,
   CreateWebhookEndpointPayload,

@@ -4,7 +4,8 @@
  * keeps (`failing_since`, disabling, the circuit breaker of `Breaker.ts`). Secrets arrive here sealed
  * and leave sealed.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { WebhookEventType } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"

@@ -3,7 +3,7 @@
  * unknown endpoint or delivery (another app's included) is a 404, a refused URL a 400, a test to a
  * disabled endpoint a 409.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, BadRequest, Conflict, NotFound, WebhookEndpointWithSecret } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

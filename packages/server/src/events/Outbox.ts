@@ -4,7 +4,7 @@
  * transaction the event commits with the change it reports, or not at all. The delivery worker
  * sends what the outbox holds.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { AppId, UserId, WebhookEventData, WebhookEventType } from "@pulsebridge/domain"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"

@@ -10,7 +10,8 @@
  * endpoints 12 and 13 until then; the running cycle, scored with a running strain and no end, is
  * served with `windowEndUtc: null`.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { ConnectionId, DailyActivitySummary, LocalDate, Provider, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

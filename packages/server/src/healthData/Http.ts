@@ -2,7 +2,7 @@
  * Handlers of the health records group: the range reads of sleep, workouts, recovery and body measurements, and
  * the single reads of a sleep session and a workout.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, BadRequest, NotFound } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

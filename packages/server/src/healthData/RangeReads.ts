@@ -11,8 +11,8 @@
  * A version of each read, from the count and the row versions (`xmin`) of the rows it covers, makes its ETag
  * without reading the rows themselves.
  */
-import { SqlClient } from "@effect/sql"
-import type { Statement } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
 import type { UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import { visibleConnection } from "../connections/ConnectionsRepo.js"

@@ -17,7 +17,8 @@
  *
  * Compression is the server's (`http/Compression.ts`).
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { UserId } from "@pulsebridge/domain"
 import { dayNumber, parseTimestamp } from "@pulsebridge/domain"
 import * as Data from "effect/Data"

@@ -4,7 +4,8 @@
  * or streamed), a JSON object, nested at most `MaxJsonDepth` deep. The scan upload is not JSON and
  * has its own reader (`ScanUpload`).
  */
-import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { drain, hasBody, MaxDrainBytes } from "./Drain.js"

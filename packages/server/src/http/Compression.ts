@@ -10,9 +10,9 @@
  * On the 30-day glucose read (2.9 MB of JSON) brotli 4 takes about 60 ms and shrinks it 11.7 times; quality 11,
  * the library's default, takes seconds.
  */
-import type { HttpServerRequest } from "@effect/platform"
-import { HttpServerResponse } from "@effect/platform"
-import { NodeStream } from "@effect/platform-node"
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { Readable } from "node:stream"

@@ -9,8 +9,8 @@
  * deadline passed, makes that answer the 503. The answer's pre-response handler stops the timer, so a response
  * that streams its body is not cut by it. No second fiber races the request, as `Effect.timeoutTo` would make.
  */
-import type { HttpServerRequest } from "@effect/platform"
-import { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 

@@ -2,7 +2,7 @@
  * Reading and dropping the rest of a refused request's body, so that a client still uploading
  * sees the answer (413, 415, 429) instead of a reset connection.
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import type { IncomingMessage } from "node:http"
 

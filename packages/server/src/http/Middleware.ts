@@ -10,8 +10,11 @@
  * pre-response handler for all the answer's headers, metrics updated in place, the deadline a timer; a request
  * without a body to check reaches the app with no effect of this middleware's own between.
  */
-import { HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { Unauthorized } from "@pulsebridge/domain"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"

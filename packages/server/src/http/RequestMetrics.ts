@@ -5,8 +5,8 @@
  * request's server span (`http.route`), which is read back here; paths no route matched collapse to
  * `unmatched`, and the simulators mounted under `/sandbox/` to `/sandbox/*`.
  */
-import type { HttpServerRequest } from "@effect/platform"
-import { HttpApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Api } from "@pulsebridge/domain"
 import * as Context from "effect/Context"
 import type * as Fiber from "effect/Fiber"

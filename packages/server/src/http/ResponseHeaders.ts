@@ -9,8 +9,8 @@
  *   comparisons, `insights/MealComparisons.ts`); the portal's API
  *   always (errors too, whoever answers them).
  */
-import type { HttpServerResponse } from "@effect/platform"
-import { HttpServerResponse as Response } from "@effect/platform"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Response from "@effect/platform/HttpServerResponse"
 import * as Option from "effect/Option"
 import * as net from "node:net"
 import type { ServerConfigShape } from "../platform/ServerConfig.js"

@@ -4,9 +4,10 @@
  * whether this process can serve: its database answers, its migrations are applied and its cluster
  * runner is registered. Both are unauthenticated and cheap, for load balancers and orchestrators.
  */
-import { Sharding } from "@effect/cluster"
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import * as Sharding from "@effect/cluster/Sharding"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { migrations } from "../platform/migrations/index.js"
 import { ServerConfig } from "../platform/ServerConfig.js"

@@ -5,7 +5,10 @@
  * announced size), then its form is parsed while the bytes received are watched: what goes wrong is
  * the client's error (401, 413, 415, 400), not the platform's 500 or a parse that never ends.
  */
-import { HttpApiSchema, type HttpServerRequest, type HttpServerResponse, Multipart } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Multipart from "@effect/platform/Multipart"
 import { JournalGroup, ScanPayload } from "@pulsebridge/domain"
 import type { Unauthorized } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"

@@ -2,7 +2,7 @@
  * Handlers of the insights group: the meal responses and the meal comparisons of the token's own user
  * (another user's id is a 403, as on every user route), from `MealResponses` and `MealComparisons`.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, BadRequest } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -4,7 +4,8 @@
  * index), the user's connections, the entries around the windows, and the entries of a range of journal
  * dates. Rows are decoded with schemas; every read is scoped by the user's id.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { EntryKind, JournalEntryId, nutrientKeys, Nutrients } from "@pulsebridge/domain"
 import type { UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"

@@ -6,7 +6,8 @@
  * depends on the time now (a response is Pending until its late data may have come), so no version of the
  * stored rows alone could stand for it.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { UserId } from "@pulsebridge/domain"
 import {
   MealComparison,

@@ -3,7 +3,7 @@
  * the entry was edited meanwhile), and the queue's depth, the entries still Pending, read from the
  * database when `/metrics` is scraped (so every process reports the deployment's one queue).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Schema from "effect/Schema"

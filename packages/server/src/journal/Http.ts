@@ -3,7 +3,8 @@
  * the token's user is the user of the path, calls one `Journal` method, and turns the journal's
  * errors into the contract's.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Api, BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

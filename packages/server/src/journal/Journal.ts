@@ -11,7 +11,7 @@
  * end that changes the entry writes its event (`journal.analysis.completed` or `.failed`) in that
  * same transaction; an edit that cancels a Pending analysis writes none (the app made it).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { CreateJournalEntryPayload, EntryKind, UpdateJournalEntryPayload, UserId } from "@pulsebridge/domain"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"

@@ -8,7 +8,8 @@
  * The tables hold no unique key a request can collide on (ids are generated here, one image per
  * entry is written once), so no unique violation is mapped: a failed statement is a defect.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import {
   AnalysisStatus,
   AnalyzerName,

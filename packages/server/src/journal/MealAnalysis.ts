@@ -6,8 +6,9 @@
  * exponential backoff; then the entry ends Completed or Failed through the conditional updates of
  * `Journal`, which also make a re-run after a crash harmless.
  */
-import { ClusterSchema, Entity } from "@effect/cluster"
-import { Rpc } from "@effect/rpc"
+import * as ClusterSchema from "@effect/cluster/ClusterSchema"
+import * as Entity from "@effect/cluster/Entity"
+import * as Rpc from "@effect/rpc/Rpc"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -10,7 +10,8 @@
  *
  * Failures say whether they are transient (network, timeout, 429, 5xx: retried with backoff) or not.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type { AnalyzerName, EntryKind } from "@pulsebridge/domain"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"

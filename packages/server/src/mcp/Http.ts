@@ -14,7 +14,10 @@
  * browser), from the service's own origin (its public URL) or from an origin of `MCP_ALLOWED_ORIGINS` is
  * served; any other gets 403 before its credential is looked at.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

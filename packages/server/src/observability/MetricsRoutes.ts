@@ -7,9 +7,13 @@
  *
  * The gauges that are queries (the database pool, the analysis queue) are read at scrape time.
  */
-import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

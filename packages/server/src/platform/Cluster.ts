@@ -3,8 +3,9 @@
  * `api` nodes only send messages (client-only sharding) and `worker` nodes run the entities, all
  * over one PostgreSQL through SQL message and runner storage.
  */
-import { RunnerAddress, SingleRunner } from "@effect/cluster"
-import { NodeClusterSocket } from "@effect/platform-node"
+import * as RunnerAddress from "@effect/cluster/RunnerAddress"
+import * as SingleRunner from "@effect/cluster/SingleRunner"
+import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

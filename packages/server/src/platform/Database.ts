@@ -5,9 +5,10 @@
  * so the same client and the same SQL serve both. One process owns an embedded data dir at a time;
  * the owner records its loopback port in `DATA_DIR/pg.lock` so that the CLI can work through it.
  */
-import { NodeContext } from "@effect/platform-node"
-import { SqlError } from "@effect/sql"
-import { PgClient, PgMigrator } from "@effect/sql-pg"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as PgMigrator from "@effect/sql-pg/PgMigrator"
+import * as SqlError from "@effect/sql/SqlError"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

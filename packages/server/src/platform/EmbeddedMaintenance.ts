@@ -8,7 +8,7 @@
  * statement runs alone (a vacuum may not run in a transaction); the embedded pool serves it between transactions
  * like any single statement. PostgreSQL keeps its own autovacuum, so this runs only on the embedded database.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -13,12 +13,13 @@
  * Node server before `HttpServer.serve` installs the app's `request` listener is parsed and then
  * never answered: Node does nothing with a request nobody listens for.
  */
-import { HttpServer } from "@effect/platform"
-import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Etag from "@effect/platform/Etag"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as IncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpPlatform from "@effect/platform/HttpPlatform"
+import * as HttpServer from "@effect/platform/HttpServer"
 import * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"

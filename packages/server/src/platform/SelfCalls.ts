@@ -6,7 +6,8 @@
  * process starts and never sent anywhere else, so that the rate limiter can tell them from an outsider's
  * requests from the same address; an outsider cannot forge it, and it is compared in constant time.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

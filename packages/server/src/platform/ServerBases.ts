@@ -3,7 +3,7 @@
  * else localhost on the listening port) and the internal one (this process calling itself,
  * e.g. the sandbox providers' token endpoints).
  */
-import { HttpServer } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -12,7 +12,6 @@ import * as https from "node:https"
 import type * as net from "node:net"
 import * as path from "node:path"
 import * as tls from "node:tls"
-import { generate } from "selfsigned"
 import { SettledResponse } from "./SettledResponse.js"
 
 export class TlsError extends Data.TaggedError("TlsError")<{
@@ -85,6 +84,9 @@ const generateSelfSigned = Effect.tryPromise({
   try: async () => {
     const notBeforeDate = new Date()
     const notAfterDate = new Date(notBeforeDate.getTime() + validityDays * 24 * 60 * 60 * 1000)
+    // Loaded only here: the generator and its X.509 libraries are a third of a megabyte that a start with a kept
+    // certificate, and every CLI command, would otherwise load. A CommonJS module: its exports are the default.
+    const { generate } = (await import("selfsigned")).default
     const pems = await generate([{ name: "commonName", value: "localhost" }], {
       keyType: "rsa",
       keySize: 2048,

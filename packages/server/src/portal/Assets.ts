@@ -9,7 +9,9 @@
  * Every answer here carries the portal's security headers: a Content-Security-Policy that allows
  * only the portal's own scripts, styles and requests (no inline script), no framing, no referrer.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { portalDist } from "@pulsebridge/portal"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

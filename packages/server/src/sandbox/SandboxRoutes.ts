@@ -5,7 +5,8 @@
  * sandbox survive a restart. The meal-analyser simulator (the `sandbox` analyser) is mounted under
  * `/sandbox/analyzer`.
  */
-import { HttpApiBuilder, HttpClient } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { ProviderRegistry } from "@pulsebridge/providers"
 import type { SimulatorRegistry, SimulatorStore } from "@pulsebridge/sandbox"
 import { fileStore, makeAnalyzerSimulator, memoryStore, simulatorRegistry } from "@pulsebridge/sandbox"

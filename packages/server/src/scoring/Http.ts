@@ -1,7 +1,7 @@
 /**
  * Handlers of the scores group (endpoints 21-22): the token's user, from its canonical data.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -4,7 +4,8 @@
  * scoring input is built from. Rows of disconnected connections are left out, as in the range reads.
  * Journal entries are the user's own, of any source: the sleep score reads their caffeine and meals.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import type { UserId } from "@pulsebridge/domain"
 import { EntryKind, Provider } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"

@@ -4,8 +4,9 @@
  * runs two syncs at once, and a message that was not finished (a crash, a kill -9, a deploy) is
  * delivered again when a runner comes back. A process syncs a bounded number of connections at once.
  */
-import { ClusterSchema, Entity } from "@effect/cluster"
-import { Rpc } from "@effect/rpc"
+import * as ClusterSchema from "@effect/cluster/ClusterSchema"
+import * as Entity from "@effect/cluster/Entity"
+import * as Rpc from "@effect/rpc/Rpc"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { SyncEngine, SyncNotification } from "./SyncEngine.js"

@@ -2,7 +2,7 @@
  * The periodic sync: a `ClusterCron` (one run per schedule tick across the deployment) that sends
  * every active connection of an active user a `SyncWindow`.
  */
-import { ClusterCron } from "@effect/cluster"
+import * as ClusterCron from "@effect/cluster/ClusterCron"
 import * as Cron from "effect/Cron"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

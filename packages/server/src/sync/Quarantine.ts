@@ -3,7 +3,8 @@
  * their raw JSON and the reason (`RecordStore` files them; they never block their window). The raw
  * JSON is the provider's record as sent; the connection's tokens are never part of it.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 

@@ -22,7 +22,7 @@
  * row, so the two wait for each other in one order only); a backfill window then locks its sync
  * state row before any record.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { ConnectionId, Provider, UserId } from "@pulsebridge/domain"
 import { AppId } from "@pulsebridge/domain"
 import type { CanonicalBatch, CanonicalDeletion, QuarantinedRecord } from "@pulsebridge/providers"

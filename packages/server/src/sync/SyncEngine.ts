@@ -8,7 +8,7 @@
  *
  * The cluster entity (`ConnectionSync.ts`) calls these one at a time per connection.
  */
-import { HttpClient } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
 import type { CanonicalBatch, DateWindow, FetchInput, ProviderEndpoints, ProviderError } from "@pulsebridge/providers"
 import { emptyBatch, isAccessLost, isInvalidNotification, ProviderRegistry } from "@pulsebridge/providers"
 import * as Clock from "effect/Clock"

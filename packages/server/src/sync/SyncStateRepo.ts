@@ -13,7 +13,8 @@
  * writes of one state run one after the other and each compares the state it leaves with the one
  * it found.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import type { UserId } from "@pulsebridge/domain"
 import { ConnectionId } from "@pulsebridge/domain"
 import * as Clock from "effect/Clock"

@@ -19,9 +19,10 @@
  * a runner comes back, and every worker start hands each unfinished tombstone to the entity
  * again (`ResumeErasuresLive`), which covers a crash between the commit and the message.
  */
-import { ClusterSchema, Entity } from "@effect/cluster"
-import { Rpc } from "@effect/rpc"
-import { SqlClient } from "@effect/sql"
+import * as ClusterSchema from "@effect/cluster/ClusterSchema"
+import * as Entity from "@effect/cluster/Entity"
+import * as Rpc from "@effect/rpc/Rpc"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { AppId, UserId } from "@pulsebridge/domain"
 import { ErasureAccepted } from "@pulsebridge/domain"
 import * as Clock from "effect/Clock"

@@ -12,7 +12,8 @@
  * until its segment is removed: `forgetDeleted` vacuums the touched tables, rebuilds the index that keyed the
  * external id, and moves the WAL past them. PostgreSQL is left to its autovacuum (docs/data-lifecycle.md).
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { AppId, ConnectionId, Provider, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

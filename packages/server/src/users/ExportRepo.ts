@@ -8,7 +8,7 @@
  * Rows are written as JSON without decoding (like the glucose read of endpoint 14): the SQL names
  * the columns as the contract does, dates as `YYYY-MM-DD`, timestamps as ISO 8601 UTC (`Date#toJSON`).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import type { RecordTable } from "../sync/RecordStore.js"
 

@@ -2,7 +2,8 @@
  * Handlers of the users group (endpoints 1-6, erasure and export). The service's errors become the
  * contract's here: an unknown user is a 404, a deleted one a 400 on rotate-token.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Api, BadRequest, NotFound, UserWithToken } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -5,7 +5,7 @@
  * CLI alike: the user Inactive, its tokens revoked and `user.deleted` in one transaction, then
  * its connections' syncs stopped.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { AppId, CreateUserPayload, UpdateUserPayload, UserId } from "@pulsebridge/domain"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"

@@ -5,8 +5,9 @@
  * being erased (status `Erasing`, see `ErasureRepo`) is gone for every statement here, and for every other statement
  * that reads a user: this module owns that rule (`liveUser`).
  */
-import type { Statement } from "@effect/sql"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import type * as Statement from "@effect/sql/Statement"
 import { AppId, User, UserId } from "@pulsebridge/domain"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"

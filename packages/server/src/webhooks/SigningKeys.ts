@@ -8,7 +8,8 @@
  * a delivery cannot be checked: it is answered 503, so the provider sends it again later, and nothing is accepted
  * unchecked.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

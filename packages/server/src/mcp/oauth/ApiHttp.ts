@@ -3,7 +3,7 @@
  * assertion, app-issued MCP tokens, and the user's grants. App-scoped like every API-key route: another app's
  * user or grant is a 404.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, BadRequest, Conflict, McpGrant, McpToken, NotFound, SignInAssertion } from "@pulsebridge/domain"
 import type { McpScope } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"

@@ -5,7 +5,10 @@
  * the token endpoint and revocation (RFC 7009); in sandbox mode, the demo sign-in page of an app. Bodies are
  * read here with a bound; token, registration and revocation errors are RFC 6749 JSON bodies.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { drain } from "../../http/Drain.js"

@@ -3,7 +3,8 @@
  * sign-in assertions, grants, codes and tokens. Secrets arrive here as their SHA-256 only. Time is passed in
  * (`now`) from the service's `Clock`, so that expiry follows the clock tests drive.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"

@@ -4,7 +4,7 @@
  * where the client cannot be trusted with a redirect. Every page is served with `Cache-Control: no-store`,
  * `X-Frame-Options: DENY`, `frame-ancestors 'none'` and no referrer (a sign-in link carries a one-use secret).
  */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { ConsentView } from "./Authorization.js"
 import type { McpScope } from "./Rules.js"
 import { scopeDescriptions } from "./Rules.js"

@@ -1,7 +1,7 @@
 /**
  * Apps, credentials, users and the connection rows that the user listings read.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

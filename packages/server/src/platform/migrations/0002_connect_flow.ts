@@ -1,7 +1,7 @@
 /**
  * Provider credentials per app, connect sessions, and the tokens of connections (sealed).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

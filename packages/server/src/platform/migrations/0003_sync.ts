@@ -3,7 +3,7 @@
  * (connection, provider record id), so a re-delivered or re-read record updates its row in place;
  * `user_id` and `date` serve the range reads; `raw_json` keeps the provider's JSON as received.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

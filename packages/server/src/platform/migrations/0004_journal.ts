@@ -1,7 +1,7 @@
 /**
  * The nutrition journal: entries, their items, and the stored photo of a scan.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

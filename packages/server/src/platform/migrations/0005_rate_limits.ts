@@ -4,7 +4,7 @@
  * refill since then is computed when the bucket is next used. Rows idle long enough to be full
  * again are pruned: an absent row is a full bucket.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

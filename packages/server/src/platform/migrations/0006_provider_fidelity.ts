@@ -4,7 +4,7 @@
  * connection, kind and record key (the provider's id, or a hash of the raw JSON when the id
  * itself is unreadable), so re-reading a window does not add them again.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

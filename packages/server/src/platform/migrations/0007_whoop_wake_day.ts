@@ -14,7 +14,7 @@
  * nothing. Scores need no step of their own: they are computed on each read from the stored
  * rows (`ScoreData`), so the next read of the affected dates scores them with the new dates.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

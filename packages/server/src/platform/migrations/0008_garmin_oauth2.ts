@@ -11,7 +11,7 @@
  *   `<Garmin user id>:<calendar date>`; of several rows of one day the upload covering the most of
  *   the day (`durationInSeconds` in its raw JSON), then the most recently stored, is kept.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 const collapseGarminDays = Effect.gen(function*() {

@@ -12,7 +12,7 @@
  * them. Where one connection holds two rows of a date (an older reconnection under another Fitbit
  * account), the one updated last is kept.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export const fitbitWebApiRetiredReason =

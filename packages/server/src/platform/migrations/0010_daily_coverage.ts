@@ -3,7 +3,7 @@
  * uploaded partial then full, and a partial upload read after the full one must not replace it.
  * Stored Garmin rows get theirs from the raw JSON.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

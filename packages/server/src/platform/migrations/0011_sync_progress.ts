@@ -3,7 +3,7 @@
  * and total follow from it, `backfill_from` and the cursor. A backfill already under way counts
  * from where it stands now (its cursor), as nothing older says where it began.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

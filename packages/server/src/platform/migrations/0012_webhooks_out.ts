@@ -5,7 +5,7 @@
  * erasure can remove them with the user's other rows. Keys that held every permission gain the two
  * webhook permissions, as the key the CLI makes with every permission now does.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

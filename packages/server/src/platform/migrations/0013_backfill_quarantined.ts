@@ -3,7 +3,7 @@
  * `sync.backfill.completed` can say it: each window adds to it in the transaction that moves the
  * cursor; planning a backfill starts it again.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

@@ -4,7 +4,7 @@
  * id, no metadata, no provider identity. A tombstone without `completed_at` is an erasure still
  * to finish (workers resume those at start).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

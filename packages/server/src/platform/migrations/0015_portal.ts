@@ -7,7 +7,7 @@
  * Times the rules compare (expiry, idle timeout, delays) are written by the server from its clock rather
  * than by `now()`, so that one clock decides them.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

@@ -4,7 +4,7 @@
  * its connection's user, which neither key said) and costs the sync half as much: PostgreSQL checks a foreign key
  * row by row, and on a backfill the two checks were most of the time an insert of readings took.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 const recordTables = [

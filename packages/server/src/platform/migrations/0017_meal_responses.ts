@@ -3,7 +3,7 @@
  * index on (user, system time) lets each window be one index range, where the (user, local date) index
  * would read whole days on both sides of it (a reading's local date can be a day off its UTC instant).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

@@ -3,7 +3,7 @@
  * they have caused, and until when it is paused. Kept in the database, so every worker process honours
  * a pause another one started, and a restart forgets none.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

@@ -4,7 +4,7 @@
  * own columns and raw JSON say, and an id: a sleep's asleep time is its light, deep and REM time and its score its
  * performance; a WHOOP record's offset is its `timezone_offset`; a workout's duration is its span.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 /** Minutes east of UTC of a `±hh:mm` (or `Z`) offset in a WHOOP record's raw JSON; null otherwise. */

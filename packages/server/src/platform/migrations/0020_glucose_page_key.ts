@@ -5,7 +5,7 @@
  * 8,640 rows. An index in the page's own order lets a page be one index range that stops after its rows. It
  * replaces the (user, date) index, of which it is an extension, so the readings keep one index to maintain.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

@@ -4,7 +4,7 @@
  * CLI, an app's API key, or nobody known), so that it can be indexed and stays right for the rows written before
  * it; each filter has an index in the page's own order.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

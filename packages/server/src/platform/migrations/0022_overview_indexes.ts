@@ -8,7 +8,7 @@
  * - a webhook endpoint's pending deliveries by age (its backlog and the oldest, from the index alone), and its
  *   deliveries that recorded an error, newest first (its last error without reading its delivered ones).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

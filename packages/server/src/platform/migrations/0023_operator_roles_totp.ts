@@ -9,7 +9,7 @@
  *   stored, valid a few minutes, with its count of wrong codes.
  * - the portal's settings that operators change (`second_factor_required`), one row per name.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

@@ -12,7 +12,7 @@
  *   each one's event (46 ms), and of a type it never had, every delivery; with the indexes each is one index range
  *   (0.1 ms). With both filters, one index is read and the other filter applied to its range.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

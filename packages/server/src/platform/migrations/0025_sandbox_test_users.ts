@@ -4,7 +4,7 @@
  * user (on delete cascade: its erasure deletes the row). Users the page made before this migration are found by
  * their `sandbox.testUser` audit events.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 /**

@@ -6,7 +6,7 @@
  * A user's grants, codes, tokens and assertions go with the user's row (on delete cascade); the erasure deletes
  * them explicitly too, with the requests its assertions answered.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 
 export default Effect.gen(function*() {

@@ -2,7 +2,7 @@
  * An operator's own account: changing its password (the current one required; a wrong one counts against the
  * address and the email as a failed login does; its other sessions end), and its second factor (`SecondFactor`).
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"

@@ -1,5 +1,6 @@
 /** The portal's account group: the signed-in operator changes its own password and second factor. */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { BadRequest, Conflict, TooManyRequests } from "@pulsebridge/domain"
 import { CurrentOperator, RecoveryCodes, TotpEnrolment } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"

@@ -4,8 +4,9 @@
  * transaction), read newest first with keyset paging on their id, and never hold a secret or a
  * password: callers pass only what is safe to show.
  */
-import { HttpServerRequest } from "@effect/platform"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { AppId } from "@pulsebridge/domain"
 import type { AuditFilters } from "@pulsebridge/portal/api"
 import { AuditActorType, AuditEvent, AuditName, CurrentOperator, OperatorId } from "@pulsebridge/portal/api"

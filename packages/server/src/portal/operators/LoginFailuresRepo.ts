@@ -4,7 +4,8 @@
  * waits. `lock` holds the rows of an attempt's keys for the rest of its transaction, so that concurrent
  * attempts on one key are counted one after the other.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 

@@ -8,7 +8,7 @@
  * A setup attempt is cheap until its token is known good: the token's hash is looked up first, and only
  * then is the password hashed. Failed attempts are audited and throttled per client address.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { OperatorRole } from "@pulsebridge/portal/api"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"

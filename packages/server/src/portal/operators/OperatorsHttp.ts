@@ -3,7 +3,8 @@
  * JSON Lines (streamed), and the operators: their list and an admin's changes to them (the role checked by
  * `PortalAuth`).
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { BadRequest, Conflict, NotFound } from "@pulsebridge/domain"
 import { AuditEvent, AuditPage, OperatorWithSetupLink, PortalSettings } from "@pulsebridge/portal/api"
 import * as Clock from "effect/Clock"

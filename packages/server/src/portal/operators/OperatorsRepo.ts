@@ -3,7 +3,8 @@
  * (a unique index on `lower(email)`); sessions are found by the hash of their token, together with
  * their operator, in one statement per request.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { OperatorId, OperatorRole, OperatorStatus } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

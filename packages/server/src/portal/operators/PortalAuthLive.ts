@@ -10,8 +10,9 @@
  * marked `BeforeSecondFactor` (the session, logging out, setting it up). The marks are read from the served
  * API's definition, so an endpoint added later is refused to viewers until it is marked.
  */
-import { HttpRouter, HttpServerRequest } from "@effect/platform"
-import type { HttpApiEndpoint } from "@effect/platform"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Forbidden, Unauthorized } from "@pulsebridge/domain"
 import { BeforeSecondFactor, csrfHeaderName, CurrentOperator, OwnAccount, PortalAuth } from "@pulsebridge/portal/api"
 import * as Context from "effect/Context"

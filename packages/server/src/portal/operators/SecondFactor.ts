@@ -8,7 +8,7 @@
  * An operator-wide setting requires it: while on, `PortalAuth` lets an operator without it do nothing but set it
  * up, and it cannot be turned off.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -16,7 +16,6 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as crypto from "node:crypto"
 import * as OTPAuth from "otpauth"
-import * as QRCode from "qrcode"
 import { hashSecret } from "../../access/CredentialHash.js"
 import { SecretBox } from "../../platform/SecretBox.js"
 import { traced } from "../../platform/Traced.js"
@@ -149,8 +148,11 @@ export class SecondFactor extends Effect.Service<SecondFactor>()("@pulsebridge/s
         const secret = new OTPAuth.Secret({ size: 20 }).base32
         yield* repo.setPending(holder.operatorId, box.seal(secret))
         const otpauthUri = totpFor(secret, holder.email).toString()
+        // The QR code library is loaded on the first enrolment, not by every process that opens the data services.
         const qrSvg = yield* Effect.promise(() =>
-          QRCode.toString(otpauthUri, { type: "svg", errorCorrectionLevel: "M", margin: 2 })
+          import("qrcode").then(({ default: QRCode }) =>
+            QRCode.toString(otpauthUri, { type: "svg", errorCorrectionLevel: "M", margin: 2 })
+          )
         )
         return { secret, otpauthUri, qrSvg }
       }),

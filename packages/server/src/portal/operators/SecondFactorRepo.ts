@@ -4,7 +4,8 @@
  * `operator_login_challenges` (the pending logins between password and code, by the hash of their token), and the
  * `second_factor_required` row of `portal_settings`.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"

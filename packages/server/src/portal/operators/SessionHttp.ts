@@ -2,7 +2,10 @@
  * The portal's session endpoints: login (sets the cookie, answers the CSRF token), the one-time setup
  * of a password, the current session, and logout (ends the session and clears the cookie).
  */
-import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { BadRequest, TooManyRequests, Unauthorized } from "@pulsebridge/domain"
 import {
   CurrentOperator,

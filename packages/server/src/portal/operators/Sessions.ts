@@ -16,7 +16,7 @@
  * recovery code for the session. Each code attempt is admitted and counted by the same throttle as a password;
  * five wrong codes end the challenge.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"

@@ -12,7 +12,7 @@
  *   keep the operator out for longer than a few seconds.
  * A counter untouched for 24 hours starts again from zero.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

@@ -2,7 +2,7 @@
  * The portal's apps group: apps with their user counts, their API keys (a new key is answered once,
  * whole) and their credentials at each registered provider (secrets are write-only).
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { BadRequest, NotFound } from "@pulsebridge/domain"
 import { CreatedKey } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"

@@ -3,7 +3,7 @@
  * all apps, and a page of each list. Each calls one `OverviewRepo` method; an unknown app is a 404 and a
  * cursor another list gave (or none gave) a 400.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { BadRequest, NotFound } from "@pulsebridge/domain"
 import {
   ConnectionIssuePage,

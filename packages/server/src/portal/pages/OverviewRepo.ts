@@ -19,8 +19,9 @@
  * Each list's cursor names the last row of its page by the list's own order key and id (and the list, so a
  * cursor of another list is refused).
  */
-import type { Statement } from "@effect/sql"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import type * as Statement from "@effect/sql/Statement"
 import {
   AppId,
   ConnectionId,

@@ -5,7 +5,7 @@
  * every registered provider, configured or not, with the callback and webhook URLs to register at it.
  * Secrets go in and never come out: not in answers, not in the audit, not in logs.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { AppId, Permission, Provider } from "@pulsebridge/domain"
 import type { ProviderCredentialsPayload } from "@pulsebridge/portal/api"
 import { ApiKeySummary, AssistantSignIn, PortalApp, ProviderSetup } from "@pulsebridge/portal/api"

@@ -10,8 +10,10 @@
  * flow's own callback. The connection is therefore a real one, whose backfill starts at once.
  * The fault knobs go through each simulator's own control routes (`/_sim/faults`).
  */
-import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { AppId, Connection, User, UserId } from "@pulsebridge/domain"
 import { CreateConnectSessionPayload, CreateUserPayload, Provider } from "@pulsebridge/domain"
 import type { FaultSpec } from "@pulsebridge/portal/api"

@@ -2,7 +2,7 @@
  * Handlers of the portal's sandbox group: one `PortalSandbox` method each, audited. Outside
  * sandbox mode every route is a 404 `NotFound`, as if it did not exist.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, BadRequest, NotFound } from "@pulsebridge/domain"
 import { ConnectAllResult, SandboxGroup, UserDetail } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"

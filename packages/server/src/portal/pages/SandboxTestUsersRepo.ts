@@ -3,7 +3,8 @@
  * makes, in the transaction that makes it, and its list and routes read only marked users. The mark goes with the
  * user's row (an erasure deletes it).
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import type { AppId, UserId } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

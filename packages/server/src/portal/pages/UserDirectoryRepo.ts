@@ -8,7 +8,8 @@
  * repeats or skips a user when users are created or erased between pages. A user being erased
  * (`Erasing`) or erased (its row gone) never appears; `Inactive` users do, with their status.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import { AppId, ConnectionId, Provider, UserId } from "@pulsebridge/domain"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"

@@ -3,7 +3,8 @@
  * journal and photos), its re-sync, export and erasure. Each calls one `UserPages`/`UserChanges`
  * method; the services' errors become the contract's here, and every change is audited.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Api, BadRequest, Conflict, NotFound } from "@pulsebridge/domain"
 import { UsersGroup } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"

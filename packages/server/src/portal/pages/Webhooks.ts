@@ -4,7 +4,7 @@
  * app's endpoint is unknown here too. Each change and its audit event commit together; no secret is
  * ever in an event.
  */
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type {
   AppId,
   CreateWebhookEndpointPayload,

@@ -3,7 +3,7 @@
  * public routes' errors (an unknown app, endpoint or delivery, another app's included, is a 404; a
  * refused URL a 400; a test event to a disabled endpoint a 409).
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, BadRequest, Conflict, NotFound } from "@pulsebridge/domain"
 import { WebhooksGroup } from "@pulsebridge/portal/api"
 import * as Effect from "effect/Effect"
