@@ -3,24 +3,21 @@
  * webhook endpoint with the same `_tag` and message as the HTTP API, so scripts can handle both alike.
  */
 import { BadRequest, NotFound } from "@pulsebridge/domain"
-import {
-  ApiKeyNotFound,
-  AppNotFound,
-  CursorInvalid,
-  EndpointNotFound,
-  ExternalUserNotFound,
-  UrlRefused,
-  UserInactive,
-  UserNotFound,
-  UserNotFoundForErasure
-} from "@pulsebridge/server"
+import { ApiKeyNotFound, AppNotFound } from "@pulsebridge/server/apps/Apps"
+import { EndpointNotFound, UrlRefused } from "@pulsebridge/server/events/Endpoints"
+import { CursorInvalid } from "@pulsebridge/server/portal/pages/UserDirectoryRepo"
+import { ExternalUserNotFound, UserInactive, UserNotFound } from "@pulsebridge/server/users/Users"
 import * as Effect from "effect/Effect"
+
+/** The erasure's "no such user", known by its tag: its module is loaded only by the commands that erase. */
+const isUserNotFoundForErasure = (error: unknown): error is { readonly _tag: string; readonly message: string } =>
+  typeof error === "object" && error !== null &&
+  (error as { readonly _tag?: unknown })._tag === "UserNotFoundForErasure"
 
 const toContractError = <E>(error: E) => {
   if (
     error instanceof AppNotFound || error instanceof ApiKeyNotFound || error instanceof UserNotFound ||
-    error instanceof ExternalUserNotFound || error instanceof EndpointNotFound ||
-    error instanceof UserNotFoundForErasure
+    error instanceof ExternalUserNotFound || error instanceof EndpointNotFound || isUserNotFoundForErasure(error)
   ) {
     return new NotFound({ message: error.message })
   }

@@ -3,7 +3,9 @@
  * services and their errors, the credential helpers, and the platform pieces a command needs to open the
  * database and reach providers. The application itself is `@pulsebridge/server/App`, the listener
  * `@pulsebridge/server/Main`, the MCP server over stdio `@pulsebridge/server/mcp/Stdio` and the pure scoring
- * `@pulsebridge/server/scoring`: each is loaded only by what needs it.
+ * `@pulsebridge/server/scoring`: each is loaded only by what needs it. Every module is also importable on its own
+ * (`@pulsebridge/server/<folder>/<Module>`): the CLI imports the ones it uses that way, so that a command loads the
+ * modules it runs and not, through this index, the HTTP client and the cluster's definitions too.
  */
 export * from "./access/Authentication.js"
 export * from "./access/CredentialHash.js"

@@ -2,7 +2,8 @@
  * `pulsebridge migrate`: apply the database migrations (what the server also does when it starts).
  */
 import * as Command from "@effect/cli/Command"
-import { DatabaseLive, ServerConfig } from "@pulsebridge/server"
+import { DatabaseLive } from "@pulsebridge/server/platform/Database"
+import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { printResult, quietLogs, reportFailure } from "../Output.js"

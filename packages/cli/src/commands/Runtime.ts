@@ -6,16 +6,14 @@
  */
 import { NotFound } from "@pulsebridge/domain"
 import { ProviderRegistry } from "@pulsebridge/providers"
-import {
-  Apps,
-  cliActor,
-  DatabaseLive,
-  DataLive,
-  loadOrCreateCertificate,
-  ServerCertificate,
-  ServerConfig
-} from "@pulsebridge/server"
-import type { ProviderCredentials, Quarantine, Users } from "@pulsebridge/server"
+import { Apps } from "@pulsebridge/server/apps/Apps"
+import type { ProviderCredentials } from "@pulsebridge/server/apps/ProviderCredentials"
+import { DataLive } from "@pulsebridge/server/Data"
+import { DatabaseLive } from "@pulsebridge/server/platform/Database"
+import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
+import { cliActor } from "@pulsebridge/server/portal/operators/Audit"
+import type { Quarantine } from "@pulsebridge/server/sync/Quarantine"
+import type { Users } from "@pulsebridge/server/users/Users"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -99,18 +97,3 @@ export const requireApp = (id: string) =>
       onSome: (app) => Effect.succeed(app.id)
     }))
   )
-
-/** This server's certificate, so calls to its own sandbox simulators are trusted as the server trusts them. */
-export const CertificateFromConfig = Layer.effect(
-  ServerCertificate,
-  Effect.gen(function*() {
-    const config = yield* ServerConfig
-    if (config.trustProxy) return { cert: null }
-    const certificate = yield* loadOrCreateCertificate({
-      dataDir: config.dataDir,
-      certFile: Option.getOrUndefined(config.tlsCertFile),
-      keyFile: Option.getOrUndefined(config.tlsKeyFile)
-    })
-    return { cert: certificate.cert }
-  })
-)

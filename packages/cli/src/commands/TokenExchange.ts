@@ -7,29 +7,11 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import type { AppId } from "@pulsebridge/domain"
-import {
-  ConnectionTokens,
-  describeExchange,
-  ProviderAccess,
-  ProviderHttpClientLive,
-  ServerBases,
-  TokenExchange
-} from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { printResult } from "../Output.js"
 import { json } from "./Options.js"
-import { CertificateFromConfig, requireApp, withServices } from "./Runtime.js"
-
-/** What the exchange needs beyond the data services: provider access, tokens, an HTTP client. */
-const ExchangeLive = TokenExchange.Default.pipe(
-  Layer.provideMerge(ConnectionTokens.Default),
-  Layer.provideMerge(ProviderAccess.Default),
-  Layer.provideMerge(ServerBases.FromConfig),
-  Layer.provideMerge(ProviderHttpClientLive),
-  Layer.provide(CertificateFromConfig)
-)
+import { requireApp, withServices } from "./Runtime.js"
 
 export const tokenExchange = Command.make(
   "token-exchange",
@@ -40,10 +22,10 @@ export const tokenExchange = Command.make(
   (input) =>
     Effect.gen(function*() {
       const appId: AppId | undefined = Option.isSome(input.app) ? yield* requireApp(input.app.value) : undefined
-      const exchange = yield* TokenExchange
-      const results = yield* exchange.run({ appId })
-      yield* printResult(input.json, { results }, () => describeExchange(results))
-    }).pipe(Effect.provide(ExchangeLive), withServices(input.json))
+      const { exchangeTokens } = yield* Effect.promise(() => import("./Outbound.js"))
+      const { results, text } = yield* exchangeTokens(appId)
+      yield* printResult(input.json, { results }, () => text)
+    }).pipe(withServices(input.json))
 ).pipe(
   Command.withDescription(
     "Exchange the OAuth 1.0a tokens of connections for OAuth 2.0 ones now (apps with OAuth 2.0 credentials), " +

@@ -9,30 +9,17 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { CreateUserPayload, UpdateUserPayload, User } from "@pulsebridge/domain"
 import { UserSummary } from "@pulsebridge/portal/api/Users"
-import {
-  Audit,
-  BlobStore,
-  byActor,
-  ConnectionTokens,
-  defaultPageSize,
-  Erasure,
-  ErasureInProcessLive,
-  ErasureWork,
-  ProviderAccess,
-  ProviderHttpClientLive,
-  ServerBases,
-  UserDirectoryRepo,
-  UserExport,
-  Users
-} from "@pulsebridge/server"
+import { Audit, byActor } from "@pulsebridge/server/portal/operators/Audit"
+import { defaultPageSize, UserDirectoryRepo } from "@pulsebridge/server/portal/pages/UserDirectoryRepo"
+import { UserExport } from "@pulsebridge/server/users/Export"
+import { Users } from "@pulsebridge/server/users/Users"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { printResult } from "../Output.js"
 import { appId, decodeInput, given, json, locale, metadata, parseMetadata, timezone, userId } from "./Options.js"
-import { CertificateFromConfig, cli, requireApp, withServices } from "./Runtime.js"
+import { cli, requireApp, withServices } from "./Runtime.js"
 
 /** The user as the API's JSON has it. */
 const userJson = (user: User) => Schema.encode(User)(user).pipe(Effect.orDie)
@@ -225,21 +212,6 @@ const usersRotateToken = Command.make(
     }).pipe(withServices(json))
 ).pipe(Command.withDescription("Revoke every token of a user and issue a new one"))
 
-/**
- * The erasure as the server's, but run to its end in the command; its work needs, beyond the data services,
- * provider access for the revocations and the blob store.
- */
-const ErasureLive = Erasure.Default.pipe(
-  Layer.provide(ErasureInProcessLive),
-  Layer.provide(ErasureWork.Default),
-  Layer.provide(BlobStore.Default),
-  Layer.provide(ConnectionTokens.Default),
-  Layer.provide(ProviderAccess.Default),
-  Layer.provide(ServerBases.FromConfig),
-  Layer.provide(ProviderHttpClientLive),
-  Layer.provide(CertificateFromConfig)
-)
-
 const usersErase = Command.make(
   "erase",
   { app: appId, id: userId, json },
@@ -256,14 +228,15 @@ const usersErase = Command.make(
         appId,
         detail: { externalUserId: Option.match(user, { onNone: () => null, onSome: (found) => found.externalUserId }) }
       }))
-      const accepted = yield* Effect.flatMap(Erasure, (erasure) => erasure.erase(appId, id, record))
+      const { erase } = yield* Effect.promise(() => import("./Outbound.js"))
+      const accepted = yield* erase(appId, id, record)
       const requestedAt = accepted.requestedAt.toISOString()
       yield* printResult(
         json,
         { id: accepted.id, status: "Erased", requestedAt },
         () => `User ${accepted.id} is erased: grants revoked, every row and photo deleted; only its tombstone is kept.`
       )
-    }).pipe(Effect.provide(ErasureLive), withServices(json))
+    }).pipe(withServices(json))
 ).pipe(
   Command.withDescription(
     "Erase a user: revoke every provider grant, delete every row and photo of it, keep only a tombstone of ids"
