@@ -3,10 +3,16 @@
  * webhook endpoint with the same `_tag` and message as the HTTP API, so scripts can handle both alike.
  */
 import { BadRequest, NotFound } from "@pulsebridge/domain"
-import { ApiKeyNotFound, AppNotFound } from "@pulsebridge/server/apps/Apps"
-import { EndpointNotFound, UrlRefused } from "@pulsebridge/server/events/Endpoints"
-import { CursorInvalid } from "@pulsebridge/server/portal/pages/UserDirectoryRepo"
-import { ExternalUserNotFound, UserInactive, UserNotFound } from "@pulsebridge/server/users/Users"
+import {
+  ApiKeyNotFound,
+  AppNotFound,
+  CursorInvalid,
+  EndpointNotFound,
+  ExternalUserNotFound,
+  UrlRefused,
+  UserInactive,
+  UserNotFound
+} from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 
 /** The erasure's "no such user", known by its tag: its module is loaded only by the commands that erase. */

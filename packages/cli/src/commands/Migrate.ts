@@ -2,8 +2,7 @@
  * `pulsebridge migrate`: apply the database migrations (what the server also does when it starts).
  */
 import * as Command from "@effect/cli/Command"
-import { DatabaseLive } from "@pulsebridge/server/platform/Database"
-import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
+import { DatabaseLive, ServerConfig } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { printResult, quietLogs, reportFailure } from "../Output.js"

@@ -4,15 +4,23 @@
  * server's cluster definitions.
  */
 import type { AppId } from "@pulsebridge/domain"
-import { ConnectionTokens } from "@pulsebridge/server/connections/ConnectionTokens"
-import { ProviderAccess } from "@pulsebridge/server/connections/ProviderAccess"
-import { describeExchange, TokenExchange } from "@pulsebridge/server/connections/TokenExchange"
-import { BlobStore } from "@pulsebridge/server/journal/BlobStore"
-import { ProviderHttpClientLive, ServerCertificate } from "@pulsebridge/server/platform/HttpServer"
-import { ServerBases } from "@pulsebridge/server/platform/ServerBases"
-import { ServerConfig } from "@pulsebridge/server/platform/ServerConfig"
-import { loadOrCreateCertificate } from "@pulsebridge/server/platform/Tls"
-import { Erasure, ErasureInProcessLive, ErasureWork } from "@pulsebridge/server/users/Erasure"
+import {
+  BlobStore,
+  ConnectionTokens,
+  loadOrCreateCertificate,
+  ProviderAccess,
+  ServerBases,
+  ServerConfig
+} from "@pulsebridge/server"
+import {
+  describeExchange,
+  Erasure,
+  ErasureInProcessLive,
+  ErasureWork,
+  ProviderHttpClientLive,
+  ServerCertificate,
+  TokenExchange
+} from "@pulsebridge/server/Outbound"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
