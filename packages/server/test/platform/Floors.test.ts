@@ -1,9 +1,9 @@
 /**
  * The server's floors (docs/architecture.md): a module imports only from its own floor or the floors
  * below it; within the features' floor, a feature reaches another through its service or repository,
- * never through its `Http.ts`; no module keeps request data in a module-level map; and the other
- * packages reach the server only through its named entry points. Read from the import lines, so the
- * knot cannot grow back unnoticed.
+ * never through its `Http.ts`; no module keeps request data in a module-level map; the other
+ * packages reach the server only through its named entry points; and the sources import the Effect
+ * packages a module at a time. Read from the import lines, so the knot cannot grow back unnoticed.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
@@ -122,5 +122,19 @@ describe("the server's floors", () => {
         .map((spec) => `${path.relative(packages, file)}: ${spec}`)
     )
     expect(deep).toEqual([])
+  })
+
+  it("the sources import the Effect packages a module at a time, never through an index", () => {
+    // Through an index, a module the CLI shares with the server's chunk carried every module any chunk used: the HTTP
+    // client, the cluster, the YAML reader (docs/architecture.md).
+    const indexes = /^@effect\/(cli|cluster|experimental|opentelemetry|platform|platform-node|rpc|sql|sql-pg|workflow)$/
+    const sources = fs.readdirSync(packages).flatMap((name) => {
+      const dir = path.join(packages, name, "src")
+      return fs.existsSync(dir) ? filesUnder(dir) : []
+    })
+    const throughIndex = sources.flatMap((file) =>
+      importsOf(file).filter((spec) => indexes.test(spec)).map((spec) => `${path.relative(packages, file)}: ${spec}`)
+    )
+    expect(throughIndex).toEqual([])
   })
 })
