@@ -8,6 +8,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as PgMigrator from "@effect/sql-pg/PgMigrator"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlError from "@effect/sql/SqlError"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -255,10 +256,32 @@ export const pgClientLayer = (options: { readonly attach: boolean }) =>
     return pgClientFromEndpoint(endpoint)
   }))
 
-export const MigratorLive = PgMigrator.layer({
+const migrationsTable = "pulsebridge_migrations"
+
+/** The id of this build's newest migration, as the migrator numbers them (`0026_mcp_oauth` is 26). */
+const newestMigrationId = Math.max(...Object.keys(migrations).map((key) => Number(key.split("_")[0])))
+
+const migrator = PgMigrator.layer({
   loader: PgMigrator.fromRecord(migrations),
-  table: "pulsebridge_migrations"
+  table: migrationsTable
 }).pipe(Layer.provide(NodeContext.layer))
+
+/**
+ * The migrations applied. The migrator (a transaction that locks its table, six statements in all) runs only when the
+ * database is behind this build; one already at its newest migration, as every start of a migrated server and every
+ * CLI command finds it, is told so by one statement. A database without the table yet is behind.
+ */
+export const MigratorLive = Layer.unwrapEffect(
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ readonly newest: number | null }>`select max(migration_id) as newest from ${sql(migrationsTable)}`.pipe(
+        Effect.map((rows) => rows[0]?.newest ?? 0),
+        Effect.orElseSucceed(() => 0),
+        Effect.map((newest) => newest >= newestMigrationId ? Layer.empty : migrator)
+      )
+  )
+)
 
 /** SQL client with migrations applied. */
 export const DatabaseLive = (options: { readonly attach: boolean }) =>
