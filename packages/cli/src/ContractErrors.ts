@@ -11,19 +11,16 @@ import {
   ExternalUserNotFound,
   UrlRefused,
   UserInactive,
-  UserNotFound
+  UserNotFound,
+  UserNotFoundForErasure
 } from "@pulsebridge/server"
 import * as Effect from "effect/Effect"
-
-/** The erasure's "no such user", known by its tag: its module is loaded only by the commands that erase. */
-const isUserNotFoundForErasure = (error: unknown): error is { readonly _tag: string; readonly message: string } =>
-  typeof error === "object" && error !== null &&
-  (error as { readonly _tag?: unknown })._tag === "UserNotFoundForErasure"
 
 const toContractError = <E>(error: E) => {
   if (
     error instanceof AppNotFound || error instanceof ApiKeyNotFound || error instanceof UserNotFound ||
-    error instanceof ExternalUserNotFound || error instanceof EndpointNotFound || isUserNotFoundForErasure(error)
+    error instanceof ExternalUserNotFound || error instanceof EndpointNotFound ||
+    error instanceof UserNotFoundForErasure
   ) {
     return new NotFound({ message: error.message })
   }

@@ -9,13 +9,11 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { migrations } from "../platform/migrations/index.js"
+import { appliedMigrationId, newestMigrationId } from "../platform/Database.js"
 import { ServerConfig } from "../platform/ServerConfig.js"
 
 /** The database gets this long to answer a readiness probe. */
 const probeTimeout = "2 seconds"
-
-const latestMigration = Math.max(...Object.keys(migrations).map((key) => Number.parseInt(key, 10)))
 
 interface Check {
   readonly ok: boolean
@@ -44,12 +42,11 @@ export const RootRoutesLive = HttpApiBuilder.Router.use((router) =>
       )
     )
 
-    const migrated = sql<{ readonly latest: number | null }>`
-      SELECT max(migration_id)::int AS latest FROM pulsebridge_migrations`.pipe(
-      Effect.map(([row]): Check =>
-        (row?.latest ?? 0) >= latestMigration
+    const migrated = appliedMigrationId(sql).pipe(
+      Effect.map((applied): Check =>
+        applied >= newestMigrationId
           ? { ok: true }
-          : failed(`migrations applied up to ${row?.latest ?? 0} of ${latestMigration}`)
+          : failed(`migrations applied up to ${applied} of ${newestMigrationId}`)
       ),
       Effect.timeoutTo({ duration: probeTimeout, onSuccess: Effect.succeed, onTimeout: timedOut("the database") }),
       Effect.flatten,

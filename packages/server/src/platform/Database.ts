@@ -259,7 +259,13 @@ export const pgClientLayer = (options: { readonly attach: boolean }) =>
 const migrationsTable = "pulsebridge_migrations"
 
 /** The id of this build's newest migration, as the migrator numbers them (`0026_mcp_oauth` is 26). */
-const newestMigrationId = Math.max(...Object.keys(migrations).map((key) => Number(key.split("_")[0])))
+export const newestMigrationId = Math.max(...Object.keys(migrations).map((key) => Number.parseInt(key, 10)))
+
+/** The newest migration applied to the database, 0 for none; fails when the migrations table cannot be read. */
+export const appliedMigrationId = (sql: SqlClient.SqlClient) =>
+  sql<{ readonly newest: number | null }>`select max(migration_id)::int as newest from ${sql(migrationsTable)}`.pipe(
+    Effect.map(([row]) => row?.newest ?? 0)
+  )
 
 const migrator = PgMigrator.layer({
   loader: PgMigrator.fromRecord(migrations),
@@ -272,14 +278,9 @@ const migrator = PgMigrator.layer({
  * CLI command finds it, is told so by one statement. A database without the table yet is behind.
  */
 export const MigratorLive = Layer.unwrapEffect(
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) =>
-      sql<{ readonly newest: number | null }>`select max(migration_id) as newest from ${sql(migrationsTable)}`.pipe(
-        Effect.map((rows) => rows[0]?.newest ?? 0),
-        Effect.orElseSucceed(() => 0),
-        Effect.map((newest) => newest >= newestMigrationId ? Layer.empty : migrator)
-      )
+  Effect.flatMap(SqlClient.SqlClient, appliedMigrationId).pipe(
+    Effect.orElseSucceed(() => 0),
+    Effect.map((applied) => applied >= newestMigrationId ? Layer.empty : migrator)
   )
 )
 

@@ -27,7 +27,6 @@ import type { AppId, UserId } from "@pulsebridge/domain"
 import { ErasureAccepted } from "@pulsebridge/domain"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -43,13 +42,7 @@ import { isUuid } from "../platform/Ids.js"
 import { traced } from "../platform/Traced.js"
 import { SyncStateRepo } from "../sync/SyncStateRepo.js"
 import { ErasureRepo } from "./ErasureRepo.js"
-
-/** The app has no such user, or its erasure has already ended. */
-export class UserNotFoundForErasure extends Data.TaggedError("UserNotFoundForErasure")<{ readonly userId: string }> {
-  override get message() {
-    return `no user with id ${this.userId}`
-  }
-}
+import { UserNotFoundForErasure } from "./Users.js"
 
 /** A revocation that fails is tried this often more, 2 s then doubling (with jitter): about half a minute. */
 export const revocationRetry = Schedule.exponential(Duration.seconds(2)).pipe(

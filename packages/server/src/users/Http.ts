@@ -9,10 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ApiKeyAuthLive, requirePermission } from "../access/ApiKeyAuth.js"
 import { SyncQueue } from "../sync/SyncQueue.js"
-import type { UserNotFoundForErasure } from "./Erasure.js"
 import { Erasure } from "./Erasure.js"
 import { UserExport } from "./Export.js"
-import type { ExternalUserNotFound, UserInactive, UserNotFound } from "./Users.js"
+import type { ExternalUserNotFound, UserInactive, UserNotFound, UserNotFoundForErasure } from "./Users.js"
 import { Users } from "./Users.js"
 
 const encodeExisting = HttpServerResponse.schemaJson(UserWithToken)

@@ -36,6 +36,13 @@ export class ExternalUserNotFound extends Data.TaggedError("ExternalUserNotFound
   }
 }
 
+/** The app has no such user to erase, or its erasure has already ended (`Erasure.erase`). */
+export class UserNotFoundForErasure extends Data.TaggedError("UserNotFoundForErasure")<{ readonly userId: string }> {
+  override get message() {
+    return `no user with id ${this.userId}`
+  }
+}
+
 /** The user was deleted (is Inactive); creating it again reactivates it. */
 export class UserInactive extends Data.TaggedError("UserInactive")<{ readonly userId: string }> {
   override get message() {
