@@ -22,7 +22,6 @@
  * from this machine's address, whose bucket a newcomer's browser draws from, and the simulators keep limits of
  * their own as the providers do.
  */
-import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
@@ -35,6 +34,7 @@ import * as Option from "effect/Option"
 import * as crypto from "node:crypto"
 import * as net from "node:net"
 import { drain } from "../http/Drain.js"
+import type { AnswerHooks } from "../http/Middleware.js"
 import { provideForRequest } from "../http/RequestFiber.js"
 import { countRateLimited, rateLimitsNotApplied } from "../http/RequestMetrics.js"
 import { SelfCalls } from "../platform/SelfCalls.js"
@@ -456,42 +456,39 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
         ? Effect.void
         : repo.charge(bucket.failures.key, bucket.failures.limit).pipe(Effect.catchAllCause(failOpen))
 
-    /** The request decided: refused with 429, or served with the bucket's headers on every answer. */
+    /**
+     * The request decided: refused with 429, or served with the bucket's headers on every answer (`hooks`, which the
+     * request middleware puts on the answer, charging a 401 to the address's failure bucket before it is written).
+     */
     const admit = <E, R>(
       request: HttpServerRequest.HttpServerRequest,
       checked: Checked,
-      app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+      app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+      hooks: AnswerHooks
     ) => {
       if (Option.isNone(checked)) return app
       const { bucket, verdict } = checked.value
-      // Before the answer is written: the platform writes it as soon as the app returns it, and a client's
-      // next guess must find its failure already charged.
-      const headers = HttpApp.appendPreResponseHandler((_request, response) =>
-        response.status === 401
-          ? Effect.as(chargeFailure(bucket), HttpServerResponse.setHeaders(response, verdict.headers))
-          : Effect.succeed(HttpServerResponse.setHeaders(response, verdict.headers))
-      )
-      if (verdict.allowed) return Effect.zipRight(headers, app)
-      return Effect.zipRight(
-        headers,
-        Effect.gen(function*() {
-          yield* countRateLimited(bucket.key)
-          yield* drain(request)
-          return HttpServerResponse.unsafeJson(
-            { _tag: "TooManyRequests", message: verdict.message, retryAfterSeconds: verdict.retryAfterSeconds },
-            { status: 429, headers: verdict.headers }
-          )
-        })
-      )
+      hooks.headers = verdict.headers
+      if (bucket.failures !== undefined) hooks.beforeUnauthorized = chargeFailure(bucket)
+      if (verdict.allowed) return app
+      return Effect.gen(function*() {
+        yield* countRateLimited(bucket.key)
+        yield* drain(request)
+        return HttpServerResponse.unsafeJson(
+          { _tag: "TooManyRequests", message: verdict.message, retryAfterSeconds: verdict.retryAfterSeconds },
+          { status: 429, headers: verdict.headers }
+        )
+      })
     }
 
     /**
      * Wraps the app: provides the request's `Caller`, refuses a request over its limit with 429 and the JSON
-     * error body, and puts the bucket's headers on every answer, including those the platform sends after the
+     * error body, and has the bucket's headers put on every answer, including those the platform sends after the
      * app (404, 500).
      */
     const middleware = <E, R>(
-      app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+      app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+      hooks: AnswerHooks
     ): Effect.Effect<
       HttpServerResponse.HttpServerResponse,
       E,
@@ -502,7 +499,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@pulsebridge/ser
         const caller = new PresentedCredentials(request.headers)
         return Effect.zipRight(
           provideForRequest(Caller, caller),
-          Effect.flatMap(check(request, caller), (checked) => admit(request, checked, app))
+          Effect.flatMap(check(request, caller), (checked) => admit(request, checked, app, hooks))
         ) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, Exclude<R, Caller>>
       })
 

@@ -129,6 +129,17 @@ const failureStatus = (request: HttpServerRequest.HttpServerRequest, cause: Caus
   return 500
 }
 
+/**
+ * What a wrapper of the app (the rate limiter) leaves for the request's answer, set while the request runs and read
+ * by the middleware's one pre-response handler: headers for every answer the app gives, and an effect to run before
+ * a 401 is written (the failure charge). A wrapper sets these rather than adding a pre-response handler of its own,
+ * which would cost each request another copy of its fiber's references.
+ */
+export interface AnswerHooks {
+  headers: Readonly<Record<string, string>> | undefined
+  beforeUnauthorized: Effect.Effect<void> | undefined
+}
+
 export interface MiddlewareOptions {
   readonly trustProxy: boolean
   /** The `Strict-Transport-Security` value every answer carries (`hstsHeader`); none when undefined. */
@@ -146,9 +157,13 @@ export interface MiddlewareOptions {
    * before 413 or 415.
    */
   readonly authenticateUpload?: Effect.Effect<unknown, Unauthorized, HttpServerRequest.HttpServerRequest>
-  /** Wraps the checks and the app with the request rate limits (`RateLimiter.middleware`). */
+  /**
+   * Wraps the checks and the app with the request rate limits (`RateLimiter.middleware`), which put their headers
+   * and failure charge on the answer through `hooks`.
+   */
   readonly rateLimit?: <E, R>(
-    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+    hooks: AnswerHooks
   ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>
 }
 
@@ -175,8 +190,8 @@ export const makeAppMiddleware =
         return yield* app
       })
     }
-    const limited = (request: HttpServerRequest.HttpServerRequest) =>
-      options.rateLimit === undefined ? checked(request) : options.rateLimit(checked(request))
+    const limited = (request: HttpServerRequest.HttpServerRequest, hooks: AnswerHooks) =>
+      options.rateLimit === undefined ? checked(request) : options.rateLimit(checked(request), hooks)
 
     return Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse, unknown, unknown>((fiber) => {
       const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
@@ -186,10 +201,13 @@ export const makeAppMiddleware =
         ? undefined
         : startDeadline(fiber, deadlineMsOf(options.deadline, request))
       const idHeader = { "x-request-id": requestId }
+      const hooks: AnswerHooks = { headers: undefined, beforeUnauthorized: undefined }
       const finish = (response: HttpServerResponse.HttpServerResponse) => headers(request.url, response, idHeader)
+      /** The answer the pre-response handler made, which the platform writes; none until it ran. */
+      let sent: HttpServerResponse.HttpServerResponse | undefined
       // Responses of the router and of the platform's error handling (unknown route, defects, the deadline's
-      // interruption) are sent from inside the app; a pre-response handler, the first, reaches them all, and
-      // compresses them last (`Compression.ts`).
+      // interruption) are sent from inside the app; a pre-response handler, the first and only one, reaches them
+      // all, and compresses them last (`Compression.ts`).
       const preResponse: HttpApp.PreResponseHandler = (_request, response) => {
         deadline?.stop()
         // Whatever the app made of its interruption (the platform's 503, a mounted simulator's own 500).
@@ -198,7 +216,13 @@ export const makeAppMiddleware =
           : response.status >= 400 && response.body._tag === "Empty"
           ? emptyErrorBody(response.status, requestId)
           : withShortDecodeMessage(response)
-        return compressResponse(request, finish(answer))
+        const extra = hooks.headers === undefined ? idHeader : { ...hooks.headers, ...idHeader }
+        const compressed = compressResponse(request, headers(request.url, answer, extra))
+        const written = Effect.map(compressed, (final) => (sent = final))
+        // Before the answer is written: a client's next guess must find its failure already charged.
+        return answer.status === 401 && hooks.beforeUnauthorized !== undefined
+          ? Effect.zipRight(hooks.beforeUnauthorized, written)
+          : written
       }
       // Logs the path without its query string: OAuth callbacks carry codes there.
       const logged = (status: number, cause?: Cause.Cause<unknown>) => {
@@ -223,7 +247,7 @@ export const makeAppMiddleware =
             ? Effect.zipRight(untracedRequest(routeCapture()), HttpApp.appendPreResponseHandler(preResponse))
             : HttpApp.appendPreResponseHandler(preResponse)
         ),
-        Effect.matchCauseEffect(limited(request), {
+        Effect.matchCauseEffect(limited(request, hooks), {
           onFailure: (cause) => {
             deadline?.stop()
             const overdue = deadline?.passed() === true
@@ -235,8 +259,10 @@ export const makeAppMiddleware =
           },
           onSuccess: (response) => {
             deadline?.stop()
-            // Responses returned here before reaching the app do not pass the pre-response handlers.
-            return Effect.as(logged(clientGone(request) ? ClientClosedRequest : response.status), finish(response))
+            // An answer the pre-response handler made is the one written (the platform ignores what is returned
+            // here then); responses returned here before reaching the app do not pass the pre-response handlers.
+            const answer = sent ?? finish(response)
+            return Effect.as(logged(clientGone(request) ? ClientClosedRequest : answer.status), answer)
           }
         })
       )
