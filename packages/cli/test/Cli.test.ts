@@ -737,6 +737,25 @@ describe("pulsebridge CLI", { sequential: true }, () => {
       expect(Object.keys(document.paths)).toContain("/api/v1/users")
     }), commandsTimeout)
 
+  it.live(
+    "a reader that closes the pipe early (| head) ends the command quietly, with exit code 0",
+    () =>
+      Effect.async<{ code: number | null; stderr: string }>((resume) => {
+        const child = spawnCli(path.join(os.tmpdir(), `pulsebridge-cli-none-${crypto.randomUUID()}`), ["openapi"])
+        // As `head` does: the first chunk read, then the pipe closed while the command still writes the rest.
+        child.stdout.once("data", () => child.stdout.destroy())
+        let stderr = ""
+        child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+        child.on("close", (code) => resume(Effect.succeed({ code, stderr })))
+        child.stdin.end()
+        return Effect.sync(() => child.kill("SIGKILL"))
+      }).pipe(Effect.map((result) => {
+        expect(result.stderr).toBe("")
+        expect(result.code).toBe(0)
+      })),
+    commandsTimeout
+  )
+
   it.scopedLive(
     "a database that cannot be opened is one line on stderr, without a stack trace or credential",
     () =>
