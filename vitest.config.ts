@@ -51,7 +51,8 @@ export default defineConfig({
   ...shared,
   test: {
     ...shared.test,
-    include: [`packages/${packages}/test/**/*.test.ts`],
+    // The benchmarks' own checks (scripts/bench) read files only: once, in the run on the embedded database.
+    include: [`packages/${packages}/test/**/*.test.ts`, ...(databaseOnly ? [] : ["scripts/**/*.test.ts"])],
     exclude: [...(shared.test?.exclude ?? configDefaults.exclude), ...(databaseOnly ? embeddedRunOnly : [])],
     maxWorkers: workers,
     // As many from the start: with fewer, the pool ends a worker it finds idle beyond the minimum, and with

@@ -685,11 +685,11 @@ const benchPlaceholder = (kind: DatabaseKind): Section => ({
 })
 
 /**
- * Rewrites `file` with `section` in place of the one of the same name and kind, every other section kept, the
- * summary tables rebuilt, and the hand-written measured sections kept at the end.
+ * `previous` (the file's text) with `section` in place of the one of the same name and kind, every other section
+ * kept, the summary tables rebuilt, and the hand-written measured sections kept at the end. Text outside these is
+ * not kept: a section written by hand must sit between measured markers.
  */
-export const writeSection = (file: string, section: Section) => {
-  const previous = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : ""
+export const withSection = (previous: string, section: Section): string => {
   const sections = readSections(previous).filter((s) => !(s.name === section.name && s.kind === section.kind))
   sections.push(section)
   for (const kind of kinds) {
@@ -702,17 +702,18 @@ export const writeSection = (file: string, section: Section) => {
   sections.sort((a, b) =>
     rank(a.name) - rank(b.name) || a.name.localeCompare(b.name) || kinds.indexOf(a.kind) - kinds.indexOf(b.kind)
   )
-  fs.writeFileSync(
-    file,
-    [
-      intro,
-      summaryIntro,
-      ...[...kinds].reverse().map((kind) => summaryTable(kind, sections)),
-      ...sections.map(sectionText),
-      ...measuredSections(previous)
-    ].join("\n\n") + "\n"
-  )
+  return [
+    intro,
+    summaryIntro,
+    ...[...kinds].reverse().map((kind) => summaryTable(kind, sections)),
+    ...sections.map(sectionText),
+    ...measuredSections(previous)
+  ].join("\n\n") + "\n"
 }
+
+/** Rewrites `file` with `section` (`withSection`). */
+export const writeSection = (file: string, section: Section) =>
+  fs.writeFileSync(file, withSection(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "", section))
 
 const describeLoad = (m: Measurement) => `${rate(m.requestsPerSecond)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms`
 
