@@ -1,13 +1,14 @@
 /**
  * Where the benchmarked server's logs go. The server keeps the logger it runs with in production (the one
  * `NodeRuntime.runMain` installs, at the default Info level, request logs included); only the `Console` service
- * that every Effect logger writes through is swapped for one backed by a file stream, so the terminal stays
+ * that every Effect logger writes through is swapped for one writing to a file, so the terminal stays
  * readable and the logging work is still done and written.
  */
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as nodeConsole from "node:console"
 import * as fs from "node:fs"
+import { Writable } from "node:stream"
 
 /** An Effect `Console` whose every method writes to `unsafe`. */
 const fromUnsafe = (unsafe: Console.UnsafeConsole): Console.Console => ({
@@ -36,15 +37,25 @@ const fromUnsafe = (unsafe: Console.UnsafeConsole): Console.Console => ({
   unsafe
 })
 
-/** A `Console` writing to `file` (truncated first); the stream is flushed and closed with the scope. */
+/**
+ * A `Console` writing to `file` (truncated first), each line written out before the call returns, as Node writes
+ * a server's stdout to a file or a pipe on Linux (a file stream would instead queue the lines for the thread pool,
+ * holding them in memory meanwhile: work and garbage a server in production does not have). Closed with the scope.
+ */
 export const fileConsole = (file: string) =>
   Effect.map(
     Effect.acquireRelease(
-      Effect.sync(() => fs.createWriteStream(file)),
-      (stream) =>
-        Effect.async<void>((resume) => {
-          stream.end(() => resume(Effect.void))
+      Effect.sync(() => {
+        const fd = fs.openSync(file, "w")
+        const stream = new Writable({
+          write(chunk: Buffer, _encoding, callback) {
+            fs.writeSync(fd, chunk)
+            callback()
+          }
         })
+        return { fd, stream }
+      }),
+      ({ fd }) => Effect.sync(() => fs.closeSync(fd))
     ),
-    (stream) => fromUnsafe(new nodeConsole.Console({ stdout: stream, stderr: stream }))
+    ({ stream }) => fromUnsafe(new nodeConsole.Console({ stdout: stream, stderr: stream }))
   )
