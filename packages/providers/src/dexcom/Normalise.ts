@@ -125,9 +125,20 @@ export const DexcomEnvelope = <A, I>(record: Schema.Schema<A, I>) =>
 
 // ---- normalisers ----
 
+/** The few enumeration values Dexcom writes, each converted once: every reading names its trend and status. */
+const pascalCased = new Map<string, string>()
+const pascalCasedMax = 256
+
 /** `fortyFiveUp` → `FortyFiveUp`; null stays null. */
-export const dexcomPascalCase = (value: string | null | undefined): string | null =>
-  value === null || value === undefined || value === "" ? null : value.charAt(0).toUpperCase() + value.slice(1)
+export const dexcomPascalCase = (value: string | null | undefined): string | null => {
+  if (value === null || value === undefined || value === "") return null
+  let converted = pascalCased.get(value)
+  if (converted === undefined) {
+    converted = value.charAt(0).toUpperCase() + value.slice(1)
+    if (pascalCased.size < pascalCasedMax) pascalCased.set(value, converted)
+  }
+  return converted
+}
 
 /** An event value, written as a string or a number, as a number; null when it is none. */
 export const dexcomEventValue = (value: string | number | null | undefined): number | null => {

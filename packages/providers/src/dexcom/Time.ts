@@ -42,29 +42,117 @@ const daysInMonth = (year: number, month: number): number => {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28
 }
 
-/** A Dexcom time stamp, or `undefined` when it is none (an impossible date or hour included). */
-export const parseDexcomTime = (text: string): DexcomWrittenTime | undefined => {
+/** The regular-expression reading of a time stamp: every form the rules allow (`parseDexcomTime`). */
+export const parseDexcomTimeByPattern = (text: string): DexcomWrittenTime | undefined => {
   const m = timePattern.exec(text.trim())
   if (m === null) return undefined
-  const year = Number(m[1])
-  const month = Number(m[2])
-  const day = Number(m[3])
-  const hour = Number(m[4])
-  const minute = Number(m[5])
-  const second = m[6] === undefined ? 0 : Number(m[6])
-  const millis = m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000)
+  return writtenTime(
+    Number(m[1]),
+    Number(m[2]),
+    Number(m[3]),
+    Number(m[4]),
+    Number(m[5]),
+    m[6] === undefined ? 0 : Number(m[6]),
+    m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000),
+    m[8] !== undefined ? Zone.Zulu : m[9] === undefined ? Zone.None : m[9] === "-" ? Zone.West : Zone.East,
+    m[10] === undefined ? 0 : Number(m[10]),
+    m[11] === undefined ? 0 : Number(m[11]),
+    m[12] === undefined ? 0 : Number(m[12])
+  )
+}
+
+/** The zone written after a time. */
+const Zone = { None: 0, Zulu: 1, East: 2, West: 3 } as const
+type Zone = (typeof Zone)[keyof typeof Zone]
+
+/** The checks and the arithmetic of both readings, from the parts as written. */
+const writtenTime = (
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  millis: number,
+  zone: Zone,
+  offsetHours: number,
+  offsetMins: number,
+  offsetSecs: number
+): DexcomWrittenTime | undefined => {
   // an impossible date (31 April) is refused rather than rolled over into the next month
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined
   if (hour > 23 || minute > 59 || second > 59) return undefined
   const wallMs = Date.UTC(year, month - 1, day, hour, minute, second, millis)
-  if (m[8] !== undefined) return { wallMs, offsetMinutes: null, zulu: true }
-  if (m[9] === undefined) return { wallMs, offsetMinutes: null, zulu: false }
-  const offsetHours = Number(m[10])
-  const offsetMins = m[11] === undefined ? 0 : Number(m[11])
-  const offsetSecs = m[12] === undefined ? 0 : Number(m[12])
+  if (zone === Zone.Zulu) return { wallMs, offsetMinutes: null, zulu: true }
+  if (zone === Zone.None) return { wallMs, offsetMinutes: null, zulu: false }
   if (offsetHours > 14 || offsetMins > 59 || offsetSecs > 59) return undefined
   const minutes = offsetHours * 60 + offsetMins + (offsetSecs >= 30 ? 1 : 0)
-  return { wallMs, offsetMinutes: m[9] === "-" ? -minutes : minutes, zulu: false }
+  return { wallMs, offsetMinutes: zone === Zone.West ? -minutes : minutes, zulu: false }
+}
+
+/** The digit at `i`, or -1. */
+const digitAt = (text: string, i: number): number => {
+  const d = text.charCodeAt(i) - 48
+  return d >= 0 && d <= 9 ? d : -1
+}
+
+/** The two digits at `i` as a number, or -1. */
+const twoDigitsAt = (text: string, i: number): number => {
+  const a = digitAt(text, i)
+  const b = digitAt(text, i + 1)
+  return a < 0 || b < 0 ? -1 : a * 10 + b
+}
+
+const char = { dash: 45, colon: 58, plus: 43, space: 32, T: 84, Z: 90, z: 122 } as const
+
+/**
+ * The forms Dexcom writes most, read by position without a regular expression (a year of readings is some 210,000
+ * time stamps): `YYYY-MM-DDThh:mm:ss` with nothing after it, `Z`, `±hh:mm` or `±hh:mm:ss`. `null` for any other
+ * form, which the pattern then reads; the result is the pattern's (`Time.test.ts` holds the two to each other).
+ */
+const parseCommonForm = (text: string): DexcomWrittenTime | undefined | null => {
+  const length = text.length
+  if (length !== 19 && length !== 20 && length !== 25 && length !== 28) return null
+  const century = twoDigitsAt(text, 0)
+  const yearOf = twoDigitsAt(text, 2)
+  const month = twoDigitsAt(text, 5)
+  const day = twoDigitsAt(text, 8)
+  const hour = twoDigitsAt(text, 11)
+  const minute = twoDigitsAt(text, 14)
+  const second = twoDigitsAt(text, 17)
+  const t = text.charCodeAt(10)
+  if (
+    century < 0 || yearOf < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0 ||
+    text.charCodeAt(4) !== char.dash || text.charCodeAt(7) !== char.dash || (t !== char.T && t !== char.space) ||
+    text.charCodeAt(13) !== char.colon || text.charCodeAt(16) !== char.colon
+  ) return null
+  const year = century * 100 + yearOf
+  if (length === 19) return writtenTime(year, month, day, hour, minute, second, 0, Zone.None, 0, 0, 0)
+  const sign = text.charCodeAt(19)
+  if (length === 20) {
+    return sign === char.Z || sign === char.z
+      ? writtenTime(year, month, day, hour, minute, second, 0, Zone.Zulu, 0, 0, 0)
+      : null
+  }
+  const offsetHours = twoDigitsAt(text, 20)
+  const offsetMins = twoDigitsAt(text, 23)
+  const offsetSecs = length === 28 && text.charCodeAt(25) === char.colon
+    ? twoDigitsAt(text, 26)
+    : length === 25
+    ? 0
+    : -1
+  if (
+    (sign !== char.plus && sign !== char.dash) || offsetHours < 0 || text.charCodeAt(22) !== char.colon ||
+    offsetMins < 0 || offsetSecs < 0
+  ) return null
+  const zone = sign === char.dash ? Zone.West : Zone.East
+  return writtenTime(year, month, day, hour, minute, second, 0, zone, offsetHours, offsetMins, offsetSecs)
+}
+
+/** A Dexcom time stamp, or `undefined` when it is none (an impossible date or hour included). */
+export const parseDexcomTime = (text: string): DexcomWrittenTime | undefined => {
+  const common = parseCommonForm(text)
+  return common === null ? parseDexcomTimeByPattern(text) : common
 }
 
 /** Whether `text` is a time stamp `parseDexcomTime` reads. */
@@ -102,6 +190,16 @@ export interface DexcomRecordTimes {
   readonly date: string
 }
 
+/**
+ * The date of a wall clock: as written when the text opens with `YYYY-MM-DD` of a year from 1000 (a date it read, so
+ * the same as the instant's), else from the instant.
+ */
+const wallDate = (text: string, wallMs: number): string =>
+  text.length >= 10 && text.charCodeAt(4) === char.dash && text.charCodeAt(7) === char.dash &&
+    digitAt(text, 0) > 0 && twoDigitsAt(text, 5) >= 0 && twoDigitsAt(text, 8) >= 0
+    ? text.slice(0, 10)
+    : new Date(wallMs).toISOString().slice(0, 10)
+
 /** Thrown for a time stamp that cannot be read; the message names the field, never a token. */
 export class DexcomTimeError extends Error {}
 
@@ -119,6 +217,6 @@ export const dexcomRecordTimes = (systemTime: string, displayTime: string): Dexc
     displayTime: new Date(display.wallMs - offsetMinutes * minuteMs),
     offsetMinutes,
     offsetInferred,
-    date: new Date(display.wallMs).toISOString().slice(0, 10)
+    date: wallDate(displayTime, display.wallMs)
   }
 }

@@ -11,10 +11,12 @@ import {
   dexcomRecordTimes,
   DexcomTimeString,
   inferredOffsetMinutes,
-  parseDexcomTime
+  parseDexcomTime,
+  parseDexcomTimeByPattern
 } from "@pulsebridge/providers"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import fc from "fast-check"
 import { credentials, endpoints, fakeHttp, json, oauth2Tokens } from "../fixtures/FakeHttp.js"
 
 const HOUR = 3_600_000
@@ -41,6 +43,64 @@ describe("Dexcom time stamps", () => {
       expect(parseDexcomTime(bad), bad).toBeUndefined()
     }
     expect(() => Schema.decodeUnknownSync(DexcomTimeString)("2022-02-06T25:12:35")).toThrow()
+  })
+
+  it("reads the common forms by position exactly as the pattern reads every form, the date included", () => {
+    const two = (max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(2, "0"))
+    const part = fc.oneof(two(99), fc.constantFrom("0", "1", "9", "", "x", "00", "1a"))
+    const stamp = fc.tuple(
+      fc.oneof(
+        fc.integer({ min: 0, max: 9999 }).map((n) => String(n).padStart(4, "0")),
+        fc.constantFrom("202", "2o22")
+      ),
+      fc.constantFrom("-", "/"),
+      fc.oneof(two(13), part),
+      fc.constantFrom("-", "-", "_"),
+      fc.oneof(two(32), part),
+      fc.constantFrom("T", " ", "t", "x"),
+      fc.oneof(two(25), part),
+      fc.constantFrom(":", ":", "."),
+      fc.oneof(two(61), part),
+      fc.oneof(two(61).map((s) => `:${s}`), fc.constantFrom("", ":5", ".", "-")),
+      fc.constantFrom("", ".250", ".1234567891", "."),
+      fc.oneof(
+        fc.constantFrom("", "Z", "z", "+", "-", "+5", "-0530", "Zx", " "),
+        fc.tuple(fc.constantFrom("+", "-", "~"), two(15), fc.constantFrom(":", "", "."), two(60)).map((p) =>
+          p.join("")
+        ),
+        fc.tuple(fc.constantFrom("+", "-"), two(15), fc.constantFrom(":"), two(59), fc.constantFrom(":", ""), two(60))
+          .map((p) => p.join(""))
+      ),
+      fc.constantFrom("", "", " ", "\n")
+    ).map((p) => p.join(""))
+    const text = fc.oneof(stamp, stamp.map((s) => ` ${s}`), fc.string({ maxLength: 30 }))
+    fc.assert(
+      fc.property(text, fc.integer({ min: -2 * 86_400_000, max: 2 * 86_400_000 }), (t, drift) => {
+        const parsed = parseDexcomTime(t)
+        expect(parsed).toEqual(parseDexcomTimeByPattern(t))
+        if (parsed === undefined) return
+        const system = new Date(parsed.wallMs + drift).toISOString().slice(0, 19)
+        expect(dexcomRecordTimes(system, t).date).toBe(new Date(parsed.wallMs).toISOString().slice(0, 10))
+      }),
+      { numRuns: 20_000 }
+    )
+    // each form read by position, as the pattern reads it
+    for (
+      const t of [
+        "2022-02-06T01:12:35",
+        "2022-02-06 01:12:35",
+        "2022-02-06T01:12:35Z",
+        "2022-02-06T01:12:35z",
+        "2022-02-06T01:12:35+05:30",
+        "2022-02-06T01:12:35-08:00:00",
+        "2022-02-06T01:12:35-06:59:30",
+        "2024-02-29T23:59:59+14:00",
+        "2023-02-29T10:00:00",
+        "2022-04-31T10:00:00Z",
+        "2022-02-06T01:12:35+15:00",
+        "2022-02-06T01:12:60"
+      ]
+    ) expect(parseDexcomTime(t), t).toEqual(parseDexcomTimeByPattern(t))
   })
 
   it("infers the offset from displayTime - systemTime, rounded to 30 minutes, within -12:00..+14:00", () => {
