@@ -146,14 +146,24 @@ export const LocalDate = Schema.String.pipe(
 ).annotations({ identifier: "LocalDate", description: "A calendar day, YYYY-MM-DD", examples: ["2026-11-02"] })
 export type LocalDate = typeof LocalDate.Type
 
+/**
+ * Names already known to be time zones. `Intl` checks a name by building a formatter, some 100 µs, on every user
+ * create or update that names a zone; there are some 600 names (letter case aside), so the set stops growing at
+ * `knownTimeZonesMax` and a name past it is checked each time. A name that is not a zone is never kept.
+ */
+const knownTimeZones = new Set<string>()
+const knownTimeZonesMax = 2048
+
 export const isTimeZone = (s: string): boolean => {
   if (s.length === 0 || s.length > 64) return false
+  if (knownTimeZones.has(s)) return true
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: s })
-    return true
   } catch {
     return false
   }
+  if (knownTimeZones.size < knownTimeZonesMax) knownTimeZones.add(s)
+  return true
 }
 
 /** An IANA time zone name, e.g. `Europe/Berlin`. */

@@ -16,10 +16,34 @@ export const isoWeekStart = (day: number): number => day - ((day + 3) % 7 + 7) %
 
 export const addDays = (date: string, days: number): string => dateOf(dayNumber(date) + days)
 
+/**
+ * Formatters by time zone: building one costs some 100 µs, using one a few. Each map stops growing at
+ * `formattersMax` zones (there are some 600 names, letter case aside); a zone past it gets a formatter of its own
+ * each time.
+ */
+const formattersMax = 2048
+
+const cachedFormatter = (
+  cache: Map<string, Intl.DateTimeFormat>,
+  timeZone: string,
+  make: (timeZone: string) => Intl.DateTimeFormat
+): Intl.DateTimeFormat => {
+  let f = cache.get(timeZone)
+  if (f === undefined) {
+    f = make(timeZone)
+    if (cache.size < formattersMax) cache.set(timeZone, f)
+  }
+  return f
+}
+
+const dateFormatters = new Map<string, Intl.DateTimeFormat>()
+
+const dateFormatter = (timeZone: string): Intl.DateTimeFormat =>
+  new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
+
 /** The local date of `instant` in `timeZone` (`YYYY-MM-DD`); an unknown zone throws, as `Intl` does. */
 export const localDate = (instant: Date, timeZone: string): string => {
-  const parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
-    .formatToParts(instant)
+  const parts = cachedFormatter(dateFormatters, timeZone, dateFormatter).formatToParts(instant)
   const get = (type: string) => parts.find((p) => p.type === type)!.value
   return `${get("year")}-${get("month")}-${get("day")}`
 }
@@ -33,26 +57,21 @@ export const localToday = (now: Date, timeZone: string | null): string => {
   }
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>()
+const clockFormatters = new Map<string, Intl.DateTimeFormat>()
 
-const formatter = (timeZone: string): Intl.DateTimeFormat => {
-  let f = formatters.get(timeZone)
-  if (f === undefined) {
-    try {
-      f = new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", hour: "numeric", minute: "numeric" })
-    } catch {
-      f = new Intl.DateTimeFormat("en-US", { timeZone: "UTC", hourCycle: "h23", hour: "numeric", minute: "numeric" })
-    }
-    formatters.set(timeZone, f)
+const clockFormatter = (timeZone: string): Intl.DateTimeFormat => {
+  try {
+    return new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", hour: "numeric", minute: "numeric" })
+  } catch {
+    return new Intl.DateTimeFormat("en-US", { timeZone: "UTC", hourCycle: "h23", hour: "numeric", minute: "numeric" })
   }
-  return f
 }
 
 /** Minutes after local midnight of `instant` in `timeZone` (an unknown zone reads as UTC). */
 export const localMinuteOfDay = (instant: Date, timeZone: string): number => {
   let hour = 0
   let minute = 0
-  for (const part of formatter(timeZone).formatToParts(instant)) {
+  for (const part of cachedFormatter(clockFormatters, timeZone, clockFormatter).formatToParts(instant)) {
     if (part.type === "hour") hour = Number(part.value)
     else if (part.type === "minute") minute = Number(part.value)
   }
