@@ -19,6 +19,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as cp from "node:child_process"
 import * as crypto from "node:crypto"
+import * as https from "node:https"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as v8 from "node:v8"
@@ -259,8 +260,15 @@ export interface BackfillOptions {
   readonly profileName: string
 }
 
-const userRequest = (options: BackfillOptions, method: Target["method"], pathAndQuery: string, body?: unknown) =>
+const userRequest = (
+  options: BackfillOptions,
+  method: Target["method"],
+  pathAndQuery: string,
+  body?: unknown,
+  agent?: https.Agent
+) =>
   requestOnce({
+    agent,
     url: `${options.serverBase}${pathAndQuery}`,
     method,
     headers: {
@@ -295,8 +303,20 @@ const awaitIdle = (options: BackfillOptions, callback: URL, startedAt: number) =
       return yield* new BenchError({ message: `the connect flow failed: ${final}` })
     }
     const problems: Array<string> = []
+    // One connection kept alive for the polls, as an app polling would: a TLS handshake each time cost the server's
+    // process (which the handshake's client side shares) about 2 ms a poll.
+    const agent = yield* Effect.acquireRelease(
+      Effect.sync(() => new https.Agent({ keepAlive: true, maxSockets: 1, ca: options.cert })),
+      (agent) => Effect.sync(() => agent.destroy())
+    )
     while (true) {
-      const listing = yield* userRequest(options, "GET", `/api/v1/users/${options.userId}/connections`).pipe(
+      const listing = yield* userRequest(
+        options,
+        "GET",
+        `/api/v1/users/${options.userId}/connections`,
+        undefined,
+        agent
+      ).pipe(
         Effect.flatMap((response) => expectStatus("GET connections", response, 200))
       )
       const connection = (JSON.parse(listing.body) as Array<ListedConnection>).find((c) => c.id === connectionId)
@@ -315,7 +335,7 @@ const awaitIdle = (options: BackfillOptions, callback: URL, startedAt: number) =
       }
       yield* Effect.sleep("100 millis")
     }
-  })
+  }).pipe(Effect.scoped)
 
 /** Connects Dexcom for the user, waits for the backfill and checks what it stored. */
 export const measureBackfill = (options: BackfillOptions) =>

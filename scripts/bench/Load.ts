@@ -173,7 +173,8 @@ const sample = (target: Target, settings: LoadSettings, seconds: number, profile
     // PostgreSQL's processes when the benchmark runs on it (`DATABASE_URL`); the embedded database is a thread.
     const onPostgres = (process.env["DATABASE_URL"] ?? "") !== ""
     const postgresBefore = onPostgres ? postgresCpu() : new Map<number, number>()
-    const result = yield* (profileName === undefined ? measured : profiled(profileName, measured))
+    const result = yield* (profileName === undefined ? measured : profiled(profileName, measured, (r) =>
+      r.requests.total))
     const cpu = process.cpuUsage(cpuBefore)
     const serverMs = cpuMsBetween(threadsBefore, threadCpu(), false)
     const databaseMs = onPostgres ? cpuMsBetween(postgresBefore, postgresCpu(), true) : undefined

@@ -3,21 +3,83 @@
  * each of PulseBridge's and the Effect floor's measured route runs are recorded by V8's sampling profiler (through `node:inspector`, in
  * this process, which is the server's) and written to `<dir>/<phase>-<database kind>.cpuprofile`, to open in
  * Chrome DevTools or VS Code. Profiling costs some speed, so figures of such a run are only indicative.
+ *
+ * With `BENCH_HEAP_PROFILE=<dir>` the same phases are recorded by V8's sampling heap profiler instead, counting
+ * what was collected as well (`<phase>-<database kind>.heapprofile`): where the bytes a phase allocated were
+ * allocated, and their total, which the machine's speed does not change (the allocation of a request is the
+ * garbage collector's work).
  */
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { Session } from "node:inspector/promises"
 import * as path from "node:path"
 
-const directory = (): string | undefined => {
-  const dir = process.env["BENCH_CPU_PROFILE"]
+const directoryOf = (variable: string): string | undefined => {
+  const dir = process.env[variable]
   return dir === undefined || dir === "" ? undefined : path.resolve(dir)
 }
 
-export const profiling = (): boolean => directory() !== undefined
+const directory = (): string | undefined => directoryOf("BENCH_CPU_PROFILE")
+const heapDirectory = (): string | undefined => directoryOf("BENCH_HEAP_PROFILE")
+
+export const profiling = (): boolean => directory() !== undefined || heapDirectory() !== undefined
+
+interface HeapNode {
+  readonly selfSize: number
+  readonly children: ReadonlyArray<HeapNode>
+}
+
+const totalBytes = (node: HeapNode): number =>
+  node.children.reduce((sum, child) => sum + totalBytes(child), node.selfSize)
+
+/** Runs `effect` under the sampling heap profiler, counting collected objects too; the profile is written even on failure. */
+const heapProfiled = <A, E, R>(
+  dir: string,
+  name: string,
+  effect: Effect.Effect<A, E, R>,
+  units: ((a: A) => number) | undefined
+): Effect.Effect<A, E, R> => {
+  let count: number | undefined
+  return Effect.acquireUseRelease(
+    Effect.promise(async () => {
+      const session = new Session()
+      session.connect()
+      await session.post("HeapProfiler.enable")
+      await session.post("HeapProfiler.startSampling", {
+        samplingInterval: 256,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true
+      })
+      return session
+    }),
+    () => units === undefined ? effect : Effect.tap(effect, (a) => (count = units(a))),
+    (session) =>
+      Effect.promise(async () => {
+        const { profile } = await session.post("HeapProfiler.stopSampling")
+        session.disconnect()
+        fs.mkdirSync(dir, { recursive: true })
+        const file = path.join(dir, `${name}.heapprofile`)
+        fs.writeFileSync(file, JSON.stringify(profile))
+        const bytes = totalBytes(profile.head as HeapNode)
+        const each = count === undefined || count === 0
+          ? ""
+          : `, ${(bytes / count / 1024).toFixed(1)} KiB each of ${count}`
+        process.stdout.write(
+          `  heap profile of ${name}: ${file}, ${(bytes / 1_048_576).toFixed(1)} MiB allocated${each}\n`
+        )
+      })
+  )
+}
 
 /** Runs `effect` under the CPU profiler when `BENCH_CPU_PROFILE` is set; the profile is written even on failure. */
-export const profiled = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+export const profiled = <A, E, R>(
+  name: string,
+  effect: Effect.Effect<A, E, R>,
+  /** What the phase did, counted (its requests): the heap profile's allocation is also given per unit. */
+  units?: (a: A) => number
+): Effect.Effect<A, E, R> => {
+  const heapDir = heapDirectory()
+  if (heapDir !== undefined) return heapProfiled(heapDir, name, effect, units)
   const dir = directory()
   if (dir === undefined) return effect
   return Effect.acquireUseRelease(

@@ -403,7 +403,9 @@ server's figures add up its runs, so that a slower spell of a shared machine fal
 \`BENCH_BACKFILL_DAYS\` the days of the backfill (default 365; 33 is the least the glucose read needs, for a quick
 check of the routes); \`BENCH_CPU_PROFILE=<dir>\` writes CPU profiles of the backfill, of each of PulseBridge's
 measured route runs and of the Effect floor's (\`floor-...\`) there (\`.cpuprofile\`, for Chrome DevTools or VS Code;
-profiling slows the server down a little). The terminal also shows the CPU time of the benchmark's process per request of each run, which other work
+profiling slows the server down a little); \`BENCH_HEAP_PROFILE=<dir>\` records the same runs with the sampling heap
+profiler instead, collected objects included (\`.heapprofile\`), and prints the bytes each run allocated per request,
+a figure the machine's speed changes little (within about 5% from run to run). The terminal also shows the CPU time of the benchmark's process per request of each run, which other work
 on the machine disturbs less than requests per second.
 \`BENCH_ONLY=backfill\` runs the backfill alone (no routes are loaded and this file is left as it is).
 
