@@ -4,7 +4,6 @@
  * (so `rawJson` is the provider's record), following a paged collection, decoding a stored
  * notification, and decoding a page record by record.
  */
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -252,6 +251,16 @@ export const decodeEach = <A, I, R>(options: {
 }
 
 /**
+ * Lets the event loop run what is ready (sockets' callbacks, due timers) before going on: `setImmediate`, which runs
+ * right after the loop's I/O. `Effect.sleep` of zero is a timer, which Node holds for at least a millisecond: a year
+ * of readings is some 200 slices, and on a loaded machine that wait was 1.6 ms a slice.
+ */
+export const yieldToEventLoop: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
+/**
  * `decodeEach` over a long list (a window of CGM readings: some 8,000), a slice of `slice` items at a time with the
  * event loop let go between slices: decoding and normalising run synchronously, and a whole window at once held the
  * server's loop for about 100 ms, delaying every request that arrived meanwhile.
@@ -265,7 +274,7 @@ export const decodeEachInSlices = <A, I, R>(
     const quarantined: Array<QuarantinedRecord> = []
     for (let at = 0; at < options.items.length; at += slice) {
       // a macrotask, not a microtask: the sockets' callbacks run before the next slice
-      if (at > 0) yield* Effect.sleep(Duration.zero)
+      if (at > 0) yield* yieldToEventLoop
       const part = decodeEach({ ...options, items: options.items.slice(at, at + slice) })
       for (const record of part.records) records.push(record)
       for (const record of part.quarantined) quarantined.push(record)
