@@ -16,7 +16,6 @@ import { SqlClient } from "@effect/sql"
 import { Apps, defaultRateLimits, ServerConfig } from "@pulsebridge/server"
 import { ServeLive } from "@pulsebridge/server/Main"
 import { freshDatabase } from "@pulsebridge/testing/TestDatabase"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -372,24 +371,19 @@ const answerSize = (body: string) => {
 const shutdownSeconds = 20
 
 /**
- * Runs `use` with the server built in a scope of its own. The server's console (banner, logs) is `console`: it is
- * set while the layer is built, which is where the listener captures the runtime its requests run with. The scope
+ * Runs `use` with the server built in a scope of its own. The server writes its banner and logs through the global
+ * `console`, which `fileConsole` points at the log file for the whole run. The scope
  * is closed within `shutdownSeconds`, so that a server whose shutdown hangs (requests stuck on a database that
  * stopped answering) still lets the benchmark report and drop its database; `shutdown.finished` tells.
  */
 const withServer = <A, E, ROut, E2>(
   layer: Layer.Layer<ROut, E2>,
-  console: Console.Console,
   shutdown: { finished: boolean },
   use: Effect.Effect<A, E, ROut>
 ) =>
   Effect.acquireUseRelease(
     Scope.make(),
-    (scope) =>
-      Layer.buildWithScope(layer, scope).pipe(
-        Console.withConsole(console),
-        Effect.flatMap((context) => Effect.provide(use, context))
-      ),
+    (scope) => Layer.buildWithScope(layer, scope).pipe(Effect.flatMap((context) => Effect.provide(use, context))),
     (scope, exit) =>
       Scope.close(scope, exit).pipe(
         Effect.disconnect,
@@ -411,7 +405,7 @@ const program = Effect.gen(function*() {
   const kind: DatabaseKind = adminUrl !== undefined && adminUrl !== "" ? "postgres" : "pglite"
   const dataDir = yield* tempDir
   const logFile = path.join(os.tmpdir(), `pulsebridge-bench-${kind}.log`)
-  const serverConsole = yield* fileConsole(logFile)
+  yield* fileConsole(logFile)
   yield* say(`Benchmark on ${databaseTitle[kind]}; server logs go to ${logFile}`)
 
   const database = yield* setupDatabase(kind)
@@ -554,7 +548,7 @@ const program = Effect.gen(function*() {
   }).pipe(Effect.scoped)
 
   const shutdown = { finished: true }
-  const { backfill, databaseVersion, memory, results } = yield* withServer(ServerLive, serverConsole, shutdown, run)
+  const { backfill, databaseVersion, memory, results } = yield* withServer(ServerLive, shutdown, run)
   const partial = requestsOnly || backfillOnly || memoryOnly
   if (!partial) yield* say("  Start-up and CLI...")
   const startup = partial
