@@ -29,11 +29,10 @@ const enrol = (client: PortalClient) =>
     const begun = yield* client.post("/portal/api/account/second-factor")
     expect(begun.status, begun.text).toBe(200)
     const secret = begun.body.secret as string
-    const confirmed = yield* client.post("/portal/api/account/second-factor/confirm", {
-      json: { code: codeAt(secret, Date.now()) }
-    })
+    const code = codeAt(secret, Date.now())
+    const confirmed = yield* client.post("/portal/api/account/second-factor/confirm", { json: { code } })
     expect(confirmed.status, confirmed.text).toBe(200)
-    return { secret, recoveryCodes: confirmed.body.recoveryCodes as Array<string>, begun }
+    return { secret, code, recoveryCodes: confirmed.body.recoveryCodes as Array<string>, begun }
   })
 
 const loginStep = (email: string, password = operatorPassword) =>
@@ -95,7 +94,7 @@ layer(makeTestServer(), { timeout: "180 seconds", excludeTestServices: true })("
     Effect.gen(function*() {
       const { baseUrl } = yield* TestServer
       const admin = yield* loggedInAs("admin")
-      const { recoveryCodes, secret } = yield* enrol(admin.client)
+      const { code, recoveryCodes, secret } = yield* enrol(admin.client)
 
       const first = yield* loginStep(admin.email)
       expect(first.status, first.text).toBe(200)
@@ -104,8 +103,9 @@ layer(makeTestServer(), { timeout: "180 seconds", excludeTestServices: true })("
       expect(first.headers["set-cookie"]).toBeUndefined()
       const challenge = first.body.challenge as string
 
-      // The code of the enrolment's step was used to confirm it: it is not accepted again.
-      const replay = yield* codeStep(challenge, codeAt(secret, Date.now()))
+      // The code that confirmed the enrolment is not accepted again. (That code, not the code of the time now: the
+      // enrolment's step may have ended meanwhile, and the next step's code is a fresh one.)
+      const replay = yield* codeStep(challenge, code)
       expect(replay.status, replay.text).toBe(401)
       expect(replay.body.message).toMatch(/used already/)
       // The next step's code (an app a little ahead) opens the session, once.
