@@ -2,6 +2,7 @@
  * Handlers of the connections group (endpoints 7-15).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Api, BadRequest, Conflict, NotFound, ProviderUnavailable } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -9,6 +10,7 @@ import { requireSelf, UserTokenAuthLive } from "../access/UserTokenAuth.js"
 import type { DayNotFound, NoDailyActivity } from "../healthData/HealthData.js"
 import { HealthData } from "../healthData/HealthData.js"
 import type { BadCursor } from "../healthData/RangeResponse.js"
+import { onlyServices } from "../platform/GroupContext.js"
 import { Resync } from "../sync/Resync.js"
 import { ConnectFlow } from "./ConnectFlow.js"
 import { Connections } from "./Connections.js"
@@ -37,7 +39,7 @@ const sessionErrors = <A, R>(
 const dayErrors = <A, R>(effect: Effect.Effect<A, ConnectionNotFound | NoDailyActivity | DayNotFound, R>) =>
   Effect.mapError(effect, (e) => new NotFound({ message: e.message }))
 
-export const ConnectionsHttpLive = HttpApiBuilder.group(Api, "connections", (handlers) =>
+const connectionsGroup = HttpApiBuilder.group(Api, "connections", (handlers) =>
   Effect.gen(function*() {
     const connections = yield* Connections
     const flow = yield* ConnectFlow
@@ -93,3 +95,9 @@ export const ConnectionsHttpLive = HttpApiBuilder.group(Api, "connections", (han
             connections.listProviders(user.appId, user.userId))
       )
   })).pipe(Layer.provide(UserTokenAuthLive))
+
+/** The group built on only the services it takes (`GroupContext.ts`). */
+export const ConnectionsHttpLive = onlyServices(
+  [ConnectFlow, SqlClient.SqlClient, Connections, Resync, HealthData],
+  connectionsGroup
+)

@@ -4,10 +4,12 @@
  * disabled endpoint a 409.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Api, BadRequest, Conflict, NotFound, WebhookEndpointWithSecret } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ApiKeyAuthLive, requirePermission } from "../access/ApiKeyAuth.js"
+import { onlyServices } from "../platform/GroupContext.js"
 import type { DeliveryNotFound, EndpointDisabled, EndpointNotFound, UrlRefused } from "./Endpoints.js"
 import { Endpoints } from "./Endpoints.js"
 
@@ -17,7 +19,7 @@ const badRequest = (error: UrlRefused) => Effect.fail(new BadRequest({ message: 
 
 const conflict = (error: EndpointDisabled) => Effect.fail(new Conflict({ message: error.message }))
 
-export const WebhookEndpointsHttpLive = HttpApiBuilder.group(
+const webhookEndpointsGroup = HttpApiBuilder.group(
   Api,
   "webhookEndpoints",
   (handlers) =>
@@ -86,3 +88,6 @@ export const WebhookEndpointsHttpLive = HttpApiBuilder.group(
         )
     })
 ).pipe(Layer.provide(ApiKeyAuthLive))
+
+/** The group built on only the services it takes (`GroupContext.ts`). */
+export const WebhookEndpointsHttpLive = onlyServices([SqlClient.SqlClient, Endpoints], webhookEndpointsGroup)

@@ -3,11 +3,13 @@
  * the single reads of a sleep session and a workout.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Api, BadRequest, NotFound } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { requireSelf, UserTokenAuthLive } from "../access/UserTokenAuth.js"
 import type { ConnectionNotFound, UnknownProvider } from "../connections/Errors.js"
+import { onlyServices } from "../platform/GroupContext.js"
 import type { RecordNotFound } from "./HealthData.js"
 import { HealthData } from "./HealthData.js"
 import type { BadCursor } from "./RangeResponse.js"
@@ -20,7 +22,7 @@ const rangeErrors = <A, R>(effect: Effect.Effect<A, UnknownProvider | BadCursor,
 const recordErrors = <A, R>(effect: Effect.Effect<A, ConnectionNotFound | RecordNotFound, R>) =>
   Effect.mapError(effect, (e) => new NotFound({ message: e.message }))
 
-export const HealthRecordsHttpLive = HttpApiBuilder.group(Api, "healthRecords", (handlers) =>
+const healthRecordsGroup = HttpApiBuilder.group(Api, "healthRecords", (handlers) =>
   Effect.gen(function*() {
     const health = yield* HealthData
     return handlers
@@ -43,3 +45,6 @@ export const HealthRecordsHttpLive = HttpApiBuilder.group(Api, "healthRecords", 
         Effect.flatMap(requireSelf(path.userId), (user) =>
           rangeErrors(health.bodyResponse(user.userId, urlParams))))
   })).pipe(Layer.provide(UserTokenAuthLive))
+
+/** The group built on only the services it takes (`GroupContext.ts`). */
+export const HealthRecordsHttpLive = onlyServices([SqlClient.SqlClient, HealthData], healthRecordsGroup)

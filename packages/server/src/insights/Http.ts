@@ -3,14 +3,16 @@
  * (another user's id is a 403, as on every user route), from `MealResponses` and `MealComparisons`.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Api, BadRequest } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { requireSelf, UserTokenAuthLive } from "../access/UserTokenAuth.js"
+import { onlyServices } from "../platform/GroupContext.js"
 import { MealComparisons } from "./MealComparisons.js"
 import { MealResponses } from "./MealResponses.js"
 
-export const InsightsHttpLive = HttpApiBuilder.group(Api, "insights", (handlers) =>
+const insightsGroup = HttpApiBuilder.group(Api, "insights", (handlers) =>
   Effect.gen(function*() {
     const responses = yield* MealResponses
     const comparisons = yield* MealComparisons
@@ -25,3 +27,6 @@ export const InsightsHttpLive = HttpApiBuilder.group(Api, "insights", (handlers)
               Effect.fail(new BadRequest({ message: e.message })))
           )))
   })).pipe(Layer.provide(UserTokenAuthLive))
+
+/** The group built on only the services it takes (`GroupContext.ts`). */
+export const InsightsHttpLive = onlyServices([SqlClient.SqlClient, MealResponses, MealComparisons], insightsGroup)

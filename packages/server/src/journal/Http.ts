@@ -5,10 +5,12 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Api, BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { requireSelf, UserTokenAuthLive } from "../access/UserTokenAuth.js"
+import { onlyServices } from "../platform/GroupContext.js"
 import { Journal } from "./Journal.js"
 
 const inlineName = (fileName: string) => fileName.replace(/[^A-Za-z0-9._-]/g, "_")
@@ -16,7 +18,7 @@ const inlineName = (fileName: string) => fileName.replace(/[^A-Za-z0-9._-]/g, "_
 const notFound = (error: { readonly message: string }) => Effect.fail(new NotFound({ message: error.message }))
 const badRequest = (error: { readonly message: string }) => Effect.fail(new BadRequest({ message: error.message }))
 
-export const JournalHttpLive = HttpApiBuilder.group(Api, "journal", (handlers) =>
+const journalGroup = HttpApiBuilder.group(Api, "journal", (handlers) =>
   Effect.gen(function*() {
     const journal = yield* Journal
     return handlers
@@ -70,3 +72,6 @@ export const JournalHttpLive = HttpApiBuilder.group(Api, "journal", (handlers) =
             Effect.catchTags({ EntryNotFound: notFound, NutrientsOfItemizedEntry: badRequest })
           ))
   })).pipe(Layer.provide(UserTokenAuthLive))
+
+/** The group built on only the services it takes (`GroupContext.ts`). */
+export const JournalHttpLive = onlyServices([SqlClient.SqlClient, Journal], journalGroup)
