@@ -6,7 +6,7 @@
  *
  * With `BENCH_HEAP_PROFILE=<dir>` the same phases are recorded by V8's sampling heap profiler instead, counting
  * what was collected as well (`<phase>-<database kind>.heapprofile`): where the bytes a phase allocated were
- * allocated, and their total, which the machine's speed does not change (the allocation of a request is the
+ * allocated, and their total, which the machine's speed changes little (the allocation of a request is the
  * garbage collector's work).
  */
 import * as Effect from "effect/Effect"
@@ -32,46 +32,43 @@ interface HeapNode {
 const totalBytes = (node: HeapNode): number =>
   node.children.reduce((sum, child) => sum + totalBytes(child), node.selfSize)
 
-/** Runs `effect` under the sampling heap profiler, counting collected objects too; the profile is written even on failure. */
-const heapProfiled = <A, E, R>(
-  dir: string,
-  name: string,
+/**
+ * Runs `effect` with one of V8's profilers on (an inspector session: `start` turns it on, `stop` gives the profile)
+ * and writes the profile to `<dir>/<name>.<extension>`, even on failure; `report` says what was written.
+ */
+const recorded = <A, E, R, P>(
   effect: Effect.Effect<A, E, R>,
-  units: ((a: A) => number) | undefined
-): Effect.Effect<A, E, R> => {
-  let count: number | undefined
-  return Effect.acquireUseRelease(
+  options: {
+    readonly dir: string
+    readonly file: string
+    readonly start: (session: Session) => Promise<void>
+    readonly stop: (session: Session) => Promise<P>
+    readonly report: (profile: P, file: string) => string
+  }
+): Effect.Effect<A, E, R> =>
+  Effect.acquireUseRelease(
     Effect.promise(async () => {
       const session = new Session()
       session.connect()
-      await session.post("HeapProfiler.enable")
-      await session.post("HeapProfiler.startSampling", {
-        samplingInterval: 256,
-        includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true
-      })
+      await options.start(session)
       return session
     }),
-    () => units === undefined ? effect : Effect.tap(effect, (a) => (count = units(a))),
+    () => effect,
     (session) =>
       Effect.promise(async () => {
-        const { profile } = await session.post("HeapProfiler.stopSampling")
+        const profile = await options.stop(session)
         session.disconnect()
-        fs.mkdirSync(dir, { recursive: true })
-        const file = path.join(dir, `${name}.heapprofile`)
+        fs.mkdirSync(options.dir, { recursive: true })
+        const file = path.join(options.dir, options.file)
         fs.writeFileSync(file, JSON.stringify(profile))
-        const bytes = totalBytes(profile.head as HeapNode)
-        const each = count === undefined || count === 0
-          ? ""
-          : `, ${(bytes / count / 1024).toFixed(1)} KiB each of ${count}`
-        process.stdout.write(
-          `  heap profile of ${name}: ${file}, ${(bytes / 1_048_576).toFixed(1)} MiB allocated${each}\n`
-        )
+        process.stdout.write(`  ${options.report(profile, file)}\n`)
       })
   )
-}
 
-/** Runs `effect` under the CPU profiler when `BENCH_CPU_PROFILE` is set; the profile is written even on failure. */
+/**
+ * Runs `effect` under the CPU profiler when `BENCH_CPU_PROFILE` is set, or under the sampling heap profiler, counting
+ * collected objects too, when `BENCH_HEAP_PROFILE` is; the profile is written even on failure.
+ */
 export const profiled = <A, E, R>(
   name: string,
   effect: Effect.Effect<A, E, R>,
@@ -79,27 +76,40 @@ export const profiled = <A, E, R>(
   units?: (a: A) => number
 ): Effect.Effect<A, E, R> => {
   const heapDir = heapDirectory()
-  if (heapDir !== undefined) return heapProfiled(heapDir, name, effect, units)
+  if (heapDir !== undefined) {
+    let count: number | undefined
+    return recorded(units === undefined ? effect : Effect.tap(effect, (a) => (count = units(a))), {
+      dir: heapDir,
+      file: `${name}.heapprofile`,
+      start: async (session) => {
+        await session.post("HeapProfiler.enable")
+        await session.post("HeapProfiler.startSampling", {
+          samplingInterval: 256,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true
+        })
+      },
+      stop: async (session) => (await session.post("HeapProfiler.stopSampling")).profile,
+      report: (profile, file) => {
+        const bytes = totalBytes(profile.head as HeapNode)
+        const each = count === undefined || count === 0
+          ? ""
+          : `, ${(bytes / count / 1024).toFixed(1)} KiB each of ${count}`
+        return `heap profile of ${name}: ${file}, ${(bytes / 1_048_576).toFixed(1)} MiB allocated${each}`
+      }
+    })
+  }
   const dir = directory()
   if (dir === undefined) return effect
-  return Effect.acquireUseRelease(
-    Effect.promise(async () => {
-      const session = new Session()
-      session.connect()
+  return recorded(effect, {
+    dir,
+    file: `${name}.cpuprofile`,
+    start: async (session) => {
       await session.post("Profiler.enable")
       await session.post("Profiler.setSamplingInterval", { interval: 500 })
       await session.post("Profiler.start")
-      return session
-    }),
-    () => effect,
-    (session) =>
-      Effect.promise(async () => {
-        const { profile } = await session.post("Profiler.stop")
-        session.disconnect()
-        fs.mkdirSync(dir, { recursive: true })
-        const file = path.join(dir, `${name}.cpuprofile`)
-        fs.writeFileSync(file, JSON.stringify(profile))
-        process.stdout.write(`  CPU profile of ${name}: ${file}\n`)
-      })
-  )
+    },
+    stop: async (session) => (await session.post("Profiler.stop")).profile,
+    report: (_profile, file) => `CPU profile of ${name}: ${file}`
+  })
 }
