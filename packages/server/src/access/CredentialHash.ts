@@ -21,7 +21,8 @@ export const bearsMcpToken = (authorization: string | undefined): boolean =>
 /** `prefix` + 32 random bytes, base64url. */
 export const generateSecret = (prefix: string): string => prefix + crypto.randomBytes(32).toString("base64url")
 
-export const hashSecret = (secret: string): string => crypto.createHash("sha256").update(secret).digest("hex")
+/** SHA-256, hex: one call, without the `Hash` object `createHash` makes (a third of the time, on every request). */
+export const hashSecret = (secret: string): string => crypto.hash("sha256", secret, "hex")
 
 /** The part of an API key that may be shown again (in listings) to recognise it. */
 export const displayPrefix = (secret: string): string => secret.slice(0, ApiKeyPrefix.length + 6)

@@ -109,7 +109,7 @@ export const addressKey = (address: string): string => {
 
 /** Keys are hashes: no credential and no address is stored, and no lookup is needed to key a request. */
 export const hashKey = (kind: "key" | "token" | "session" | "provider" | "address" | "failed", value: string) =>
-  `${kind}:${crypto.createHash("sha256").update(value).digest("base64url").slice(0, 32)}`
+  `${kind}:${crypto.hash("sha256", value, "base64url").slice(0, 32)}`
 
 /**
  * `hashKey` of a client address, kept for the next requests from it (most come from a few addresses): the failure

