@@ -6,6 +6,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Api, BadRequest } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
+import { onlyServices } from "../platform/GroupContext.js"
 import type { CallbackOutcome } from "./ConnectFlow.js"
 import { ConnectFlow } from "./ConnectFlow.js"
 
@@ -17,10 +18,13 @@ const respond = (outcome: CallbackOutcome) =>
     }))
     : Effect.fail(new BadRequest({ message: outcome.message }))
 
-export const OAuthHttpLive = HttpApiBuilder.group(Api, "oauth", (handlers) =>
+const oauthGroup = HttpApiBuilder.group(Api, "oauth", (handlers) =>
   Effect.gen(function*() {
     const flow = yield* ConnectFlow
     return handlers
       .handle("callback", ({ urlParams }) => Effect.flatMap(flow.callbackOAuth2(urlParams), respond))
       .handle("callbackOAuth1", ({ urlParams }) => Effect.flatMap(flow.callbackOAuth1(urlParams), respond))
   }))
+
+/** The group built on only the services it takes (`GroupContext.ts`). */
+export const OAuthHttpLive = onlyServices([ConnectFlow], oauthGroup)

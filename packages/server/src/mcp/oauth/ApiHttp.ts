@@ -4,11 +4,17 @@
  * user or grant is a 404.
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Api, BadRequest, Conflict, McpGrant, McpToken, NotFound, SignInAssertion } from "@pulsebridge/domain"
 import type { McpScope } from "@pulsebridge/domain"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ApiKeyAuthLive, requirePermission } from "../../access/ApiKeyAuth.js"
+import { onlyServices } from "../../platform/GroupContext.js"
+import { ServerCertificate } from "../../platform/HttpServer.js"
+import { SecretBox } from "../../platform/SecretBox.js"
+import { ServerBases } from "../../platform/ServerBases.js"
+import { ServerConfig } from "../../platform/ServerConfig.js"
 import type { AssertionRefused, GrantNotFound } from "./Authorization.js"
 import { McpAuthorization } from "./Authorization.js"
 import { Lifetimes } from "./Rules.js"
@@ -24,7 +30,7 @@ const refused = (error: AssertionRefused): Effect.Effect<never, NotFound | Confl
 
 const scopesOf = (scope: string) => scope.split(" ").filter((s) => s !== "") as Array<McpScope>
 
-export const McpAccessHttpLive = HttpApiBuilder.group(Api, "mcpAccess", (handlers) =>
+const mcpAccessGroup = HttpApiBuilder.group(Api, "mcpAccess", (handlers) =>
   Effect.gen(function*() {
     const authorization = yield* McpAuthorization
     return handlers
@@ -74,3 +80,9 @@ export const McpAccessHttpLive = HttpApiBuilder.group(Api, "mcpAccess", (handler
           )
         }))
   })).pipe(Layer.provide(ApiKeyAuthLive), Layer.provide(McpAuthorization.Default))
+
+/** The group built on only the services it takes (`GroupContext.ts`). */
+export const McpAccessHttpLive = onlyServices(
+  [SqlClient.SqlClient, ServerConfig, SecretBox, ServerBases, ServerCertificate],
+  mcpAccessGroup
+)
