@@ -7,6 +7,15 @@ import { localDate } from "../Shared.js"
 
 const formatters = new Map<string, Intl.DateTimeFormat>()
 
+/**
+ * How many zones' formatters are kept. The names come from the provider's records, and `Intl` takes a zone in any
+ * letter case, so the names a response can carry are not few; past this many a formatter is made and not kept.
+ */
+const formattersMax = 1024
+
+/** How many zones' formatters are kept now: never more than `formattersMax`. */
+export const keptFormatters = (): number => formatters.size
+
 /** Throws a `RangeError` for a zone the runtime does not know: the record is then quarantined. */
 const formatterOf = (zone: string): Intl.DateTimeFormat => {
   let formatter = formatters.get(zone)
@@ -21,7 +30,7 @@ const formatterOf = (zone: string): Intl.DateTimeFormat => {
       minute: "2-digit",
       second: "2-digit"
     })
-    formatters.set(zone, formatter)
+    if (formatters.size < formattersMax) formatters.set(zone, formatter)
   }
   return formatter
 }
