@@ -77,9 +77,19 @@ const readyStatus = (port: number) =>
     request.on("error", () => resolve(0))
   })
 
+/** Whether a process of the process group `pgid` is still there. */
+const groupAlive = (pgid: number): boolean => {
+  try {
+    process.kill(-pgid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /**
  * Seconds from spawning `npm start` to the first 200 of `/health/ready` (polled every 20 ms); the server is then
- * stopped (SIGTERM to its process group) and waited for, so the data dir is free for the next run.
+ * stopped (SIGTERM to its process group) and its whole group waited for, so the data dir is free for the next run.
  */
 const timeStart = (dataDir: string, databaseUrl: string | undefined, timeoutSeconds = 120) =>
   Effect.gen(function*() {
@@ -112,6 +122,12 @@ const timeStart = (dataDir: string, databaseUrl: string | undefined, timeoutSeco
         }
       }, 20_000)
       await exited
+      // npm exits at the signal while the server it started may still be shutting down (a slow machine takes
+      // seconds): the next command would find the embedded database held and attach to a server going away. So the
+      // whole group is waited for (bounded: a process left a zombie by an init that does not reap still counts).
+      for (const until = performance.now() + 30_000; groupAlive(child.pid!) && performance.now() < until;) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
       clearTimeout(killer)
     })
     return yield* Effect.promise(async () => {
