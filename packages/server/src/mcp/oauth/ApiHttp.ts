@@ -11,10 +11,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ApiKeyAuthLive, requirePermission } from "../../access/ApiKeyAuth.js"
 import { onlyServices } from "../../platform/GroupContext.js"
-import { ServerCertificate } from "../../platform/HttpServer.js"
-import { SecretBox } from "../../platform/SecretBox.js"
-import { ServerBases } from "../../platform/ServerBases.js"
-import { ServerConfig } from "../../platform/ServerConfig.js"
 import type { AssertionRefused, GrantNotFound } from "./Authorization.js"
 import { McpAuthorization } from "./Authorization.js"
 import { Lifetimes } from "./Rules.js"
@@ -79,10 +75,7 @@ const mcpAccessGroup = HttpApiBuilder.group(Api, "mcpAccess", (handlers) =>
             Effect.catchTag("GrantNotFound", notFound)
           )
         }))
-  })).pipe(Layer.provide(ApiKeyAuthLive), Layer.provide(McpAuthorization.Default))
+  })).pipe(Layer.provide(ApiKeyAuthLive))
 
 /** The group built on only the services it takes (`GroupContext.ts`). */
-export const McpAccessHttpLive = onlyServices(
-  [SqlClient.SqlClient, ServerConfig, SecretBox, ServerBases, ServerCertificate],
-  mcpAccessGroup
-)
+export const McpAccessHttpLive = onlyServices([SqlClient.SqlClient, McpAuthorization], mcpAccessGroup)
