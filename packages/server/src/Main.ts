@@ -16,6 +16,7 @@ import { DatabaseLive } from "./platform/Database.js"
 import { EnvVars } from "./platform/EnvVars.js"
 import { HeapGrowthLive } from "./platform/HeapGrowth.js"
 import { HttpServerLive } from "./platform/HttpServer.js"
+import { logOutput } from "./platform/LogOutput.js"
 import { ServerBases } from "./platform/ServerBases.js"
 import { ProductionChecksLive, ServerConfig } from "./platform/ServerConfig.js"
 
@@ -55,12 +56,13 @@ const Banner = Layer.effectDiscard(Effect.gen(function*() {
 
 /**
  * Structured logs: logfmt by default, JSON lines with `LOG_FORMAT=json`; level from `LOG_LEVEL`.
- * Every request's lines carry its `requestId`.
+ * Every request's lines carry its `requestId`. Written to standard output a turn of the event loop at a time
+ * (`platform/LogOutput.ts`).
  */
 export const LoggingLive = Layer.unwrapEffect(Effect.gen(function*() {
   const level = yield* Config.logLevel(EnvVars.logLevel).pipe(Config.withDefault(LogLevel.Info))
   const format = yield* Config.literal("logfmt", "json")(EnvVars.logFormat).pipe(Config.withDefault("logfmt" as const))
-  return Layer.merge(format === "json" ? Logger.json : Logger.logFmt, Logger.minimumLogLevel(level))
+  return Layer.merge(logOutput(format), Logger.minimumLogLevel(level))
 }))
 
 /**
